@@ -1,0 +1,42 @@
+//! Runs a scenario TOML file and prints a short summary (a development aid).
+use std::env;
+
+fn main() {
+    let path = env::args().nth(1).expect("usage: quick SCENARIO.toml");
+    let text = std::fs::read_to_string(&path).expect("read scenario");
+    let s = dcsim::Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let t0 = std::time::Instant::now();
+    let r = dcsim::Simulation::new(&s).unwrap().run();
+    let wall = t0.elapsed().as_secs_f64();
+    println!(
+        "events {} hops {} wall {:.3}s  ({:.1} M hops/s)",
+        r.events,
+        r.packet_hops,
+        wall,
+        r.packet_hops as f64 / wall / 1e6
+    );
+    for f in &r.flows {
+        println!(
+            "flow {} {}->{} {} goodput {:.1} Mbps rtx {} to {} fr {} ecn {} alpha {:.3} cwnd {:.0} srtt {:.1}us",
+            f.id,
+            f.src,
+            f.dst,
+            f.cc,
+            f.goodput_bps / 1e6,
+            f.retransmits,
+            f.timeouts,
+            f.fast_retransmits,
+            f.ecn_reductions,
+            f.final_alpha,
+            f.final_cwnd_bytes,
+            f.srtt_s * 1e6
+        );
+    }
+    for p in r.ports.iter().filter(|p| p.sent_packets > 0 && p.is_switch) {
+        println!(
+            "port {} sent {} drops {}+{} marks {} max {} pk mean {:.1} pk util {:.3}",
+            p.name, p.sent_packets, p.drops_buffer, p.drops_aqm, p.marks, p.max_packets, p.mean_packets, p.utilization
+        );
+    }
+    println!("{:?}", r.conservation);
+}

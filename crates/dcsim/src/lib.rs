@@ -1,0 +1,30 @@
+//! dcsim: a packet-level simulator of datacenter transport.
+//!
+//! Layers, bottom up:
+//! - [`units`]: integer picosecond time and line rates.
+//! - [`sim::calendar`]: the event calendar, (time, sequence) ordered.
+//! - [`net`]: packets, egress ports (buffer + AQM + link), topologies.
+//! - [`tcp`]: connection ends (handshake, NewReno recovery, RTO, delayed ACKs, ECN),
+//!   congestion control (NewReno, TCP-ECN, DCTCP).
+//! - [`sim`]: the world (hosts, switches, connections) and the event loop.
+//! - [`scenario`] in, [`results`] out.
+
+pub mod error;
+pub mod net;
+pub mod results;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+pub mod units;
+
+pub use error::ConfigError;
+pub use results::Results;
+pub use scenario::Scenario;
+pub use sim::Simulation;
+
+/// Parses, builds and runs a scenario given as JSON; returns the results as JSON.
+pub fn run_json(scenario_json: &str) -> Result<String, ConfigError> {
+    let scenario = Scenario::from_json(scenario_json)?;
+    let mut sim = Simulation::new(&scenario)?;
+    Ok(sim.run().to_json())
+}

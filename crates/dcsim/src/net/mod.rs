@@ -1,0 +1,6 @@
+//! Forwarding elements: packets, egress ports (queue + AQM + link) and the topology builder.
+
+pub mod aqm;
+pub mod packet;
+pub mod port;
+pub mod topology;

@@ -1,0 +1,50 @@
+//! A packet is a plain value: headers only, no payload bytes.
+
+use crate::units::Ps;
+
+/// IP ECN codepoint (RFC 3168 §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ecn {
+    NotEct,
+    Ect,
+    Ce,
+}
+
+pub const SYN: u8 = 1;
+pub const ACK: u8 = 2;
+pub const FIN: u8 = 4;
+pub const PSH: u8 = 8;
+/// ECN-Echo (RFC 3168 §6.1).
+pub const ECE: u8 = 16;
+/// Congestion Window Reduced (RFC 3168 §6.1).
+pub const CWR: u8 = 32;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Packet {
+    /// Connection index.
+    pub conn: u32,
+    /// Destination host, for switch routing.
+    pub dst: u32,
+    /// Which end of the connection sent it (0 = the side that opened it).
+    pub from_end: u8,
+    pub flags: u8,
+    pub ecn: Ecn,
+    /// Payload bytes.
+    pub len: u32,
+    /// Bytes of the IP packet (payload + headers): what buffers hold.
+    pub size: u32,
+    pub seq: u64,
+    pub ack: u64,
+    /// Advertised receive window, bytes.
+    pub rwnd: u64,
+    /// RFC 7323 timestamps, in simulated ps (the model's clock is exact).
+    pub ts_val: Ps,
+    pub ts_ecr: Ps,
+}
+
+impl Packet {
+    #[inline]
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}

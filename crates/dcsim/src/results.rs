@@ -1,0 +1,113 @@
+//! What a run returns: counters and tables, serialised to JSON for the bindings.
+//!
+//! Tables are columnar (one Vec per column) so Python turns them into pandas frames without
+//! reshaping. Times are seconds, rates bit/s, sizes bytes or packets as the name says.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Results {
+    pub name: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    /// Events taken off the calendar.
+    pub events: u64,
+    /// Packets that finished crossing a link (one packet over one link = one hop).
+    pub packet_hops: u64,
+    pub ports: Vec<PortStats>,
+    pub flows: Vec<FlowStats>,
+    pub queue_samples: QueueSamples,
+    pub flow_samples: FlowSamples,
+    pub conservation: Conservation,
+}
+
+/// One egress port (switch port or host NIC).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct PortStats {
+    /// `node->peer`, e.g. `s0->h0`.
+    pub name: String,
+    pub node: String,
+    pub peer: String,
+    pub is_switch: bool,
+    pub rate_bps: f64,
+    pub arrived_packets: u64,
+    pub enqueued_packets: u64,
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    pub drops_buffer: u64,
+    pub drops_aqm: u64,
+    pub marks: u64,
+    /// Packets still queued when the run ended.
+    pub queued_at_end: u64,
+    pub max_packets: u64,
+    pub max_bytes: u64,
+    /// Time-weighted mean over the measurement window.
+    pub mean_packets: f64,
+    pub mean_bytes: f64,
+    /// Busy fraction of the link over the measurement window.
+    pub utilization: f64,
+    /// `occupancy_time_s[n]` = seconds the queue held exactly n packets in the window.
+    pub occupancy_time_s: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct FlowStats {
+    pub id: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub cc: String,
+    /// Time the SYN was sent.
+    pub start_s: f64,
+    /// Time the handshake completed at the sender (NaN if it never did).
+    pub established_s: f64,
+    /// Time the last byte reached the receiver (NaN for a flow that did not finish).
+    pub completion_s: f64,
+    /// Application bytes delivered in order to the receiver, whole run.
+    pub bytes_delivered: u64,
+    /// Delivered bytes per second over the measurement window.
+    pub goodput_bps: f64,
+    pub data_packets_sent: u64,
+    pub retransmits: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub syn_retries: u64,
+    pub ecn_reductions: u64,
+    pub ece_acks: u64,
+    pub final_cwnd_bytes: f64,
+    pub final_alpha: f64,
+    pub srtt_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct QueueSamples {
+    /// Index into `ports`.
+    pub port: Vec<u32>,
+    pub t_s: Vec<f64>,
+    pub packets: Vec<u32>,
+    pub bytes: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct FlowSamples {
+    pub flow: Vec<u32>,
+    pub t_s: Vec<f64>,
+    pub delivered_bytes: Vec<u64>,
+    pub cwnd_bytes: Vec<f64>,
+    pub alpha: Vec<f64>,
+}
+
+/// End-to-end packet accounting: injected = delivered + dropped + in_flight.
+#[derive(Debug, Clone, Serialize, Default, PartialEq, Eq)]
+pub struct Conservation {
+    pub injected: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+}
+
+impl Results {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("results serialise")
+    }
+}

@@ -1,0 +1,589 @@
+//! The scenario schema: what a TOML file or a Python dict may say.
+//!
+//! These serde types are the single source of truth for the scenario format; the JSON
+//! Schema in `schema/scenario.schema.json` is generated from them (`Scenario::json_schema`).
+//! Every field has a default that matches the DCTCP paper's 1 Gbps testbed unless noted.
+//! Times and rates are plain numbers whose unit is in the field name (`_s`, `_us`, `_gbps`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ConfigError;
+
+/// One simulation: a topology, the switches' queues, the hosts' TCP, and the flows.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Free-form name, copied into the results.
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub sim: SimConfig,
+    pub topology: Topology,
+    #[serde(default)]
+    pub switch: SwitchConfig,
+    #[serde(default)]
+    pub host: HostConfig,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub measure: MeasureConfig,
+}
+
+/// Run length and randomness.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimConfig {
+    /// Seed of every random stream in the run; the same seed gives byte-identical results.
+    pub seed: u64,
+    /// Simulated time to run, seconds.
+    pub duration_s: f64,
+    /// Statistics (goodput, queue distribution) ignore the first `warmup_s` seconds.
+    pub warmup_s: f64,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            duration_s: 1.0,
+            warmup_s: 0.0,
+        }
+    }
+}
+
+/// A link: rate, one-way propagation delay, and per-frame overhead on the wire.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkConfig {
+    /// Line rate, Gbit/s (10^9 bit/s).
+    pub rate_gbps: f64,
+    /// One-way propagation delay, microseconds.
+    pub delay_us: f64,
+    /// Bytes each frame costs on the wire beyond the IP packet. 38 = Ethernet header, FCS,
+    /// preamble and inter-frame gap [EXT IEEE 802.3]; this is why 1460-B segments give the
+    /// DCTCP paper's 0.95 Gbps goodput on a 1 Gbps link (1460/1538). ns-2 uses 0.
+    pub framing_bytes: u32,
+}
+
+impl Default for LinkConfig {
+    fn default() -> Self {
+        Self {
+            rate_gbps: 1.0,
+            delay_us: 25.0,
+            framing_bytes: 38,
+        }
+    }
+}
+
+/// The network. Hosts are numbered from 0; flows name hosts by number.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Topology {
+    /// `hosts` hosts on one switch (`s0`), host `i` on switch port `i`.
+    Star {
+        hosts: u32,
+        #[serde(default)]
+        link: LinkConfig,
+        /// Optional per-host links (host `i` uses entry `i`), overriding `link`.
+        #[serde(default)]
+        host_links: Vec<LinkConfig>,
+    },
+    /// Two switches joined by one core link: hosts `0..left` on `s0`, the next `right` on `s1`.
+    Dumbbell {
+        left: u32,
+        right: u32,
+        #[serde(default)]
+        host_link: LinkConfig,
+        #[serde(default)]
+        core_link: LinkConfig,
+    },
+}
+
+/// Switch egress ports: buffer limit and active queue management.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchConfig {
+    pub buffer: BufferConfig,
+    pub aqm: AqmConfig,
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        Self {
+            buffer: BufferConfig::default(),
+            aqm: AqmConfig::DropTail,
+        }
+    }
+}
+
+/// How much a port may hold (M11, M12). A packet that does not fit is dropped.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum BufferConfig {
+    /// A fixed allocation per port, in packets and/or bytes (whichever is hit first).
+    PerPort {
+        #[serde(default)]
+        limit_packets: Option<u32>,
+        #[serde(default)]
+        limit_bytes: Option<u64>,
+    },
+}
+
+impl Default for BufferConfig {
+    fn default() -> Self {
+        // ASSUMPTION: ~700 KB, what the Triumph gives one busy port (DCTCP paper §4.1).
+        BufferConfig::PerPort {
+            limit_packets: None,
+            limit_bytes: Some(700_000),
+        }
+    }
+}
+
+/// What an egress port does on arrival besides the buffer check (M16, M17).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AqmConfig {
+    /// No marking; drop only when the buffer is full (DCTCP paper §4.1, TCP runs).
+    DropTail,
+    /// DCTCP marking: CE if the instantaneous queue exceeds K packets on arrival (DCTCP §3.1).
+    Threshold {
+        /// K in packets. Default: 20 on ports up to 1 Gbps, 65 above (DCTCP paper §3.5).
+        #[serde(default)]
+        k_packets: Option<u32>,
+        /// What a non-ECT packet meets above K: `drop` (RED-ECN hardware) or `enqueue`.
+        #[serde(default)]
+        nonect: NonEctPolicy,
+        /// Whether the packet being serialised counts in the occupancy (ns-2 does not).
+        #[serde(default = "default_true")]
+        count_in_service: bool,
+    },
+    /// Random Early Detection on the average queue, marking ECT packets (Floyd & Jacobson).
+    Red {
+        /// Lower threshold, packets.
+        min_th: f64,
+        /// Upper threshold, packets.
+        max_th: f64,
+        #[serde(default = "default_max_p")]
+        max_p: f64,
+        /// EWMA weight w_q = 2^-weight_log2 ("weight = 9", DCTCP paper §4.1).
+        #[serde(default = "default_weight_log2")]
+        weight_log2: u32,
+        /// Mark ECT packets instead of dropping them (DCTCP paper footnote 5).
+        #[serde(default = "default_true")]
+        ecn: bool,
+        /// Gentle RED: probability ramps from max_p to 1 between max_th and 2·max_th.
+        #[serde(default)]
+        gentle: bool,
+    },
+}
+
+/// Treatment of non-ECN-capable packets when a marking queue is above K (§7.1–7.2).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NonEctPolicy {
+    /// RED-ECN hardware: a packet that cannot be marked is dropped.
+    #[default]
+    Drop,
+    /// Mark-only: the packet is queued (up to the buffer limit).
+    Enqueue,
+}
+
+fn default_true() -> bool {
+    true
+}
+fn default_max_p() -> f64 {
+    0.1
+}
+fn default_weight_log2() -> u32 {
+    9
+}
+
+/// End-host NIC model (M10).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostConfig {
+    /// NIC transmit queue, packets (FIFO serialised at the NIC rate).
+    pub nic_queue_packets: u32,
+    /// Segmentation offload burst: the sender waits until it may send this many segments
+    /// and sends them back to back (0 = off). 30-40 mimics the 10G hosts (DCTCP paper §3.5).
+    pub offload_burst_segments: u32,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        Self {
+            nic_queue_packets: 10_000,
+            offload_burst_segments: 0,
+        }
+    }
+}
+
+/// Congestion control by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CcKind {
+    /// RFC 5681 + RFC 6582, no ECN.
+    Newreno,
+    /// NewReno with RFC 3168 ECN: halve once per window on ECN-Echo.
+    TcpEcn,
+    /// DCTCP (DCTCP paper §3.1).
+    Dctcp,
+}
+
+impl CcKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            CcKind::Newreno => "newreno",
+            CcKind::TcpEcn => "tcp_ecn",
+            CcKind::Dctcp => "dctcp",
+        }
+    }
+}
+
+/// Which DCTCP receiver ACK machine to run (M19).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DctcpReceiver {
+    /// DCTCP paper Fig. 10: one immediate ACK at a CE-state change.
+    #[default]
+    Paper,
+    /// Linux `dctcp_ece_ack_update`: the paper's ACK, then an immediate ACK of the new packet.
+    Linux,
+}
+
+/// Whether control packets (SYN, SYN-ACK, pure ACKs, retransmissions) carry ECT (M8, §7.3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EctOnControl {
+    /// DCTCP hosts mark every packet ECT, RFC 3168 hosts only new data.
+    #[default]
+    Auto,
+    /// RFC 3168 §6.1: ECT on new data only.
+    Rfc3168,
+    /// ECT on every packet.
+    All,
+}
+
+/// The TCP stack of every host (flows may override `cc`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    pub cc: CcKind,
+    /// Payload bytes per segment (MTU 1500 minus 40 B of headers).
+    pub mss: u32,
+    /// IP + TCP header bytes added to every segment.
+    pub header_bytes: u32,
+    /// Initial congestion window, segments (ASSUMPTION 2, as ns-2 `windowInit_`).
+    pub init_cwnd_segments: u32,
+    /// Minimum retransmission timeout, ms (300 = DCTCP testbed default, 10 = tuned).
+    pub rto_min_ms: f64,
+    /// Initial RTO before any RTT sample, also for SYNs, ms (RFC 6298: 1 s).
+    pub rto_initial_ms: f64,
+    /// Upper bound of the backed-off RTO, ms.
+    pub rto_max_ms: f64,
+    /// Timer granularity: RTOs round up to a multiple of this, ms (0 = exact).
+    pub timer_tick_ms: f64,
+    /// Delayed ACKs: one ACK every m in-order segments (DCTCP paper §3.1: m = 2).
+    pub delayed_ack_segments: u32,
+    /// Delayed-ACK timeout, ms.
+    pub delayed_ack_timeout_ms: f64,
+    /// Receive buffer, bytes: the advertised window is the free space in it.
+    pub rcv_buffer_bytes: u64,
+    /// DCTCP estimation gain g (DCTCP paper §3.5: 1/16).
+    pub dctcp_g: f64,
+    /// DCTCP initial alpha (ASSUMPTION 1.0, Linux `dctcp_alpha_on_init`).
+    pub dctcp_alpha_init: f64,
+    /// Smallest cwnd after a DCTCP cut, segments (ASSUMPTION 2, Linux).
+    pub dctcp_min_cwnd_segments: u32,
+    pub dctcp_receiver: DctcpReceiver,
+    pub ect_on_control: EctOnControl,
+    /// RFC 5681 §4.1: restart from the initial window after an idle period longer than the RTO.
+    pub slow_start_after_idle: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        Self {
+            cc: CcKind::Newreno,
+            mss: 1460,
+            header_bytes: 40,
+            init_cwnd_segments: 2,
+            rto_min_ms: 300.0,
+            rto_initial_ms: 1000.0,
+            rto_max_ms: 60_000.0,
+            timer_tick_ms: 0.0,
+            delayed_ack_segments: 2,
+            delayed_ack_timeout_ms: 40.0,
+            rcv_buffer_bytes: 8_000_000,
+            dctcp_g: 1.0 / 16.0,
+            dctcp_alpha_init: 1.0,
+            dctcp_min_cwnd_segments: 2,
+            dctcp_receiver: DctcpReceiver::Paper,
+            ect_on_control: EctOnControl::Auto,
+            slow_start_after_idle: true,
+        }
+    }
+}
+
+/// One TCP connection carrying data from `src` to `dst`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub src: u32,
+    pub dst: u32,
+    /// Congestion control of this flow (default: `tcp.cc`).
+    #[serde(default)]
+    pub cc: Option<CcKind>,
+    /// When the connection opens (SYN), seconds.
+    #[serde(default)]
+    pub start_s: f64,
+    /// A uniform random delay in [0, start_jitter_us] added to `start_s`, drawn from the seed.
+    #[serde(default)]
+    pub start_jitter_us: f64,
+    /// The application stops writing at this time (default: never).
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// Bytes to send (default: unlimited, a long-lived bulk flow).
+    #[serde(default)]
+    pub bytes: Option<u64>,
+}
+
+/// What to record besides the always-on counters.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct MeasureConfig {
+    /// Queue-length time series of every switch port, one sample per interval, µs (0 = off).
+    pub queue_sample_us: f64,
+    /// Ports to sample, by name (`s0->h0`); empty = every switch port.
+    pub queue_ports: Vec<String>,
+    /// Per-flow time series (delivered bytes, cwnd, DCTCP alpha) every interval, µs (0 = off).
+    pub flow_sample_us: f64,
+}
+
+impl Default for MeasureConfig {
+    fn default() -> Self {
+        Self {
+            queue_sample_us: 1000.0,
+            queue_ports: Vec::new(),
+            flow_sample_us: 0.0,
+        }
+    }
+}
+
+impl Scenario {
+    /// Parse TOML text; errors name the field path and the reason.
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let de = toml::Deserializer::new(text);
+        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            ConfigError::new(path, inner.message().trim().to_string())
+        })?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// Parse JSON text (what the Python bindings pass).
+    pub fn from_json(text: &str) -> Result<Self, ConfigError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let msg = e.into_inner().to_string();
+            // serde_json appends " at line X column Y": meaningless for a dict built in Python.
+            let msg = match msg.find(" at line ") {
+                Some(i) => msg[..i].to_string(),
+                None => msg,
+            };
+            ConfigError::new(path, msg)
+        })?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// The JSON Schema of the scenario format.
+    pub fn json_schema() -> String {
+        let schema = schemars::schema_for!(Scenario);
+        serde_json::to_string_pretty(&schema).expect("schema serialises")
+    }
+
+    /// Number of hosts the topology creates.
+    pub fn host_count(&self) -> u32 {
+        match &self.topology {
+            Topology::Star { hosts, .. } => *hosts,
+            Topology::Dumbbell { left, right, .. } => left + right,
+        }
+    }
+
+    /// Checks serde cannot express: ranges, cross references.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let err = |field: &str, reason: String| Err(ConfigError::new(field.to_string(), reason));
+        let s = &self.sim;
+        if !(s.duration_s.is_finite() && s.duration_s > 0.0) {
+            return err(
+                "sim.duration_s",
+                format!("must be a positive number of seconds, got {}", s.duration_s),
+            );
+        }
+        if !(s.warmup_s >= 0.0 && s.warmup_s < s.duration_s) {
+            return err("sim.warmup_s", format!("must be in [0, duration_s), got {}", s.warmup_s));
+        }
+        let check_link = |field: &str, l: &LinkConfig| -> Result<(), ConfigError> {
+            if !(l.rate_gbps.is_finite() && l.rate_gbps > 0.0 && l.rate_gbps <= 10_000.0) {
+                return err(
+                    &format!("{field}.rate_gbps"),
+                    format!("must be in (0, 10000] Gbit/s, got {}", l.rate_gbps),
+                );
+            }
+            if !(l.delay_us.is_finite() && l.delay_us >= 0.0) {
+                return err(&format!("{field}.delay_us"), format!("must be >= 0, got {}", l.delay_us));
+            }
+            Ok(())
+        };
+        match &self.topology {
+            Topology::Star { hosts, link, host_links } => {
+                if *hosts < 2 {
+                    return err("topology.hosts", format!("a star needs at least 2 hosts, got {hosts}"));
+                }
+                check_link("topology.link", link)?;
+                if host_links.len() > *hosts as usize {
+                    return err("topology.host_links", format!("{} entries for {} hosts", host_links.len(), hosts));
+                }
+                for (i, l) in host_links.iter().enumerate() {
+                    check_link(&format!("topology.host_links[{i}]"), l)?;
+                }
+            }
+            Topology::Dumbbell {
+                left,
+                right,
+                host_link,
+                core_link,
+            } => {
+                if *left == 0 || *right == 0 {
+                    return err("topology", "a dumbbell needs at least one host on each side".to_string());
+                }
+                check_link("topology.host_link", host_link)?;
+                check_link("topology.core_link", core_link)?;
+            }
+        }
+        match &self.switch.buffer {
+            BufferConfig::PerPort {
+                limit_packets,
+                limit_bytes,
+            } => {
+                if limit_packets.is_none() && limit_bytes.is_none() {
+                    return err("switch.buffer", "give limit_packets or limit_bytes".to_string());
+                }
+                if *limit_packets == Some(0) {
+                    return err("switch.buffer.limit_packets", "must be at least 1 packet".to_string());
+                }
+                if let Some(b) = limit_bytes {
+                    let pkt = (self.tcp.mss + self.tcp.header_bytes) as u64;
+                    if *b < pkt {
+                        return err("switch.buffer.limit_bytes", format!("{b} B cannot hold one {pkt}-B packet"));
+                    }
+                }
+            }
+        }
+        if let AqmConfig::Red {
+            min_th,
+            max_th,
+            max_p,
+            weight_log2,
+            ..
+        } = &self.switch.aqm
+        {
+            if !(*min_th >= 0.0 && max_th > min_th) {
+                return err("switch.aqm.max_th", format!("need 0 <= min_th < max_th, got {min_th} and {max_th}"));
+            }
+            if !(*max_p > 0.0 && *max_p <= 1.0) {
+                return err("switch.aqm.max_p", format!("must be in (0, 1], got {max_p}"));
+            }
+            if *weight_log2 > 30 {
+                return err("switch.aqm.weight_log2", format!("must be <= 30, got {weight_log2}"));
+            }
+        }
+        if let AqmConfig::Threshold { k_packets: Some(0), .. } = &self.switch.aqm {
+            // K = 0 is legal (mark whenever anything is queued).
+        }
+        if self.host.nic_queue_packets == 0 {
+            return err("host.nic_queue_packets", "must be at least 1".to_string());
+        }
+        let t = &self.tcp;
+        if t.mss < 64 || t.mss > 65_000 {
+            return err("tcp.mss", format!("must be in [64, 65000] bytes, got {}", t.mss));
+        }
+        if t.init_cwnd_segments == 0 {
+            return err("tcp.init_cwnd_segments", "must be at least 1".to_string());
+        }
+        for (name, v) in [
+            ("tcp.rto_min_ms", t.rto_min_ms),
+            ("tcp.rto_initial_ms", t.rto_initial_ms),
+            ("tcp.rto_max_ms", t.rto_max_ms),
+            ("tcp.delayed_ack_timeout_ms", t.delayed_ack_timeout_ms),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return err(name, format!("must be a positive number of ms, got {v}"));
+            }
+        }
+        if !(t.timer_tick_ms.is_finite() && t.timer_tick_ms >= 0.0) {
+            return err("tcp.timer_tick_ms", format!("must be >= 0, got {}", t.timer_tick_ms));
+        }
+        if t.delayed_ack_segments == 0 {
+            return err("tcp.delayed_ack_segments", "must be at least 1 (1 = ACK every segment)".to_string());
+        }
+        if t.rcv_buffer_bytes < 2 * t.mss as u64 {
+            return err(
+                "tcp.rcv_buffer_bytes",
+                format!("must hold at least 2 segments, got {}", t.rcv_buffer_bytes),
+            );
+        }
+        if !(t.dctcp_g > 0.0 && t.dctcp_g <= 1.0) {
+            return err("tcp.dctcp_g", format!("must be in (0, 1], got {}", t.dctcp_g));
+        }
+        if !(0.0..=1.0).contains(&t.dctcp_alpha_init) {
+            return err("tcp.dctcp_alpha_init", format!("must be in [0, 1], got {}", t.dctcp_alpha_init));
+        }
+        let hosts = self.host_count();
+        for (i, f) in self.flows.iter().enumerate() {
+            let field = |name: &str| format!("flows[{i}].{name}");
+            if f.src >= hosts {
+                return err(&field("src"), format!("host {} does not exist (hosts are 0..{})", f.src, hosts - 1));
+            }
+            if f.dst >= hosts {
+                return err(&field("dst"), format!("host {} does not exist (hosts are 0..{})", f.dst, hosts - 1));
+            }
+            if f.src == f.dst {
+                return err(&field("dst"), "a flow needs two different hosts".to_string());
+            }
+            if !(f.start_s.is_finite() && f.start_s >= 0.0) {
+                return err(&field("start_s"), format!("must be >= 0, got {}", f.start_s));
+            }
+            if !(f.start_jitter_us.is_finite() && f.start_jitter_us >= 0.0) {
+                return err(&field("start_jitter_us"), format!("must be >= 0, got {}", f.start_jitter_us));
+            }
+            if let Some(stop) = f.stop_s {
+                if !(stop > f.start_s) {
+                    return err(&field("stop_s"), format!("must be after start_s, got {stop}"));
+                }
+            }
+            if f.bytes == Some(0) {
+                return err(
+                    &field("bytes"),
+                    "must be at least 1 byte (omit it for a long-lived flow)".to_string(),
+                );
+            }
+        }
+        for (name, v) in [
+            ("measure.queue_sample_us", self.measure.queue_sample_us),
+            ("measure.flow_sample_us", self.measure.flow_sample_us),
+        ] {
+            if !(v.is_finite() && (v == 0.0 || v >= 0.001)) {
+                return err(name, format!("must be 0 (off) or >= 0.001 µs, got {v}"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,86 @@
+//! The event calendar: a binary heap ordered by (time, insertion sequence), so simultaneous
+//! events run in the order they were scheduled (deterministic FIFO tie-break).
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use crate::units::Ps;
+
+struct Entry<E> {
+    time: Ps,
+    seq: u64,
+    event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.time == other.time && self.seq == other.seq
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Entry<E> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // BinaryHeap is a max-heap: reverse so the earliest (then first-scheduled) pops first.
+        other.time.cmp(&self.time).then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+pub struct Calendar<E> {
+    heap: BinaryHeap<Entry<E>>,
+    next_seq: u64,
+}
+
+impl<E> Default for Calendar<E> {
+    fn default() -> Self {
+        Self {
+            heap: BinaryHeap::with_capacity(1024),
+            next_seq: 0,
+        }
+    }
+}
+
+impl<E> Calendar<E> {
+    pub fn schedule(&mut self, time: Ps, event: E) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.heap.push(Entry { time, seq, event });
+    }
+
+    pub fn pop(&mut self) -> Option<(Ps, E)> {
+        self.heap.pop().map(|e| (e.time, e.event))
+    }
+
+    pub fn peek_time(&self) -> Option<Ps> {
+        self.heap.peek().map(|e| e.time)
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pops_in_time_order_and_fifo_among_ties() {
+        let mut c = Calendar::default();
+        c.schedule(20, "c");
+        c.schedule(10, "a");
+        c.schedule(20, "d");
+        c.schedule(10, "b");
+        c.schedule(5, "first");
+        let order: Vec<_> = std::iter::from_fn(|| c.pop()).collect();
+        assert_eq!(order, vec![(5, "first"), (10, "a"), (10, "b"), (20, "c"), (20, "d")]);
+    }
+}

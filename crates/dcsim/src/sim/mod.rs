@@ -1,0 +1,446 @@
+//! The world and its event loop. `Simulation` alone owns time and the calendar; ports and
+//! TCP ends are state machines it drives with the current time.
+
+pub mod calendar;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::error::ConfigError;
+use crate::net::packet::Packet;
+use crate::net::port::{Offer, Port};
+use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START};
+use crate::results::{Conservation, FlowSamples, FlowStats, PortStats, QueueSamples, Results};
+use crate::scenario::{CcKind, EctOnControl, Scenario};
+use crate::tcp::cc::Cc;
+use crate::tcp::rtt::RttEstimator;
+use crate::tcp::{Endpoint, TcpParams};
+use crate::units::{ps_from_ms, ps_from_s, ps_from_us, s_from_ps, Ps};
+use calendar::Calendar;
+
+/// Everything that can happen. Small and `Copy`: packets in flight live on their link.
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// The head packet on a port's link reaches the peer node.
+    LinkArrive(u32),
+    /// A port finished serialising a packet.
+    TxDone(u32),
+    Rto(u32, u8),
+    DelayedAck(u32, u8),
+    /// A flow opens its connection.
+    Open(u32),
+    /// A flow's application stops writing.
+    StopWriting(u32),
+    QueueSample,
+    FlowSample,
+    WarmupEnd,
+}
+
+const TIMER_RTO: usize = 0;
+const TIMER_DELACK: usize = 1;
+
+/// A connection: end 0 opened it and sends the flow's data, end 1 receives.
+struct Conn {
+    ends: [Endpoint; 2],
+    hosts: [u32; 2],
+    cc: CcKind,
+    start: Ps,
+    bytes: Option<u64>,
+    stop: Option<Ps>,
+    completion: Option<Ps>,
+    delivered_at_warmup: u64,
+    /// Time of the calendar event pending for each (end, timer), if any.
+    timer_event: [[Option<Ps>; 2]; 2],
+}
+
+pub struct Simulation {
+    name: String,
+    seed: u64,
+    now: Ps,
+    end: Ps,
+    warmup: Ps,
+    cal: Calendar<Event>,
+    nodes: Vec<Node>,
+    ports: Vec<Port>,
+    host_port: Vec<u32>,
+    conns: Vec<Conn>,
+    /// Scratch buffer for segments an endpoint emits (reused: no allocation per event).
+    out: Vec<Packet>,
+    events: u64,
+    hops: u64,
+    injected: u64,
+    delivered: u64,
+    queue_sample_every: Ps,
+    sampled_ports: Vec<u32>,
+    flow_sample_every: Ps,
+    queue_samples: QueueSamples,
+    flow_samples: FlowSamples,
+}
+
+impl Simulation {
+    pub fn new(s: &Scenario) -> Result<Self, ConfigError> {
+        s.validate()?;
+        let net = Network::build(s)?;
+        let t = &s.tcp;
+        let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
+        rng.set_stream(RNG_STREAM_FLOW_START);
+        let mut conns = Vec::with_capacity(s.flows.len());
+        for (i, f) in s.flows.iter().enumerate() {
+            let cc = f.cc.unwrap_or(t.cc);
+            let ect_on_control = match t.ect_on_control {
+                EctOnControl::Auto => cc == CcKind::Dctcp,
+                EctOnControl::Rfc3168 => false,
+                EctOnControl::All => true,
+            };
+            let params = TcpParams {
+                mss: t.mss,
+                header_bytes: t.header_bytes,
+                init_cwnd_segments: t.init_cwnd_segments,
+                rto_min: ps_from_ms(t.rto_min_ms),
+                rto_initial: ps_from_ms(t.rto_initial_ms),
+                rto_max: ps_from_ms(t.rto_max_ms),
+                timer_tick: ps_from_ms(t.timer_tick_ms),
+                delack_segments: t.delayed_ack_segments,
+                delack_timeout: ps_from_ms(t.delayed_ack_timeout_ms),
+                rcv_buffer: t.rcv_buffer_bytes,
+                ect_on_control,
+                dctcp_receiver: (cc == CcKind::Dctcp).then_some(t.dctcp_receiver),
+                slow_start_after_idle: t.slow_start_after_idle,
+                offload_burst_segments: s.host.offload_burst_segments,
+            };
+            let min_cwnd = (t.dctcp_min_cwnd_segments * t.mss) as f64;
+            let rtt = RttEstimator::new(params.rto_min, params.rto_initial, params.rto_max, params.timer_tick);
+            let make = |end: u8, peer: u32| {
+                Endpoint::new(
+                    params.clone(),
+                    Cc::new(cc, t.dctcp_g, t.dctcp_alpha_init, min_cwnd),
+                    i as u32,
+                    end,
+                    peer,
+                    rtt.clone(),
+                )
+            };
+            let mut sender = make(0, f.dst);
+            sender.write(f.bytes.unwrap_or(u64::MAX));
+            let jitter = if f.start_jitter_us > 0.0 {
+                rng.gen_range(0.0..=f.start_jitter_us)
+            } else {
+                0.0
+            };
+            conns.push(Conn {
+                ends: [sender, make(1, f.src)],
+                hosts: [f.src, f.dst],
+                cc,
+                start: ps_from_s(f.start_s) + ps_from_us(jitter),
+                bytes: f.bytes,
+                stop: f.stop_s.map(ps_from_s),
+                completion: None,
+                delivered_at_warmup: 0,
+                timer_event: [[None; 2]; 2],
+            });
+        }
+        let mut sampled_ports = Vec::new();
+        if s.measure.queue_ports.is_empty() {
+            sampled_ports.extend((0..net.ports.len() as u32).filter(|&p| net.ports[p as usize].is_switch));
+        } else {
+            for (i, name) in s.measure.queue_ports.iter().enumerate() {
+                match net.ports.iter().position(|p| &p.name == name) {
+                    Some(p) => sampled_ports.push(p as u32),
+                    None => {
+                        let names: Vec<&str> = net.ports.iter().filter(|p| p.is_switch).map(|p| p.name.as_str()).collect();
+                        return Err(ConfigError::new(
+                            format!("measure.queue_ports[{i}]"),
+                            format!("no port named {name:?} (switch ports: {})", names.join(", ")),
+                        ));
+                    }
+                }
+            }
+        }
+        let mut sim = Simulation {
+            name: s.name.clone(),
+            seed: s.sim.seed,
+            now: 0,
+            end: ps_from_s(s.sim.duration_s),
+            warmup: ps_from_s(s.sim.warmup_s),
+            cal: Calendar::default(),
+            nodes: net.nodes,
+            ports: net.ports,
+            host_port: net.host_port,
+            conns,
+            out: Vec::with_capacity(64),
+            events: 0,
+            hops: 0,
+            injected: 0,
+            delivered: 0,
+            queue_sample_every: ps_from_us(s.measure.queue_sample_us),
+            sampled_ports,
+            flow_sample_every: ps_from_us(s.measure.flow_sample_us),
+            queue_samples: QueueSamples::default(),
+            flow_samples: FlowSamples::default(),
+        };
+        for (i, c) in sim.conns.iter().enumerate() {
+            sim.cal.schedule(c.start, Event::Open(i as u32));
+            if let Some(stop) = c.stop {
+                sim.cal.schedule(stop, Event::StopWriting(i as u32));
+            }
+        }
+        if sim.warmup > 0 {
+            sim.cal.schedule(sim.warmup, Event::WarmupEnd);
+        }
+        if sim.queue_sample_every > 0 && !sim.sampled_ports.is_empty() {
+            sim.cal.schedule(sim.warmup, Event::QueueSample);
+        }
+        if sim.flow_sample_every > 0 && !sim.conns.is_empty() {
+            sim.cal.schedule(sim.warmup, Event::FlowSample);
+        }
+        Ok(sim)
+    }
+
+    /// Runs to the scenario's end time and returns the results.
+    pub fn run(&mut self) -> Results {
+        while let Some(t) = self.cal.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (t, ev) = self.cal.pop().expect("peeked");
+            self.now = t;
+            self.events += 1;
+            self.dispatch(ev);
+        }
+        self.now = self.end;
+        self.results()
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::LinkArrive(p) => self.link_arrive(p),
+            Event::TxDone(p) => {
+                self.ports[p as usize].finish_tx(self.now, self.warmup);
+                self.start_tx(p);
+            }
+            Event::Rto(c, e) => self.timer_fired(c, e, TIMER_RTO),
+            Event::DelayedAck(c, e) => self.timer_fired(c, e, TIMER_DELACK),
+            Event::Open(c) => {
+                let now = self.now;
+                let mut out = std::mem::take(&mut self.out);
+                self.conns[c as usize].ends[0].connect(now, &mut out);
+                self.out = out;
+                self.after_endpoint(c, 0);
+            }
+            Event::StopWriting(c) => self.conns[c as usize].ends[0].stop_writing(),
+            Event::QueueSample => {
+                let t = s_from_ps(self.now);
+                for &p in &self.sampled_ports {
+                    let port = &self.ports[p as usize];
+                    self.queue_samples.port.push(p);
+                    self.queue_samples.t_s.push(t);
+                    self.queue_samples.packets.push(port.occupancy_packets());
+                    self.queue_samples.bytes.push(port.occupancy_bytes());
+                }
+                self.cal.schedule(self.now + self.queue_sample_every, Event::QueueSample);
+            }
+            Event::FlowSample => {
+                let t = s_from_ps(self.now);
+                for (i, c) in self.conns.iter().enumerate() {
+                    self.flow_samples.flow.push(i as u32);
+                    self.flow_samples.t_s.push(t);
+                    self.flow_samples.delivered_bytes.push(c.ends[1].delivered);
+                    self.flow_samples.cwnd_bytes.push(c.ends[0].win.cwnd);
+                    self.flow_samples.alpha.push(c.ends[0].cc.alpha());
+                }
+                self.cal.schedule(self.now + self.flow_sample_every, Event::FlowSample);
+            }
+            Event::WarmupEnd => {
+                for c in &mut self.conns {
+                    c.delivered_at_warmup = c.ends[1].delivered;
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn start_tx(&mut self, p: u32) {
+        if let Some((done, arrive)) = self.ports[p as usize].start_tx(self.now) {
+            self.cal.schedule(done, Event::TxDone(p));
+            self.cal.schedule(arrive, Event::LinkArrive(p));
+        }
+    }
+
+    #[inline]
+    fn enqueue(&mut self, p: u32, pkt: Packet) {
+        if self.ports[p as usize].offer(self.now, pkt, self.warmup) == Offer::Queued {
+            self.start_tx(p);
+        }
+    }
+
+    fn link_arrive(&mut self, p: u32) {
+        self.hops += 1;
+        let port = &mut self.ports[p as usize];
+        let pkt = port.pop_wire();
+        let node = port.peer as usize;
+        if self.nodes[node].is_switch {
+            let egress = self.nodes[node].route[pkt.dst as usize];
+            self.enqueue(egress, pkt);
+        } else {
+            self.delivered += 1;
+            let end = 1 - pkt.from_end;
+            let now = self.now;
+            let mut out = std::mem::take(&mut self.out);
+            self.conns[pkt.conn as usize].ends[end as usize].on_segment(now, &pkt, &mut out);
+            self.out = out;
+            self.after_endpoint(pkt.conn, end);
+        }
+    }
+
+    fn timer_fired(&mut self, c: u32, e: u8, kind: usize) {
+        let now = self.now;
+        let conn = &mut self.conns[c as usize];
+        if conn.timer_event[e as usize][kind] == Some(now) {
+            conn.timer_event[e as usize][kind] = None;
+        }
+        let ep = &mut conn.ends[e as usize];
+        let deadline = if kind == TIMER_RTO { ep.rto_deadline } else { ep.delack_deadline };
+        match deadline {
+            Some(d) if d <= now => {
+                let mut out = std::mem::take(&mut self.out);
+                if kind == TIMER_RTO {
+                    ep.on_rto_timer(now, &mut out);
+                } else {
+                    ep.on_delack_timer(now, &mut out);
+                }
+                self.out = out;
+            }
+            _ => {}
+        }
+        self.after_endpoint(c, e);
+    }
+
+    /// Sends what an endpoint emitted, records completion, and makes sure a calendar event
+    /// exists no later than each of its timer deadlines (lazy cancellation: a stale event
+    /// finds its deadline moved and re-arms).
+    fn after_endpoint(&mut self, c: u32, e: u8) {
+        let host = self.conns[c as usize].hosts[e as usize];
+        let nic = self.host_port[host as usize];
+        let mut out = std::mem::take(&mut self.out);
+        for pkt in out.drain(..) {
+            self.injected += 1;
+            self.enqueue(nic, pkt);
+        }
+        self.out = out;
+        let now = self.now;
+        let conn = &mut self.conns[c as usize];
+        if conn.completion.is_none() {
+            if let Some(b) = conn.bytes {
+                if conn.ends[1].delivered >= b {
+                    conn.completion = Some(now);
+                }
+            }
+        }
+        let ep = &conn.ends[e as usize];
+        for (kind, deadline) in [(TIMER_RTO, ep.rto_deadline), (TIMER_DELACK, ep.delack_deadline)] {
+            if let Some(d) = deadline {
+                let pending = &mut conn.timer_event[e as usize][kind];
+                if pending.map_or(true, |t| t > d) {
+                    *pending = Some(d);
+                    let ev = if kind == TIMER_RTO {
+                        Event::Rto(c, e)
+                    } else {
+                        Event::DelayedAck(c, e)
+                    };
+                    self.cal.schedule(d, ev);
+                }
+            }
+        }
+    }
+
+    fn results(&mut self) -> Results {
+        let window = s_from_ps(self.end - self.warmup);
+        let mut ports = Vec::with_capacity(self.ports.len());
+        let mut conservation = Conservation {
+            injected: self.injected,
+            delivered: self.delivered,
+            ..Default::default()
+        };
+        for port in &mut self.ports {
+            port.close(self.end, self.warmup);
+            let c = &port.counters;
+            conservation.dropped += c.drops_buffer + c.drops_aqm;
+            conservation.in_flight += port.queued_packets() as u64 + port.on_wire() as u64;
+            let mut hist: Vec<f64> = c.occupancy_ps.iter().map(|&ps| s_from_ps(ps)).collect();
+            while hist.len() > 1 && hist.last() == Some(&0.0) {
+                hist.pop();
+            }
+            let total: f64 = hist.iter().sum();
+            let mean_packets = if total > 0.0 {
+                hist.iter().enumerate().map(|(n, t)| n as f64 * t).sum::<f64>() / total
+            } else {
+                0.0
+            };
+            ports.push(PortStats {
+                name: port.name.clone(),
+                node: self.nodes[port.node as usize].name.clone(),
+                peer: self.nodes[port.peer as usize].name.clone(),
+                is_switch: port.is_switch,
+                rate_bps: port.rate.bps as f64,
+                arrived_packets: c.arrived,
+                enqueued_packets: c.enqueued,
+                sent_packets: c.sent_packets,
+                sent_bytes: c.sent_bytes,
+                drops_buffer: c.drops_buffer,
+                drops_aqm: c.drops_aqm,
+                marks: c.marks,
+                queued_at_end: port.occupancy_packets() as u64,
+                max_packets: c.max_packets,
+                max_bytes: c.max_bytes,
+                mean_packets,
+                mean_bytes: c.byte_ps as f64 / (self.end - self.warmup) as f64,
+                utilization: s_from_ps(c.busy_ps) / window,
+                occupancy_time_s: hist,
+            });
+        }
+        let nan_or = |t: Option<Ps>| t.map_or(f64::NAN, s_from_ps);
+        let flows = self
+            .conns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let (tx, rx) = (&c.ends[0], &c.ends[1]);
+                let k = &tx.counters;
+                FlowStats {
+                    id: i as u32,
+                    src: c.hosts[0],
+                    dst: c.hosts[1],
+                    cc: c.cc.name().to_string(),
+                    start_s: s_from_ps(c.start),
+                    established_s: nan_or(tx.established_at),
+                    completion_s: nan_or(c.completion),
+                    bytes_delivered: rx.delivered,
+                    goodput_bps: (rx.delivered - c.delivered_at_warmup) as f64 * 8.0 / window,
+                    data_packets_sent: k.data_packets_sent,
+                    retransmits: k.retransmits,
+                    fast_retransmits: k.fast_retransmits,
+                    timeouts: k.timeouts,
+                    syn_retries: k.syn_retries,
+                    ecn_reductions: k.ecn_reductions,
+                    ece_acks: k.ece_acks,
+                    final_cwnd_bytes: tx.win.cwnd,
+                    final_alpha: tx.cc.alpha(),
+                    srtt_s: nan_or(tx.rtt.srtt),
+                }
+            })
+            .collect();
+        Results {
+            name: self.name.clone(),
+            seed: self.seed,
+            duration_s: s_from_ps(self.end),
+            warmup_s: s_from_ps(self.warmup),
+            events: self.events,
+            packet_hops: self.hops,
+            ports,
+            flows,
+            queue_samples: std::mem::take(&mut self.queue_samples),
+            flow_samples: std::mem::take(&mut self.flow_samples),
+            conservation,
+        }
+    }
+}

@@ -1,0 +1,624 @@
+//! One end of a TCP connection, as a sans-I/O state machine: it is handed segments and timer
+//! expiries with the current time, and pushes the segments it wants sent into `out`.
+//! It never reads a clock and never schedules events; the simulation reads `rto_deadline`
+//! and `delack_deadline` after each call.
+//!
+//! Sequence space: the SYN takes sequence number 0, data starts at 1.
+
+use super::cc::{AckSample, Cc, Window};
+use super::rtt::RttEstimator;
+use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, SYN};
+use crate::scenario::DctcpReceiver;
+use crate::units::Ps;
+
+/// Per-connection constants, resolved from the scenario.
+#[derive(Debug, Clone)]
+pub struct TcpParams {
+    pub mss: u32,
+    pub header_bytes: u32,
+    pub init_cwnd_segments: u32,
+    pub rto_min: Ps,
+    pub rto_initial: Ps,
+    pub rto_max: Ps,
+    pub timer_tick: Ps,
+    pub delack_segments: u32,
+    pub delack_timeout: Ps,
+    pub rcv_buffer: u64,
+    /// Set ECT on SYN, SYN-ACK, pure ACKs and retransmissions too (DCTCP hosts, §7.3).
+    pub ect_on_control: bool,
+    /// DCTCP receiver ACK machine (M19); None = RFC 3168 receiver.
+    pub dctcp_receiver: Option<DctcpReceiver>,
+    pub slow_start_after_idle: bool,
+    pub offload_burst_segments: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Listen,
+    SynSent,
+    SynRcvd,
+    Established,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct EndpointCounters {
+    pub data_packets_sent: u64,
+    pub retransmits: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub syn_retries: u64,
+    pub ecn_reductions: u64,
+    pub ece_acks: u64,
+}
+
+/// Timestamps are sent as `now + 1` so that a segment sent at time 0 still carries a
+/// non-zero TSval (0 means "no echo").
+const TS_OFFSET: Ps = 1;
+
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub p: TcpParams,
+    conn: u32,
+    end: u8,
+    peer_host: u32,
+    pub state: State,
+    pub established_at: Option<Ps>,
+    // ---- sender ----
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    /// Sequence number just past the last byte the application has written.
+    pub app_end: u64,
+    pub win: Window,
+    pub cc: Cc,
+    ecn_ok: bool,
+    dupacks: u32,
+    in_recovery: bool,
+    /// RFC 6582 `recover`: highest sequence sent when loss recovery began.
+    recover: u64,
+    /// M9: no further window reduction until snd_una passes this.
+    cwr_guard: u64,
+    send_cwr: bool,
+    peer_rwnd: u64,
+    cwnd_limited: bool,
+    last_send: Option<Ps>,
+    pub rtt: RttEstimator,
+    pub rto_deadline: Option<Ps>,
+    // ---- receiver ----
+    pub rcv_nxt: u64,
+    /// Out-of-order ranges [start, end), sorted, disjoint.
+    ooo: Vec<(u64, u64)>,
+    ooo_bytes: u64,
+    unacked_segments: u32,
+    pub delack_deadline: Option<Ps>,
+    /// DCTCP receiver: CE bit of the last data segment (Fig. 10 state).
+    ce_state: bool,
+    /// RFC 3168 receiver: echo ECE until CWR arrives.
+    ece_latch: bool,
+    ts_recent: Ps,
+    /// Application bytes delivered in order.
+    pub delivered: u64,
+    pub counters: EndpointCounters,
+}
+
+impl Endpoint {
+    pub fn new(p: TcpParams, cc: Cc, conn: u32, end: u8, peer_host: u32, rtt: RttEstimator) -> Self {
+        let iw = p.init_cwnd_segments as f64 * p.mss as f64;
+        let rcv_buffer = p.rcv_buffer;
+        Endpoint {
+            p,
+            conn,
+            end,
+            peer_host,
+            state: State::Listen,
+            established_at: None,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_end: 1,
+            win: Window {
+                cwnd: iw,
+                ssthresh: f64::INFINITY,
+            },
+            cc,
+            ecn_ok: false,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            cwr_guard: 0,
+            send_cwr: false,
+            peer_rwnd: rcv_buffer,
+            cwnd_limited: false,
+            last_send: None,
+            rtt,
+            rto_deadline: None,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            ooo_bytes: 0,
+            unacked_segments: 0,
+            delack_deadline: None,
+            ce_state: false,
+            ece_latch: false,
+            ts_recent: 0,
+            delivered: 0,
+            counters: EndpointCounters::default(),
+        }
+    }
+
+    fn mss(&self) -> f64 {
+        self.p.mss as f64
+    }
+
+    /// The application writes `bytes` more (u64::MAX/4 stands for "unlimited").
+    pub fn write(&mut self, bytes: u64) {
+        self.app_end = self.app_end.saturating_add(bytes).min(u64::MAX / 4);
+    }
+
+    /// The application stops writing: what was sent is completed, nothing new starts.
+    pub fn stop_writing(&mut self) {
+        self.app_end = self.app_end.min(self.snd_max.max(1));
+    }
+
+    fn advertised_window(&self) -> u64 {
+        self.p.rcv_buffer.saturating_sub(self.ooo_bytes)
+    }
+
+    fn echo_ece(&self) -> bool {
+        match self.p.dctcp_receiver {
+            Some(_) => self.ce_state,
+            None => self.ece_latch,
+        }
+    }
+
+    fn segment(&self, now: Ps, flags: u8, seq: u64, len: u32, ecn: Ecn) -> Packet {
+        Packet {
+            conn: self.conn,
+            dst: self.peer_host,
+            from_end: self.end,
+            flags,
+            ecn,
+            len,
+            size: len + self.p.header_bytes,
+            seq,
+            ack: self.rcv_nxt,
+            rwnd: self.advertised_window(),
+            ts_val: now + TS_OFFSET,
+            ts_ecr: self.ts_recent,
+        }
+    }
+
+    fn control_ecn(&self) -> Ecn {
+        if self.p.ect_on_control && self.ecn_ok {
+            Ecn::Ect
+        } else {
+            Ecn::NotEct
+        }
+    }
+
+    fn arm_rto(&mut self, now: Ps) {
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    // ------------------------------------------------------------------ handshake (M2)
+
+    /// Active open: send the SYN, asking for ECN if the controller uses it (RFC 3168 §6.1.1).
+    pub fn connect(&mut self, now: Ps, out: &mut Vec<Packet>) {
+        self.state = State::SynSent;
+        self.snd_nxt = 1;
+        self.snd_max = 1;
+        self.send_syn(now, out);
+    }
+
+    fn send_syn(&mut self, now: Ps, out: &mut Vec<Packet>) {
+        let ecn_capable = self.cc.ecn_capable();
+        let flags = SYN | if ecn_capable { ECE | CWR } else { 0 };
+        let ecn = if ecn_capable && self.p.ect_on_control {
+            Ecn::Ect
+        } else {
+            Ecn::NotEct
+        };
+        out.push(self.segment(now, flags, 0, 0, ecn));
+        self.arm_rto(now);
+    }
+
+    fn send_syn_ack(&mut self, now: Ps, out: &mut Vec<Packet>) {
+        let flags = SYN | ACK | if self.ecn_ok { ECE } else { 0 };
+        out.push(self.segment(now, flags, 0, 0, self.control_ecn()));
+        self.arm_rto(now);
+    }
+
+    fn become_established(&mut self, now: Ps, pkt: &Packet) {
+        self.state = State::Established;
+        self.established_at = Some(now);
+        self.snd_una = 1;
+        self.take_rtt_sample(now, pkt);
+        self.rtt.backoff = 0;
+        self.rto_deadline = None;
+    }
+
+    fn take_rtt_sample(&mut self, now: Ps, pkt: &Packet) {
+        if pkt.ts_ecr != 0 {
+            // RFC 7323 RTTM: the echoed timestamp of the segment this ACK answers.
+            self.rtt.on_sample(now + TS_OFFSET - pkt.ts_ecr);
+        }
+    }
+
+    // ------------------------------------------------------------------ input
+
+    /// A segment from the peer arrives.
+    pub fn on_segment(&mut self, now: Ps, pkt: &Packet, out: &mut Vec<Packet>) {
+        match self.state {
+            State::Listen => {
+                if pkt.has(SYN) && !pkt.has(ACK) {
+                    self.rcv_nxt = pkt.seq + 1;
+                    self.ts_recent = pkt.ts_val;
+                    // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR.
+                    self.ecn_ok = self.cc.ecn_capable() && pkt.has(ECE) && pkt.has(CWR);
+                    self.state = State::SynRcvd;
+                    self.snd_nxt = 1;
+                    self.snd_max = 1;
+                    self.send_syn_ack(now, out);
+                }
+            }
+            State::SynSent => {
+                if pkt.has(SYN) && pkt.has(ACK) && pkt.ack == 1 {
+                    self.rcv_nxt = pkt.seq + 1;
+                    self.ts_recent = pkt.ts_val;
+                    self.ecn_ok = self.cc.ecn_capable() && pkt.has(ECE);
+                    self.become_established(now, pkt);
+                    self.send_ack(now, self.echo_ece(), out);
+                    self.try_send(now, out);
+                }
+            }
+            State::SynRcvd => {
+                if pkt.has(SYN) && !pkt.has(ACK) {
+                    self.send_syn_ack(now, out); // our SYN-ACK was lost: the peer retried
+                } else if pkt.has(ACK) && pkt.ack >= 1 {
+                    self.become_established(now, pkt);
+                    self.on_established_segment(now, pkt, out);
+                }
+            }
+            State::Established => {
+                if pkt.has(SYN) {
+                    // A retransmitted SYN-ACK: our handshake ACK was lost.
+                    self.send_ack(now, self.echo_ece(), out);
+                    return;
+                }
+                self.on_established_segment(now, pkt, out);
+            }
+        }
+    }
+
+    fn on_established_segment(&mut self, now: Ps, pkt: &Packet, out: &mut Vec<Packet>) {
+        if pkt.has(ACK) {
+            self.process_ack(now, pkt, out);
+        }
+        if pkt.len > 0 {
+            self.process_data(now, pkt, out);
+        }
+        self.try_send(now, out);
+    }
+
+    // ------------------------------------------------------------------ sender
+
+    fn process_ack(&mut self, now: Ps, pkt: &Packet, out: &mut Vec<Packet>) {
+        let ack = pkt.ack;
+        if ack > self.snd_max {
+            return; // acknowledges data never sent
+        }
+        self.peer_rwnd = pkt.rwnd;
+        let ece = self.ecn_ok && pkt.has(ECE);
+        if ece {
+            self.counters.ece_acks += 1;
+        }
+        let mss = self.mss();
+        if ack > self.snd_una {
+            let newly = ack - self.snd_una;
+            self.take_rtt_sample(now, pkt);
+            self.rtt.backoff = 0;
+            self.snd_una = ack;
+            if self.snd_nxt < self.snd_una {
+                self.snd_nxt = self.snd_una; // after go-back-N, skip what the peer already has
+            }
+            self.cc.on_ack(&AckSample {
+                newly_acked: newly,
+                ece,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            });
+            if self.in_recovery {
+                if ack >= self.recover {
+                    // RFC 6582 §3.2 step 3, full ACK: cwnd = min(ssthresh, FlightSize + SMSS).
+                    self.in_recovery = false;
+                    self.dupacks = 0;
+                    let flight = (self.snd_max - self.snd_una) as f64;
+                    self.win.cwnd = self.win.ssthresh.min(flight + mss).max(mss);
+                } else {
+                    // Partial ACK: retransmit the next hole, deflate by the amount acked, add
+                    // back one SMSS, and restart the timer (RFC 6582 §3.2 step 3).
+                    self.retransmit_head(now, out);
+                    self.win.cwnd = (self.win.cwnd - newly as f64 + mss).max(mss);
+                }
+            } else {
+                self.dupacks = 0;
+                self.react_to_ece_or_grow(ece, newly);
+            }
+            if self.snd_una < self.snd_max {
+                self.arm_rto(now);
+            } else {
+                self.rto_deadline = None;
+            }
+        } else if ack == self.snd_una && pkt.len == 0 && !pkt.has(SYN) && self.snd_max > self.snd_una {
+            // Duplicate ACK (RFC 5681 §2).
+            if ece && !self.in_recovery {
+                self.react_to_ece_or_grow(true, 0);
+            }
+            self.dupacks += 1;
+            if self.in_recovery {
+                self.win.cwnd += mss; // inflate: a segment has left the network
+            } else if self.dupacks == 3 && self.snd_una > self.recover {
+                self.enter_fast_recovery(now, out);
+            }
+        }
+    }
+
+    /// ECN-Echo response at most once per window of data (M9, RFC 3168 §6.1.2), otherwise
+    /// the usual window growth.
+    fn react_to_ece_or_grow(&mut self, ece: bool, newly: u64) {
+        if ece && self.snd_una > self.cwr_guard {
+            let mss = self.mss();
+            self.cc.on_ecn_echo(&mut self.win, mss);
+            self.cwr_guard = self.snd_nxt;
+            self.send_cwr = true;
+            self.counters.ecn_reductions += 1;
+        } else if newly > 0 && self.cwnd_limited {
+            self.win.grow(newly, self.mss());
+        }
+    }
+
+    /// Three duplicate ACKs: RFC 6582 §3.2 step 2.
+    fn enter_fast_recovery(&mut self, now: Ps, out: &mut Vec<Packet>) {
+        let mss = self.mss();
+        let flight = (self.snd_max - self.snd_una) as f64;
+        self.win.ssthresh = (flight / 2.0).max(2.0 * mss);
+        self.win.cwnd = self.win.ssthresh + 3.0 * mss;
+        self.recover = self.snd_max;
+        self.cwr_guard = self.snd_max; // one reduction per window, loss or ECN (M9)
+        self.in_recovery = true;
+        self.counters.fast_retransmits += 1;
+        self.retransmit_head(now, out);
+        self.arm_rto(now);
+    }
+
+    fn retransmit_head(&mut self, now: Ps, out: &mut Vec<Packet>) {
+        let len = (self.snd_max - self.snd_una).min(self.p.mss as u64) as u32;
+        if len == 0 {
+            return;
+        }
+        let flags = ACK | if self.echo_ece() { ECE } else { 0 };
+        let pkt = self.segment(now, flags, self.snd_una, len, self.control_ecn());
+        out.push(pkt);
+        self.counters.retransmits += 1;
+        self.counters.data_packets_sent += 1;
+        self.last_send = Some(now);
+    }
+
+    /// Sends what cwnd, the peer's window and the application allow.
+    pub fn try_send(&mut self, now: Ps, out: &mut Vec<Packet>) {
+        if self.state != State::Established {
+            return;
+        }
+        let mss = self.p.mss as u64;
+        if self.p.slow_start_after_idle && self.snd_una == self.snd_max {
+            if let Some(last) = self.last_send {
+                // RFC 5681 §4.1: after an idle period longer than the RTO, restart from IW.
+                if now - last > self.rtt.rto() {
+                    let iw = self.p.init_cwnd_segments as f64 * self.mss();
+                    self.win.cwnd = self.win.cwnd.min(iw);
+                }
+            }
+        }
+        loop {
+            if self.snd_nxt >= self.app_end {
+                self.cwnd_limited = false;
+                return;
+            }
+            let cwnd = self.win.cwnd as u64;
+            let wnd = cwnd.min(self.peer_rwnd);
+            let flight = self.snd_nxt - self.snd_una;
+            let mut len = (self.app_end - self.snd_nxt).min(mss);
+            if flight + len > wnd {
+                if flight == 0 && wnd > 0 {
+                    len = wnd; // never stall with an empty pipe for want of a full segment
+                } else {
+                    self.cwnd_limited = cwnd <= self.peer_rwnd;
+                    return;
+                }
+            }
+            let new_data = self.snd_nxt >= self.snd_max;
+            let burst = self.p.offload_burst_segments as u64;
+            if burst > 0 && new_data && flight > 0 {
+                // Segmentation offload (M10): wait until a whole burst fits, then send it
+                // back to back.
+                let want = (burst * mss).min(self.app_end - self.snd_nxt);
+                if wnd - flight < want {
+                    self.cwnd_limited = true;
+                    return;
+                }
+            }
+            self.send_data(now, len as u32, new_data, out);
+        }
+    }
+
+    fn send_data(&mut self, now: Ps, len: u32, new_data: bool, out: &mut Vec<Packet>) {
+        let seq = self.snd_nxt;
+        let mut flags = ACK;
+        if self.echo_ece() {
+            flags |= ECE;
+        }
+        if seq + len as u64 == self.app_end {
+            flags |= PSH; // end of what the application wrote
+        }
+        let ecn = if new_data {
+            if self.send_cwr {
+                flags |= CWR; // RFC 3168 §6.1.2: CWR on the first new segment after a cut
+                self.send_cwr = false;
+            }
+            if self.ecn_ok {
+                Ecn::Ect
+            } else {
+                Ecn::NotEct
+            }
+        } else {
+            self.counters.retransmits += 1;
+            self.control_ecn() // RFC 3168 §6.1.5: no ECT on retransmissions unless configured
+        };
+        out.push(self.segment(now, flags, seq, len, ecn));
+        self.snd_nxt += len as u64;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
+        self.counters.data_packets_sent += 1;
+        self.last_send = Some(now);
+        // The segment carries our cumulative ACK: no separate delayed ACK is owed.
+        self.unacked_segments = 0;
+        self.delack_deadline = None;
+        if self.rto_deadline.is_none() {
+            self.arm_rto(now);
+        }
+    }
+
+    // ------------------------------------------------------------------ receiver
+
+    fn process_data(&mut self, now: Ps, pkt: &Packet, out: &mut Vec<Packet>) {
+        let ce = pkt.ecn == Ecn::Ce;
+        let mut linux_extra_ack = false;
+        match self.p.dctcp_receiver {
+            Some(variant) => {
+                // DCTCP paper Fig. 10: on a change of CE state with a delayed run pending, ACK
+                // that run at once with the old state, then start a new run.
+                if ce != self.ce_state {
+                    if self.unacked_segments > 0 {
+                        self.send_ack(now, self.ce_state, out);
+                    }
+                    linux_extra_ack = variant == DctcpReceiver::Linux;
+                }
+                self.ce_state = ce;
+            }
+            None if self.ecn_ok => {
+                // RFC 3168 §6.1.3: CWR stops the echo, CE (re)starts it.
+                if pkt.has(CWR) {
+                    self.ece_latch = false;
+                }
+                if ce {
+                    self.ece_latch = true;
+                }
+            }
+            None => {}
+        }
+        let (start, end) = (pkt.seq, pkt.seq + pkt.len as u64);
+        if end <= self.rcv_nxt {
+            self.send_ack(now, self.echo_ece(), out); // old duplicate: re-ACK at once
+            return;
+        }
+        if start > self.rcv_nxt {
+            self.insert_out_of_order(start, end);
+            self.send_ack(now, self.echo_ece(), out); // RFC 5681 §4.2: dup ACK at once
+            return;
+        }
+        if self.unacked_segments == 0 {
+            self.ts_recent = pkt.ts_val; // RFC 7323: echo the earliest unacknowledged segment
+        }
+        let filled_hole = !self.ooo.is_empty();
+        let before = self.rcv_nxt;
+        self.rcv_nxt = end;
+        while let Some(&(s, e)) = self.ooo.first() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            self.ooo_bytes -= e - s;
+            self.ooo.remove(0);
+        }
+        self.delivered += self.rcv_nxt - before;
+        self.unacked_segments += 1;
+        if filled_hole || pkt.has(PSH) || linux_extra_ack || self.unacked_segments >= self.p.delack_segments {
+            self.send_ack(now, self.echo_ece(), out);
+        } else if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + self.p.delack_timeout);
+        }
+    }
+
+    fn insert_out_of_order(&mut self, start: u64, end: u64) {
+        // Keep disjoint sorted ranges; merge overlaps (segments are retransmitted whole).
+        let mut s = start;
+        let mut e = end;
+        let mut i = 0;
+        while i < self.ooo.len() {
+            let (a, b) = self.ooo[i];
+            if b < s {
+                i += 1;
+            } else if a > e {
+                break;
+            } else {
+                s = s.min(a);
+                e = e.max(b);
+                self.ooo_bytes -= b - a;
+                self.ooo.remove(i);
+            }
+        }
+        self.ooo.insert(i, (s, e));
+        self.ooo_bytes += e - s;
+    }
+
+    fn send_ack(&mut self, now: Ps, ece: bool, out: &mut Vec<Packet>) {
+        let flags = ACK | if ece { ECE } else { 0 };
+        out.push(self.segment(now, flags, self.snd_nxt, 0, self.control_ecn()));
+        self.unacked_segments = 0;
+        self.delack_deadline = None;
+    }
+
+    // ------------------------------------------------------------------ timers
+
+    /// The delayed-ACK timer expired.
+    pub fn on_delack_timer(&mut self, now: Ps, out: &mut Vec<Packet>) {
+        self.delack_deadline = None;
+        if self.unacked_segments > 0 {
+            self.send_ack(now, self.echo_ece(), out);
+        }
+    }
+
+    /// The retransmission timer expired (RFC 6298 §5.4–5.6, RFC 5681 §3.1 eq. 4).
+    pub fn on_rto_timer(&mut self, now: Ps, out: &mut Vec<Packet>) {
+        self.rto_deadline = None;
+        match self.state {
+            State::SynSent => {
+                self.counters.syn_retries += 1;
+                self.rtt.backoff += 1;
+                self.send_syn(now, out);
+            }
+            State::SynRcvd => {
+                self.rtt.backoff += 1;
+                self.send_syn_ack(now, out);
+            }
+            State::Established if self.snd_una < self.snd_max => {
+                let mss = self.mss();
+                self.counters.timeouts += 1;
+                let flight = (self.snd_max - self.snd_una) as f64;
+                self.win.ssthresh = (flight / 2.0).max(2.0 * mss);
+                self.win.cwnd = mss; // loss window
+                self.in_recovery = false;
+                self.dupacks = 0;
+                self.recover = self.snd_max;
+                self.cwr_guard = self.snd_max;
+                self.snd_nxt = self.snd_una; // go back N
+                self.rtt.backoff += 1;
+                self.try_send(now, out);
+                self.arm_rto(now);
+            }
+            _ => {}
+        }
+    }
+
+    pub fn ecn_negotiated(&self) -> bool {
+        self.ecn_ok
+    }
+}
