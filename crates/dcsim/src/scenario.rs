@@ -205,7 +205,8 @@ fn default_weight_log2() -> u32 {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct HostConfig {
-    /// NIC transmit queue, packets (FIFO serialised at the NIC rate).
+    /// NIC transmit queue, packets (FIFO serialised at the NIC rate). 1000 = Linux's default
+    /// `txqueuelen` [EXT].
     pub nic_queue_packets: u32,
     /// Segmentation offload burst: the sender waits until it may send this many segments
     /// and sends them back to back (0 = off). 30-40 mimics the 10G hosts (DCTCP paper §3.5).

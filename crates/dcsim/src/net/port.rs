@@ -7,10 +7,9 @@ use super::aqm::{Aqm, Verdict};
 use super::packet::{Ecn, Packet};
 use crate::units::{Ps, Rate};
 
-/// Outcome of offering a packet to a port.
+/// Why a port refused a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Offer {
-    Queued,
     DroppedBuffer,
     DroppedAqm,
 }
@@ -50,16 +49,24 @@ pub struct Port {
     pub aqm: Aqm,
     /// Whether the packet being serialised counts towards the AQM's occupancy.
     aqm_counts_in_service: bool,
-    queue: VecDeque<Packet>,
-    queued_bytes: u64,
-    /// Size of the packet on the wire being serialised, if any (it still occupies the buffer).
-    in_service: Option<(u32, Ps)>,
-    /// Packets propagating on the link, with their arrival times (FIFO: the link never reorders).
+    /// Packets in the buffer as (transmission start, transmission end, size). A FIFO port's
+    /// schedule is fixed when a packet is admitted, so departures need no events: entries
+    /// whose transmission has ended are drained lazily, at their exact end times.
+    buffer: VecDeque<Held>,
+    buffered_bytes: u64,
+    /// When the link finishes the last admitted packet.
+    free_at: Ps,
+    /// Packets admitted and not yet at the peer, with their arrival times (the link is FIFO).
     wire: VecDeque<(Ps, Packet)>,
-    /// When the port last became empty (for RED's idle correction).
-    idle_since: Option<Ps>,
     last_change: Ps,
     pub counters: PortCounters,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    start: Ps,
+    end: Ps,
+    size: u32,
 }
 
 impl Port {
@@ -92,11 +99,10 @@ impl Port {
             limit_bytes,
             aqm,
             aqm_counts_in_service,
-            queue: VecDeque::with_capacity(64),
-            queued_bytes: 0,
-            in_service: None,
+            buffer: VecDeque::with_capacity(64),
+            buffered_bytes: 0,
+            free_at: 0,
             wire: VecDeque::with_capacity(64),
-            idle_since: Some(0),
             last_change: 0,
             counters: PortCounters {
                 occupancy_ps: vec![0; 64],
@@ -105,65 +111,80 @@ impl Port {
         }
     }
 
-    /// Packets in the buffer, including the one being serialised.
+    /// Packets in the buffer at `now`, including the one being serialised.
     #[inline]
-    pub fn occupancy_packets(&self) -> u32 {
-        self.queue.len() as u32 + self.in_service.is_some() as u32
+    pub fn occupancy_packets(&mut self, now: Ps, window_start: Ps) -> u32 {
+        self.drain(now, window_start);
+        self.buffer.len() as u32
     }
 
     #[inline]
-    pub fn occupancy_bytes(&self) -> u64 {
-        self.queued_bytes + self.in_service.map_or(0, |(s, _)| s as u64)
+    pub fn occupancy_bytes(&mut self, now: Ps, window_start: Ps) -> u64 {
+        self.drain(now, window_start);
+        self.buffered_bytes
     }
 
-    /// Packets waiting, not counting the one being serialised (which is already on the wire).
-    pub fn queued_packets(&self) -> usize {
-        self.queue.len()
-    }
-
-    pub fn is_busy(&self) -> bool {
-        self.in_service.is_some()
-    }
-
-    /// Packets on the link right now.
-    pub fn on_wire(&self) -> usize {
+    /// Packets admitted and not yet delivered to the peer (queued, in service or propagating).
+    pub fn in_flight(&self) -> usize {
         self.wire.len()
     }
 
     /// Adds the time since the last occupancy change to the distribution (window only).
     #[inline]
-    fn account(&mut self, now: Ps, window_start: Ps) {
+    fn account(&mut self, t: Ps, window_start: Ps) {
         let from = self.last_change.max(window_start);
-        if now > from {
-            let dt = now - from;
-            let n = self.occupancy_packets() as usize;
+        if t > from {
+            let dt = t - from;
+            let n = self.buffer.len();
             if n >= self.counters.occupancy_ps.len() {
                 self.counters.occupancy_ps.resize(n + 1, 0);
             }
             self.counters.occupancy_ps[n] += dt;
-            self.counters.byte_ps += self.occupancy_bytes() as u128 * dt as u128;
+            self.counters.byte_ps += self.buffered_bytes as u128 * dt as u128;
         }
-        self.last_change = now;
+        self.last_change = self.last_change.max(t);
+    }
+
+    /// Removes the packets whose transmission ended by `now`, each at its own end time.
+    #[inline]
+    fn drain(&mut self, now: Ps, window_start: Ps) {
+        while let Some(&h) = self.buffer.front() {
+            if h.end > now {
+                break;
+            }
+            self.account(h.end, window_start);
+            self.buffer.pop_front();
+            self.buffered_bytes -= h.size as u64;
+            self.counters.sent_packets += 1;
+            self.counters.sent_bytes += h.size as u64;
+            let from = h.start.max(window_start);
+            if h.end > from {
+                self.counters.busy_ps += h.end - from;
+            }
+        }
     }
 
     /// A packet arrives for this port: buffer admission (M11), then AQM (M17: "if buffer
-    /// admission fails drop, else if occupancy > K mark").
+    /// admission fails drop, else if occupancy > K mark"). If admitted and it is the only
+    /// packet on the way to the peer, returns its arrival time: the caller keeps exactly one
+    /// arrival event per busy link, for the packet at the head of the wire.
     #[inline]
-    pub fn offer(&mut self, now: Ps, mut pkt: Packet, window_start: Ps) -> Offer {
+    pub fn offer(&mut self, now: Ps, mut pkt: Packet, window_start: Ps) -> Result<Option<Ps>, Offer> {
+        self.drain(now, window_start);
         self.counters.arrived += 1;
-        let packets = self.occupancy_packets();
-        let bytes = self.occupancy_bytes();
-        if packets + 1 > self.limit_packets || bytes + pkt.size as u64 > self.limit_bytes {
+        let packets = self.buffer.len() as u32;
+        if packets + 1 > self.limit_packets || self.buffered_bytes + pkt.size as u64 > self.limit_bytes {
             self.counters.drops_buffer += 1;
-            return Offer::DroppedBuffer;
+            return Err(Offer::DroppedBuffer);
         }
-        let aqm_occupancy = if self.aqm_counts_in_service {
+        // After draining, the head (if any) is the packet being serialised.
+        let aqm_occupancy = if self.aqm_counts_in_service || packets == 0 {
             packets
         } else {
-            self.queue.len() as u32
+            packets - 1
         };
-        let idle = if packets == 0 { self.idle_since } else { None };
-        match self.aqm.on_arrival(pkt.ecn, aqm_occupancy, now, idle) {
+        let idle_since = (packets == 0).then_some(self.free_at);
+        match self.aqm.on_arrival(pkt.ecn, aqm_occupancy, now, idle_since) {
             Verdict::Enqueue => {}
             Verdict::Mark => {
                 pkt.ecn = Ecn::Ce;
@@ -171,70 +192,45 @@ impl Port {
             }
             Verdict::Drop => {
                 self.counters.drops_aqm += 1;
-                return Offer::DroppedAqm;
+                return Err(Offer::DroppedAqm);
             }
         }
         self.account(now, window_start);
-        self.counters.enqueued += 1;
-        self.queued_bytes += pkt.size as u64;
-        self.queue.push_back(pkt);
-        let (p, b) = (self.occupancy_packets() as u64, self.occupancy_bytes());
-        self.counters.max_packets = self.counters.max_packets.max(p);
-        self.counters.max_bytes = self.counters.max_bytes.max(b);
-        Offer::Queued
-    }
-
-    /// Starts serialising the head packet if the link is free. Returns (transmission end,
-    /// arrival at the peer) so the caller can schedule both.
-    #[inline]
-    pub fn start_tx(&mut self, now: Ps) -> Option<(Ps, Ps)> {
-        if self.in_service.is_some() {
-            return None;
-        }
-        let pkt = self.queue.pop_front()?;
-        self.queued_bytes -= pkt.size as u64;
-        let tx = self.rate.tx_time(pkt.size as u64 + self.framing as u64);
-        let done = now + tx;
-        let arrive = done + self.delay;
-        self.in_service = Some((pkt.size, now));
-        self.idle_since = None;
-        self.counters.sent_packets += 1;
-        self.counters.sent_bytes += pkt.size as u64;
+        let start = now.max(self.free_at);
+        let end = start + self.rate.tx_time(pkt.size as u64 + self.framing as u64);
+        self.free_at = end;
+        self.buffer.push_back(Held {
+            start,
+            end,
+            size: pkt.size,
+        });
+        self.buffered_bytes += pkt.size as u64;
+        let arrive = end + self.delay;
+        let first = self.wire.is_empty();
         self.wire.push_back((arrive, pkt));
-        Some((done, arrive))
+        let c = &mut self.counters;
+        c.enqueued += 1;
+        c.max_packets = c.max_packets.max(self.buffer.len() as u64);
+        c.max_bytes = c.max_bytes.max(self.buffered_bytes);
+        Ok(first.then_some(arrive))
     }
 
-    /// The packet in service has left the buffer.
+    /// The packet at the head of the wire has reached the peer. Returns it, and the arrival
+    /// time of the next one if another is on the way.
     #[inline]
-    pub fn finish_tx(&mut self, now: Ps, window_start: Ps) {
-        self.account(now, window_start);
-        if let Some((_, started)) = self.in_service.take() {
-            let from = started.max(window_start);
-            if now > from {
-                self.counters.busy_ps += now - from;
-            }
-        }
-        if self.queue.is_empty() {
-            self.idle_since = Some(now);
-        }
+    pub fn pop_wire(&mut self) -> (Packet, Option<Ps>) {
+        let (_, pkt) = self.wire.pop_front().expect("a link-arrival event always has a packet on the wire");
+        (pkt, self.wire.front().map(|&(t, _)| t))
     }
 
-    /// The packet at the far end of the link has arrived.
-    #[inline]
-    pub fn pop_wire(&mut self) -> Packet {
-        self.wire
-            .pop_front()
-            .expect("a link-arrival event always has a packet on the wire")
-            .1
-    }
-
-    /// Closes the occupancy distribution at the end of the run.
-    pub fn close(&mut self, now: Ps, window_start: Ps) {
-        self.account(now, window_start);
-        if let Some((_, started)) = self.in_service {
-            let from = started.max(window_start);
-            if now > from {
-                self.counters.busy_ps += now - from;
+    /// Closes the occupancy distribution and busy time at the end of the run.
+    pub fn close(&mut self, end: Ps, window_start: Ps) {
+        self.drain(end, window_start);
+        self.account(end, window_start);
+        if let Some(h) = self.buffer.front() {
+            let from = h.start.max(window_start);
+            if end > from {
+                self.counters.busy_ps += end - from;
             }
         }
     }

@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::error::ConfigError;
 use crate::net::packet::Packet;
-use crate::net::port::{Offer, Port};
+use crate::net::port::Port;
 use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START};
 use crate::results::{Conservation, FlowSamples, FlowStats, PortStats, QueueSamples, Results};
 use crate::scenario::{CcKind, EctOnControl, Scenario};
@@ -23,8 +23,6 @@ use calendar::Calendar;
 enum Event {
     /// The head packet on a port's link reaches the peer node.
     LinkArrive(u32),
-    /// A port finished serialising a packet.
-    TxDone(u32),
     Rto(u32, u8),
     DelayedAck(u32, u8),
     /// A flow opens its connection.
@@ -214,10 +212,6 @@ impl Simulation {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::LinkArrive(p) => self.link_arrive(p),
-            Event::TxDone(p) => {
-                self.ports[p as usize].finish_tx(self.now, self.warmup);
-                self.start_tx(p);
-            }
             Event::Rto(c, e) => self.timer_fired(c, e, TIMER_RTO),
             Event::DelayedAck(c, e) => self.timer_fired(c, e, TIMER_DELACK),
             Event::Open(c) => {
@@ -231,11 +225,11 @@ impl Simulation {
             Event::QueueSample => {
                 let t = s_from_ps(self.now);
                 for &p in &self.sampled_ports {
-                    let port = &self.ports[p as usize];
+                    let port = &mut self.ports[p as usize];
                     self.queue_samples.port.push(p);
                     self.queue_samples.t_s.push(t);
-                    self.queue_samples.packets.push(port.occupancy_packets());
-                    self.queue_samples.bytes.push(port.occupancy_bytes());
+                    self.queue_samples.packets.push(port.occupancy_packets(self.now, self.warmup));
+                    self.queue_samples.bytes.push(port.occupancy_bytes(self.now, self.warmup));
                 }
                 self.cal.schedule(self.now + self.queue_sample_every, Event::QueueSample);
             }
@@ -259,25 +253,20 @@ impl Simulation {
     }
 
     #[inline]
-    fn start_tx(&mut self, p: u32) {
-        if let Some((done, arrive)) = self.ports[p as usize].start_tx(self.now) {
-            self.cal.schedule(done, Event::TxDone(p));
-            self.cal.schedule(arrive, Event::LinkArrive(p));
-        }
-    }
-
-    #[inline]
     fn enqueue(&mut self, p: u32, pkt: Packet) {
-        if self.ports[p as usize].offer(self.now, pkt, self.warmup) == Offer::Queued {
-            self.start_tx(p);
+        if let Ok(Some(arrive)) = self.ports[p as usize].offer(self.now, pkt, self.warmup) {
+            self.cal.schedule(arrive, Event::LinkArrive(p));
         }
     }
 
     fn link_arrive(&mut self, p: u32) {
         self.hops += 1;
         let port = &mut self.ports[p as usize];
-        let pkt = port.pop_wire();
+        let (pkt, next) = port.pop_wire();
         let node = port.peer as usize;
+        if let Some(t) = next {
+            self.cal.schedule(t, Event::LinkArrive(p));
+        }
         if self.nodes[node].is_switch {
             let egress = self.nodes[node].route[pkt.dst as usize];
             self.enqueue(egress, pkt);
@@ -363,9 +352,10 @@ impl Simulation {
         };
         for port in &mut self.ports {
             port.close(self.end, self.warmup);
+            let queued_at_end = port.occupancy_packets(self.end, self.warmup) as u64;
             let c = &port.counters;
             conservation.dropped += c.drops_buffer + c.drops_aqm;
-            conservation.in_flight += port.queued_packets() as u64 + port.on_wire() as u64;
+            conservation.in_flight += port.in_flight() as u64;
             let mut hist: Vec<f64> = c.occupancy_ps.iter().map(|&ps| s_from_ps(ps)).collect();
             while hist.len() > 1 && hist.last() == Some(&0.0) {
                 hist.pop();
@@ -389,7 +379,7 @@ impl Simulation {
                 drops_buffer: c.drops_buffer,
                 drops_aqm: c.drops_aqm,
                 marks: c.marks,
-                queued_at_end: port.occupancy_packets() as u64,
+                queued_at_end,
                 max_packets: c.max_packets,
                 max_bytes: c.max_bytes,
                 mean_packets,

@@ -1,0 +1,86 @@
+//! `make bench`: engine speed on fixed scenarios. Prints wall seconds, events per second,
+//! simulated packet-hops per wall-second (one packet crossing one link = one hop) and memory.
+//! Run with `cargo run --release -p dcsim --example bench [--quick]`.
+
+use dcsim::{Scenario, Simulation};
+
+fn long_flows(name: &str, hosts: u32, rate_gbps: f64, k: u32, buffer_packets: u32, seconds: f64) -> Scenario {
+    let flows: String = (1..hosts).map(|h| format!("[[flows]]\nsrc = {h}\ndst = 0\n")).collect();
+    let toml = format!(
+        r#"name = "{name}"
+[sim]
+duration_s = {seconds}
+[topology]
+kind = "star"
+hosts = {hosts}
+link = {{ rate_gbps = {rate_gbps}, delay_us = 25.0 }}
+[switch]
+buffer = {{ kind = "per_port", limit_packets = {buffer_packets} }}
+aqm = {{ kind = "threshold", k_packets = {k} }}
+[tcp]
+cc = "dctcp"
+[measure]
+queue_sample_us = 0
+{flows}"#
+    );
+    Scenario::from_toml(&toml).expect("bench scenario is valid")
+}
+
+/// Peak resident memory of this process, bytes (Linux; 0 elsewhere).
+fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+fn current_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let scale = if quick { 0.1 } else { 1.0 };
+    let cases = [
+        (
+            "20 DCTCP flows, 1 Gbps, K=20, 400-pkt buffer",
+            long_flows("bench-20x1g", 21, 1.0, 20, 400, 10.0 * scale),
+        ),
+        (
+            "2 DCTCP flows, 10 Gbps, K=65, 400-pkt buffer",
+            long_flows("bench-2x10g", 3, 10.0, 65, 400, 1.0 * scale),
+        ),
+    ];
+    println!("| scenario | simulated s | wall s | events/s | packet-hops/s | peak RSS MB |");
+    println!("|---|---|---|---|---|---|");
+    for (label, s) in cases {
+        let t0 = std::time::Instant::now();
+        let r = Simulation::new(&s).expect("builds").run();
+        let wall = t0.elapsed().as_secs_f64();
+        println!(
+            "| {label} | {:.1} | {wall:.2} | {:.2} M | {:.2} M | {:.1} |",
+            s.sim.duration_s,
+            r.events as f64 / wall / 1e6,
+            r.packet_hops as f64 / wall / 1e6,
+            peak_rss() as f64 / 1e6
+        );
+    }
+    // Memory per flow: build 10,000 idle connections and measure the resident growth.
+    let before = current_rss();
+    let s = long_flows("bench-memory", 2, 1.0, 20, 400, 0.001);
+    let mut many = s.clone();
+    many.flows = (0..10_000).map(|_| s.flows[0].clone()).collect();
+    let sim = Simulation::new(&many).expect("builds");
+    let per_flow = current_rss().saturating_sub(before) as f64 / 10_000.0;
+    drop(sim);
+    println!("\nmemory per flow (10,000 connections, both ends): {per_flow:.0} B");
+}
