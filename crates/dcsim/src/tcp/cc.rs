@@ -152,38 +152,36 @@ impl Cc {
         }
     }
 
-    fn inner(&mut self) -> &mut dyn CongestionControl {
-        // Only used off the hot path (see the direct matches below for on_ack).
-        match self {
-            Cc::NewReno(c) => c,
-            Cc::TcpEcn(c) => c,
-            Cc::Dctcp(c) => c,
-        }
-    }
-
     #[inline]
     pub fn on_ack(&mut self, ack: &AckSample) {
-        if let Cc::Dctcp(d) = self {
-            d.on_ack(ack);
+        match self {
+            Cc::NewReno(c) => c.on_ack(ack),
+            Cc::TcpEcn(c) => c.on_ack(ack),
+            Cc::Dctcp(c) => c.on_ack(ack),
         }
     }
 
     pub fn on_ecn_echo(&mut self, w: &mut Window, mss: f64) {
-        self.inner().on_ecn_echo(w, mss)
+        match self {
+            Cc::NewReno(c) => c.on_ecn_echo(w, mss),
+            Cc::TcpEcn(c) => c.on_ecn_echo(w, mss),
+            Cc::Dctcp(c) => c.on_ecn_echo(w, mss),
+        }
     }
 
     pub fn ecn_capable(&self) -> bool {
-        !matches!(self, Cc::NewReno(_))
-    }
-
-    pub fn is_dctcp(&self) -> bool {
-        matches!(self, Cc::Dctcp(_))
+        match self {
+            Cc::NewReno(c) => c.ecn_capable(),
+            Cc::TcpEcn(c) => c.ecn_capable(),
+            Cc::Dctcp(c) => c.ecn_capable(),
+        }
     }
 
     pub fn alpha(&self) -> f64 {
         match self {
-            Cc::Dctcp(d) => d.alpha,
-            _ => f64::NAN,
+            Cc::NewReno(c) => c.alpha(),
+            Cc::TcpEcn(c) => c.alpha(),
+            Cc::Dctcp(c) => c.alpha(),
         }
     }
 }

@@ -1,0 +1,259 @@
+"""The `dcsim` command: its output contract and its handling of user errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner, Result
+
+from conftest import SMALL_TOML
+from dcsim import _core, experiments
+from dcsim.cli import main
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def assert_user_error(result: Result, *mentions: str) -> None:
+    """Exit 2, exactly one `error:` line on stderr mentioning each of `mentions`."""
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for mention in mentions:
+        assert mention in lines[0]
+    assert result.stdout == ""
+    assert "Traceback" not in result.output
+
+
+# --- dcsim list -------------------------------------------------------------------------
+
+
+def test_list_prints_every_experiment_id() -> None:
+    result = invoke("list")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == list(experiments.EXPERIMENTS)
+    assert all(len(line.split(maxsplit=1)) == 2 for line in lines)
+
+
+# --- dcsim run --------------------------------------------------------------------------
+
+BAD_SCENARIOS = {
+    "syntax": ("[sim\nseed = 1\n", ["line 1"]),
+    "unknown-field": (
+        SMALL_TOML.replace("[tcp]", "[tcp]\nrto_mini_ms = 10"),
+        ["tcp", "rto_mini_ms"],
+    ),
+    "negative-rate": (
+        SMALL_TOML.replace("hosts = 3", "hosts = 3\nlink = { rate_gbps = -1.0 }"),
+        ["topology.link.rate_gbps"],
+    ),
+    "zero-buffer": (
+        SMALL_TOML + "\n[switch.buffer]\nkind = 'per_port'\nlimit_packets = 0\n",
+        ["switch.buffer.limit_packets"],
+    ),
+    "unknown-cc": (SMALL_TOML.replace('cc = "dctcp"', 'cc = "cubic"'), ["tcp.cc", "cubic"]),
+    "no-such-host": (SMALL_TOML.replace("dst = 0", "dst = 5", 1), ["flows[0].dst", "host 5"]),
+}
+
+
+@pytest.mark.parametrize("name", BAD_SCENARIOS)
+def test_run_rejects_bad_scenario_in_one_line(tmp_path: Path, name: str) -> None:
+    text, mentions = BAD_SCENARIOS[name]
+    path = tmp_path / "scenario.toml"
+    path.write_text(text)
+    out = tmp_path / "out"
+    result = invoke("run", path, "--out", out)
+    assert_user_error(result, str(path), *mentions)
+    assert not out.exists()
+
+
+def test_run_missing_file(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert_user_error(
+        invoke("run", tmp_path / "missing.toml", "--out", out), "missing.toml", "does not exist"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "mention"),
+    [(["run", "--bogus"], "--bogus"), (["run"], "SCENARIO"), (["frobnicate"], "frobnicate")],
+)
+def test_bad_command_line_in_one_line(args: list[str], mention: str) -> None:
+    assert_user_error(invoke(*args), mention)
+
+
+def test_run_writes_summary_and_tables(small_toml: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = invoke("run", small_toml, "--out", out)
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    for field in ("ports", "flows", "drops", "marks", "timeouts", "events", "wall_seconds"):
+        assert field in summary
+    assert len(summary["flows"]) == 2
+    assert "queue_p99_packets" in summary["ports"][0]
+    for table in ("flows", "ports", "queue_occupancy", "queue_samples", "flow_samples"):
+        assert (out / f"{table}.csv").is_file()
+    assert "s0->h0" in result.stdout
+
+
+def test_run_default_out_dir_is_named_after_the_scenario(
+    small_toml: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert invoke("run", small_toml).exit_code == 0
+    assert (tmp_path / "dcsim-out" / "small" / "summary.json").is_file()
+
+
+def test_run_out_is_a_file(small_toml: Path, tmp_path: Path) -> None:
+    out = tmp_path / "taken"
+    out.write_text("")
+    assert_user_error(invoke("run", small_toml, "--out", out), "taken")
+
+
+def test_entry_point_reports_user_error_without_traceback(tmp_path: Path) -> None:
+    """The installed command, not just the click group, keeps the one-line contract."""
+    result = subprocess.run(
+        [sys.executable, "-m", "dcsim", "run", str(tmp_path / "missing.toml")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"error: {tmp_path / 'missing.toml'}: file does not exist"
+    ]
+    assert not (tmp_path / "dcsim-out").exists()
+
+
+# --- dcsim schema -----------------------------------------------------------------------
+
+
+def test_schema_prints_the_engine_schema() -> None:
+    result = invoke("schema")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == json.loads(_core.scenario_schema())
+
+
+# --- dcsim reproduce --------------------------------------------------------------------
+
+
+def fake_experiment(exp_id: str, holds: list[bool], fail: bool = False) -> types.ModuleType:
+    """An experiment module with the registry's interface that writes one plot and one CSV."""
+    module = types.ModuleType(exp_id)
+    module.ID = exp_id
+    module.TITLE = f"Title of {exp_id}"
+    module.DESCRIPTION = f"What {exp_id} shows"
+
+    def run(scale: str, out_dir: Path, jobs: int) -> dict:
+        if fail:
+            raise RuntimeError("engine exploded")
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, 1])
+        fig.savefig(out_dir / "queue.png")
+        fig.savefig(out_dir / "queue.svg")
+        plt.close(fig)
+        (out_dir / "queue.csv").write_text("t_s,packets\n0,1\n")
+        # Experiments compute with numpy: the summary must still be plain JSON.
+        claims = [
+            {
+                "claim": f"claim {i}",
+                "paper": "about 20",
+                "measured": np.float64(21.5 + i),
+                "holds": np.bool_(h),
+            }
+            for i, h in enumerate(holds)
+        ]
+        return {"claims": claims, "metrics": {"scale": scale, "jobs": jobs}}
+
+    module.run = run
+    return module
+
+
+@pytest.fixture
+def fake_registry(monkeypatch: pytest.MonkeyPatch) -> dict[str, types.ModuleType]:
+    registry = {
+        "fake-a": fake_experiment("fake-a", [True, False]),
+        "fake-b": fake_experiment("fake-b", [True]),
+        "fake-broken": fake_experiment("fake-broken", [], fail=True),
+    }
+    monkeypatch.setattr(experiments, "EXPERIMENTS", registry)
+    return registry
+
+
+def test_reproduce_writes_summaries_and_report(fake_registry: dict, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    result = invoke("reproduce", "fake-a", "fake-b", "--out", out, "--jobs", "3")
+    assert result.exit_code == 0, result.output
+
+    summary = json.loads((out / "fake-a" / "summary.json").read_text())
+    assert summary["id"] == "fake-a"
+    assert summary["title"] == "Title of fake-a"
+    assert summary["scale"] == "quick"
+    assert summary["wall_seconds"] >= 0
+    # Claims are copied as the experiment measured them, failures included.
+    assert [c["holds"] for c in summary["claims"]] == [True, False]
+    assert summary["claims"][0] == {
+        "claim": "claim 0",
+        "paper": "about 20",
+        "measured": 21.5,
+        "holds": True,
+    }
+    assert summary["metrics"] == {"scale": "quick", "jobs": 3}
+
+    index = (out / "index.html").read_text()
+    assert "Title of fake-a" in index and "Title of fake-b" in index
+    assert '<img src="fake-a/queue.png"' in index
+    assert 'href="fake-a/queue.svg"' in index and 'href="fake-a/queue.csv"' in index
+    assert "2 of 3 claims hold" in index
+    assert "✗" in index and "✓" in index
+    assert "fake-broken" not in index
+
+
+def test_reproduce_reports_a_broken_experiment_and_goes_on(
+    fake_registry: dict, tmp_path: Path
+) -> None:
+    out = tmp_path / "results"
+    result = invoke("reproduce", "--out", out, "--scale", "full")
+    assert result.exit_code == 1
+    assert "engine exploded" in result.stderr
+    assert (out / "fake-b" / "summary.json").is_file()
+    assert not (out / "fake-broken" / "summary.json").exists()
+    index = (out / "index.html").read_text()
+    assert "Failed to run: RuntimeError: engine exploded" in index
+    assert json.loads((out / "fake-a" / "summary.json").read_text())["scale"] == "full"
+
+
+def test_report_keeps_earlier_results_in_the_directory(fake_registry: dict, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    assert invoke("reproduce", "fake-a", "--out", out).exit_code == 0
+    assert invoke("reproduce", "fake-b", "--out", out).exit_code == 0
+    index = (out / "index.html").read_text()
+    assert "Title of fake-a" in index and "Title of fake-b" in index
+
+
+def test_reproduce_unknown_id_lists_the_valid_ones(fake_registry: dict, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    result = invoke("reproduce", "fake-a", "nope", "--out", out)
+    assert_user_error(result, "nope", "fake-a, fake-b, fake-broken")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--scale", "huge"), ("--jobs", "0")])
+def test_reproduce_bad_option(fake_registry: dict, tmp_path: Path, flag: str, value: str) -> None:
+    out = tmp_path / "results"
+    assert_user_error(invoke("reproduce", flag, value, "--out", out), flag)
+    assert not out.exists()

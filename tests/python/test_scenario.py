@@ -1,0 +1,132 @@
+"""Loading and checking scenarios: every mistake names the file, the field and the reason."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import dcsim
+from conftest import REPO, SMALL_TOML
+from dcsim import ScenarioError, _core
+from dcsim.scenario import long_flows, star, validate
+
+SCENARIO_FILES = sorted((REPO / "scenarios").rglob("*.toml"))
+
+
+def test_load_returns_the_file_as_a_dict(small_toml: Path, small: dict) -> None:
+    assert dcsim.load_scenario(small_toml) == small
+
+
+@pytest.mark.parametrize(
+    ("toml", "field", "reason"),
+    [
+        ("[sim\nseed = 1", "line 1, column 5", "invalid TOML"),
+        (SMALL_TOML + "\n[[flows]]\nsrc = 1\ndst = 9\n", "flows[2].dst", "host 9 does not exist"),
+        (SMALL_TOML.replace('cc = "dctcp"', 'cc = "cubic"'), "tcp.cc", "cubic"),
+        (
+            SMALL_TOML.replace("[tcp]", "[tcp]\nrto_mini_ms = 10"),
+            "tcp.rto_mini_ms",
+            "unknown field",
+        ),
+        (
+            SMALL_TOML + "\n[switch.buffer]\nkind = 'per_port'\nlimit_packets = 0\n",
+            "switch.buffer.limit_packets",
+            "at least 1",
+        ),
+        (
+            SMALL_TOML.replace("hosts = 3", "hosts = 3\nlink = { rate_gbps = -1.0 }"),
+            "topology.link.rate_gbps",
+            "-1",
+        ),
+        (SMALL_TOML.replace("duration_s = 0.02", "duration_s = nan"), "sim.duration_s", "finite"),
+        (
+            SMALL_TOML.replace("duration_s = 0.02", "duration_s = 1979-05-27"),
+            "sim.duration_s",
+            "invalid type",
+        ),
+    ],
+    ids=[
+        "syntax",
+        "no-such-host",
+        "unknown-cc",
+        "unknown-field",
+        "zero-buffer",
+        "negative-rate",
+        "nan",
+        "date",
+    ],
+)
+def test_bad_file_names_file_field_and_reason(
+    tmp_path: Path, toml: str, field: str, reason: str
+) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(toml)
+    with pytest.raises(ScenarioError) as caught:
+        dcsim.load_scenario(path)
+    error = caught.value
+    assert error.source == str(path)
+    assert error.field == field
+    assert reason in error.reason
+    assert str(error) == f"{path}: {field}: {error.reason}"
+    assert "\n" not in str(error)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match="does not exist") as caught:
+        dcsim.load_scenario(tmp_path / "missing.toml")
+    assert caught.value.source.endswith("missing.toml")
+
+
+def test_directory_is_not_a_scenario(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match="cannot read"):
+        dcsim.load_scenario(tmp_path)
+
+
+def test_top_level_problem_has_no_field(small: dict) -> None:
+    del small["topology"]
+    with pytest.raises(ScenarioError) as caught:
+        validate(small, "mine")
+    assert caught.value.field == ""
+    assert "topology" in str(caught.value)
+
+
+def test_dict_errors_name_the_scenario(small: dict) -> None:
+    small["flows"][0]["src"] = 7
+    with pytest.raises(ScenarioError, match=r"^small: flows\[0\]\.src: host 7"):
+        dcsim.run(small)
+
+
+def test_error_survives_pickling_for_worker_processes() -> None:
+    error = ScenarioError("a.toml", "tcp.cc", "unknown variant")
+    copy = pickle.loads(pickle.dumps(error))
+    assert (copy.source, copy.field, copy.reason) == ("a.toml", "tcp.cc", "unknown variant")
+    assert str(copy) == str(error)
+
+
+def test_helpers_build_a_valid_scenario() -> None:
+    scenario = star(4, rate_gbps=10, delay_us=10)
+    scenario["flows"] = long_flows([1, 2, 3], dst=0, cc="dctcp") + long_flows([0], dst=1)
+    validate(scenario)
+    assert scenario["flows"][0] == {"src": 1, "dst": 0, "cc": "dctcp"}
+    assert scenario["flows"][3] == {"src": 0, "dst": 1}
+
+
+def test_schema_file_is_generated_from_the_engine() -> None:
+    committed = json.loads((REPO / "schema" / "scenario.schema.json").read_text())
+    assert committed == json.loads(_core.scenario_schema()), (
+        "run `make schema` and commit the result"
+    )
+
+
+def test_scenario_files_exist() -> None:
+    assert {p.name for p in SCENARIO_FILES} >= {"dctcp-2flows.toml", "tcp-2flows.toml"}
+
+
+@pytest.mark.parametrize("path", SCENARIO_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_scenario_file_is_valid(path: Path) -> None:
+    scenario = dcsim.load_scenario(path)
+    jsonschema.validate(scenario, json.loads(_core.scenario_schema()))
