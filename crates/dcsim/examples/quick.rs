@@ -32,7 +32,7 @@ fn main() {
             f.srtt_s * 1e6
         );
     }
-    for p in r.ports.iter().filter(|p| p.sent_packets > 0 && p.is_switch) {
+    for p in r.ports.iter().filter(|p| p.sent_packets > 0) {
         println!(
             "port {} sent {} drops {}+{} marks {} max {} pk mean {:.1} pk util {:.3}",
             p.name, p.sent_packets, p.drops_buffer, p.drops_aqm, p.marks, p.max_packets, p.mean_packets, p.utilization

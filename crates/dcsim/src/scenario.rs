@@ -208,6 +208,11 @@ pub struct HostConfig {
     /// NIC transmit queue, packets (FIFO serialised at the NIC rate). 1000 = Linux's default
     /// `txqueuelen` [EXT].
     pub nic_queue_packets: u32,
+    /// Each packet a host sends waits a random time, uniform in [0, tx_jitter_us], before
+    /// its NIC may start it (order is kept). Real hosts' timing noise; without it, senders
+    /// with equal paths stay phase-locked and one can lose every same-instant race for the
+    /// last buffer slot (Floyd & Jacobson's "phase effects"). 0 = perfectly regular hosts.
+    pub tx_jitter_us: f64,
     /// Segmentation offload burst: the sender waits until it may send this many segments
     /// and sends them back to back (0 = off). 30-40 mimics the 10G hosts (DCTCP paper §3.5).
     pub offload_burst_segments: u32,
@@ -216,7 +221,8 @@ pub struct HostConfig {
 impl Default for HostConfig {
     fn default() -> Self {
         Self {
-            nic_queue_packets: 10_000,
+            nic_queue_packets: 1000,
+            tx_jitter_us: 1.0,
             offload_burst_segments: 0,
         }
     }
@@ -301,6 +307,9 @@ pub struct TcpConfig {
     pub dctcp_min_cwnd_segments: u32,
     pub dctcp_receiver: DctcpReceiver,
     pub ect_on_control: EctOnControl,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery; off = NewReno recovery (RFC 6582). Both
+    /// papers' baselines were "NewReno with SACK" (DCTCP §4, ICTCP §VII).
+    pub sack: bool,
     /// RFC 5681 §4.1: restart from the initial window after an idle period longer than the RTO.
     pub slow_start_after_idle: bool,
 }
@@ -324,6 +333,7 @@ impl Default for TcpConfig {
             dctcp_min_cwnd_segments: 2,
             dctcp_receiver: DctcpReceiver::Paper,
             ect_on_control: EctOnControl::Auto,
+            sack: true,
             slow_start_after_idle: true,
         }
     }
@@ -508,6 +518,9 @@ impl Scenario {
         }
         if let AqmConfig::Threshold { k_packets: Some(0), .. } = &self.switch.aqm {
             // K = 0 is legal (mark whenever anything is queued).
+        }
+        if !(self.host.tx_jitter_us.is_finite() && self.host.tx_jitter_us >= 0.0) {
+            return err("host.tx_jitter_us", format!("must be >= 0, got {}", self.host.tx_jitter_us));
         }
         if self.host.nic_queue_packets == 0 {
             return err("host.nic_queue_packets", "must be at least 1".to_string());

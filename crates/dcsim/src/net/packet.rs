@@ -40,6 +40,9 @@ pub struct Packet {
     /// RFC 7323 timestamps, in simulated ps (the model's clock is exact).
     pub ts_val: Ps,
     pub ts_ecr: Ps,
+    /// SACK blocks (RFC 2018) as [start, end) offsets from `ack`; the first `sack_blocks` count.
+    pub sack: [(u32, u32); 3],
+    pub sack_blocks: u8,
 }
 
 impl Packet {

@@ -3,6 +3,9 @@
 
 use std::collections::VecDeque;
 
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
 use super::aqm::{Aqm, Verdict};
 use super::packet::{Ecn, Packet};
 use crate::units::{Ps, Rate};
@@ -59,6 +62,8 @@ pub struct Port {
     /// Packets admitted and not yet at the peer, with their arrival times (the link is FIFO).
     wire: VecDeque<(Ps, Packet)>,
     last_change: Ps,
+    /// Host timing noise: a random wait in [0, jitter] before a packet may start.
+    jitter: Option<(Ps, ChaCha8Rng)>,
     pub counters: PortCounters,
 }
 
@@ -104,11 +109,18 @@ impl Port {
             free_at: 0,
             wire: VecDeque::with_capacity(64),
             last_change: 0,
+            jitter: None,
             counters: PortCounters {
                 occupancy_ps: vec![0; 64],
                 ..Default::default()
             },
         }
+    }
+
+    /// Makes each admitted packet wait a random time in [0, max] before it may start.
+    pub fn with_jitter(mut self, max: Ps, rng: ChaCha8Rng) -> Self {
+        self.jitter = (max > 0).then_some((max, rng));
+        self
     }
 
     /// Packets in the buffer at `now`, including the one being serialised.
@@ -196,7 +208,11 @@ impl Port {
             }
         }
         self.account(now, window_start);
-        let start = now.max(self.free_at);
+        let ready = match &mut self.jitter {
+            Some((max, rng)) => now + rng.gen_range(0..=*max),
+            None => now,
+        };
+        let start = ready.max(self.free_at);
         let end = start + self.rate.tx_time(pkt.size as u64 + self.framing as u64);
         self.free_at = end;
         self.buffer.push_back(Held {

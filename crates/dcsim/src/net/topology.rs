@@ -16,6 +16,12 @@ use crate::units::{ps_from_us, Rate};
 pub const RNG_STREAM_FLOW_START: u64 = 1;
 pub const RNG_STREAM_PORT_BASE: u64 = 1_000;
 
+fn port_rng(seed: u64, port: u32) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(RNG_STREAM_PORT_BASE + port as u64);
+    rng
+}
+
 #[derive(Debug)]
 pub struct Node {
     pub name: String,
@@ -145,8 +151,7 @@ impl Builder<'_> {
                 ecn,
                 gentle,
             } => {
-                let mut rng = ChaCha8Rng::seed_from_u64(self.s.sim.seed);
-                rng.set_stream(RNG_STREAM_PORT_BASE + id as u64);
+                let rng = port_rng(self.s.sim.seed, id);
                 let typical = rate.tx_time((self.s.tcp.mss + self.s.tcp.header_bytes + framing) as u64);
                 Aqm::Red(Box::new(Red::new(
                     *min_th,
@@ -181,9 +186,9 @@ impl Builder<'_> {
         let nic = self.net.ports.len() as u32;
         let name = format!("h{h}->{}", self.net.nodes[sw as usize].name);
         let limit = self.s.host.nic_queue_packets;
-        self.net
-            .ports
-            .push(Port::new(name, h, sw, false, rate, delay, framing, limit, u64::MAX, Aqm::DropTail));
+        let jitter = ps_from_us(self.s.host.tx_jitter_us);
+        let port = Port::new(name, h, sw, false, rate, delay, framing, limit, u64::MAX, Aqm::DropTail);
+        self.net.ports.push(port.with_jitter(jitter, port_rng(self.s.sim.seed, nic)));
         self.net.host_port[h as usize] = nic;
         let hosts = self.net.host_port.len();
         self.net.nodes[h as usize].route = vec![nic; hosts];

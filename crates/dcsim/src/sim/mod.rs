@@ -105,6 +105,7 @@ impl Simulation {
                 dctcp_receiver: (cc == CcKind::Dctcp).then_some(t.dctcp_receiver),
                 slow_start_after_idle: t.slow_start_after_idle,
                 offload_burst_segments: s.host.offload_burst_segments,
+                sack: t.sack,
             };
             let min_cwnd = (t.dctcp_min_cwnd_segments * t.mss) as f64;
             let rtt = RttEstimator::new(params.rto_min, params.rto_initial, params.rto_max, params.timer_tick);

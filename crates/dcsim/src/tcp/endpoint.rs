@@ -6,6 +6,7 @@
 //! Sequence space: the SYN takes sequence number 0, data starts at 1.
 
 use super::cc::{AckSample, Cc, Window};
+use super::ranges::RangeSet;
 use super::rtt::RttEstimator;
 use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, SYN};
 use crate::scenario::DctcpReceiver;
@@ -30,6 +31,8 @@ pub struct TcpParams {
     pub dctcp_receiver: Option<DctcpReceiver>,
     pub slow_start_after_idle: bool,
     pub offload_burst_segments: u32,
+    /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery (RFC 6675).
+    pub sack: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,8 +77,13 @@ pub struct Endpoint {
     ecn_ok: bool,
     dupacks: u32,
     in_recovery: bool,
-    /// RFC 6582 `recover`: highest sequence sent when loss recovery began.
+    /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: highest sequence sent when loss
+    /// recovery began.
     recover: u64,
+    /// RFC 6675 scoreboard: bytes above snd_una the receiver has SACKed.
+    sacked: RangeSet,
+    /// RFC 6675 `HighRxt`: end of the highest retransmission in this recovery.
+    high_rxt: u64,
     /// M9: no further window reduction until snd_una passes this.
     cwr_guard: u64,
     send_cwr: bool,
@@ -86,9 +94,10 @@ pub struct Endpoint {
     pub rto_deadline: Option<Ps>,
     // ---- receiver ----
     pub rcv_nxt: u64,
-    /// Out-of-order ranges [start, end), sorted, disjoint.
-    ooo: Vec<(u64, u64)>,
-    ooo_bytes: u64,
+    /// Out-of-order data held for reassembly.
+    ooo: RangeSet,
+    /// The most recent out-of-order segment's start: its block is reported first (RFC 2018).
+    last_ooo: u64,
     unacked_segments: u32,
     pub delack_deadline: Option<Ps>,
     /// DCTCP receiver: CE bit of the last data segment (Fig. 10 state).
@@ -125,6 +134,8 @@ impl Endpoint {
             dupacks: 0,
             in_recovery: false,
             recover: 0,
+            sacked: RangeSet::default(),
+            high_rxt: 0,
             cwr_guard: 0,
             send_cwr: false,
             peer_rwnd: rcv_buffer,
@@ -133,8 +144,8 @@ impl Endpoint {
             rtt,
             rto_deadline: None,
             rcv_nxt: 0,
-            ooo: Vec::new(),
-            ooo_bytes: 0,
+            ooo: RangeSet::default(),
+            last_ooo: 0,
             unacked_segments: 0,
             delack_deadline: None,
             ce_state: false,
@@ -160,7 +171,7 @@ impl Endpoint {
     }
 
     fn advertised_window(&self) -> u64 {
-        self.p.rcv_buffer.saturating_sub(self.ooo_bytes)
+        self.p.rcv_buffer.saturating_sub(self.ooo.bytes())
     }
 
     fn echo_ece(&self) -> bool {
@@ -171,6 +182,26 @@ impl Endpoint {
     }
 
     fn segment(&self, now: Ps, flags: u8, seq: u64, len: u32, ecn: Ecn) -> Packet {
+        let mut sack = [(0u32, 0u32); 3];
+        let mut sack_blocks = 0u8;
+        if self.p.sack && !self.ooo.is_empty() {
+            // RFC 2018 §4: the block holding the most recent segment first, then the others
+            // from the highest down.
+            let ranges = self.ooo.ranges();
+            let first = ranges.iter().position(|&(a, b)| a <= self.last_ooo && self.last_ooo < b);
+            let order = first.into_iter().chain((0..ranges.len()).rev().filter(|&i| Some(i) != first));
+            for i in order.take(3) {
+                let (a, b) = ranges[i];
+                sack[sack_blocks as usize] = ((a - self.rcv_nxt) as u32, (b - self.rcv_nxt) as u32);
+                sack_blocks += 1;
+            }
+        }
+        // The SACK option: 2 bytes + 8 per block, padded to 4 (RFC 2018 §3).
+        let option_bytes = if sack_blocks > 0 {
+            (2 + 8 * sack_blocks as u32).div_ceil(4) * 4
+        } else {
+            0
+        };
         Packet {
             conn: self.conn,
             dst: self.peer_host,
@@ -178,12 +209,14 @@ impl Endpoint {
             flags,
             ecn,
             len,
-            size: len + self.p.header_bytes,
+            size: len + self.p.header_bytes + option_bytes,
             seq,
             ack: self.rcv_nxt,
             rwnd: self.advertised_window(),
             ts_val: now + TS_OFFSET,
             ts_ecr: self.ts_recent,
+            sack,
+            sack_blocks,
         }
     }
 
@@ -312,11 +345,18 @@ impl Endpoint {
             self.counters.ece_acks += 1;
         }
         let mss = self.mss();
+        if self.p.sack {
+            for &(a, b) in &pkt.sack[..pkt.sack_blocks as usize] {
+                let (a, b) = (ack + a as u64, (ack + b as u64).min(self.snd_max));
+                self.sacked.insert(a.max(self.snd_una), b);
+            }
+        }
         if ack > self.snd_una {
             let newly = ack - self.snd_una;
             self.take_rtt_sample(now, pkt);
             self.rtt.backoff = 0;
             self.snd_una = ack;
+            self.sacked.remove_below(ack);
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una; // after go-back-N, skip what the peer already has
             }
@@ -333,7 +373,7 @@ impl Endpoint {
                     self.dupacks = 0;
                     let flight = (self.snd_max - self.snd_una) as f64;
                     self.win.cwnd = self.win.ssthresh.min(flight + mss).max(mss);
-                } else {
+                } else if !self.p.sack {
                     // Partial ACK: retransmit the next hole, deflate by the amount acked, add
                     // back one SMSS, and restart the timer (RFC 6582 §3.2 step 3).
                     self.retransmit_head(now, out);
@@ -355,8 +395,10 @@ impl Endpoint {
             }
             self.dupacks += 1;
             if self.in_recovery {
-                self.win.cwnd += mss; // inflate: a segment has left the network
-            } else if self.dupacks == 3 && self.snd_una > self.recover {
+                if !self.p.sack {
+                    self.win.cwnd += mss; // inflate: a segment has left the network
+                }
+            } else if (self.dupacks >= 3 || (self.p.sack && self.is_lost(self.snd_una))) && self.snd_una > self.recover {
                 self.enter_fast_recovery(now, out);
             }
         }
@@ -376,12 +418,17 @@ impl Endpoint {
         }
     }
 
-    /// Three duplicate ACKs: RFC 6582 §3.2 step 2.
+    /// Three duplicate ACKs: RFC 6582 §3.2 step 2, or RFC 6675 §5 step 4 with SACK.
     fn enter_fast_recovery(&mut self, now: Ps, out: &mut Vec<Packet>) {
         let mss = self.mss();
         let flight = (self.snd_max - self.snd_una) as f64;
         self.win.ssthresh = (flight / 2.0).max(2.0 * mss);
-        self.win.cwnd = self.win.ssthresh + 3.0 * mss;
+        if self.p.sack {
+            self.win.cwnd = self.win.ssthresh; // RFC 6675: no inflation, the pipe is counted
+            self.high_rxt = self.snd_una;
+        } else {
+            self.win.cwnd = self.win.ssthresh + 3.0 * mss;
+        }
         self.recover = self.snd_max;
         self.cwr_guard = self.snd_max; // one reduction per window, loss or ECN (M9)
         self.in_recovery = true;
@@ -391,16 +438,114 @@ impl Endpoint {
     }
 
     fn retransmit_head(&mut self, now: Ps, out: &mut Vec<Packet>) {
-        let len = (self.snd_max - self.snd_una).min(self.p.mss as u64) as u32;
-        if len == 0 {
-            return;
+        let end = self.sacked.ranges().first().map_or(self.snd_max, |&(a, _)| a).min(self.snd_max);
+        let len = end.saturating_sub(self.snd_una).min(self.p.mss as u64) as u32;
+        if len > 0 {
+            self.retransmit(now, self.snd_una, len, out);
         }
+    }
+
+    fn retransmit(&mut self, now: Ps, seq: u64, len: u32, out: &mut Vec<Packet>) {
         let flags = ACK | if self.echo_ece() { ECE } else { 0 };
-        let pkt = self.segment(now, flags, self.snd_una, len, self.control_ecn());
+        let pkt = self.segment(now, flags, seq, len, self.control_ecn());
         out.push(pkt);
+        self.high_rxt = self.high_rxt.max(seq + len as u64);
         self.counters.retransmits += 1;
         self.counters.data_packets_sent += 1;
         self.last_send = Some(now);
+    }
+
+    /// Visits the un-SACKed holes in [snd_una, snd_max) in order as (start, end, lost),
+    /// until `f` returns false. RFC 6675 IsLost: a hole is lost when more than
+    /// (DupThresh − 1)·SMSS bytes, or DupThresh discontiguous blocks, are SACKed above it.
+    fn for_each_hole(&self, mut f: impl FnMut(u64, u64, bool) -> bool) {
+        let ranges = self.sacked.ranges();
+        let mut after = self.sacked.bytes();
+        let mut start = self.snd_una;
+        for (i, &(a, b)) in ranges.iter().enumerate() {
+            let lost = after > 2 * self.p.mss as u64 || ranges.len() - i >= 3;
+            if a > start && !f(start, a, lost) {
+                return;
+            }
+            after -= b - a;
+            start = b;
+        }
+        if self.snd_max > start {
+            f(start, self.snd_max, false);
+        }
+    }
+
+    /// RFC 6675 SetPipe: un-SACKed bytes not deemed lost, plus those retransmitted.
+    fn pipe(&self) -> u64 {
+        let mut pipe = 0;
+        self.for_each_hole(|a, b, lost| {
+            if !lost {
+                pipe += b - a;
+            }
+            if self.high_rxt > a {
+                pipe += self.high_rxt.min(b) - a;
+            }
+            true
+        });
+        pipe
+    }
+
+    /// RFC 6675 NextSeg rules 1 and 3: the first un-SACKed range above HighRxt and below the
+    /// highest SACKed byte, lost holes before the others.
+    fn next_retransmission(&self) -> Option<(u64, u32)> {
+        let highest_sacked = self.sacked.highest()?;
+        let mut found: [Option<(u64, u32)>; 2] = [None, None];
+        self.for_each_hole(|a, b, lost| {
+            let from = a.max(self.high_rxt);
+            let to = b.min(highest_sacked);
+            if from < to {
+                let slot = &mut found[if lost { 0 } else { 1 }];
+                if slot.is_none() {
+                    *slot = Some((from, (to - from).min(self.p.mss as u64) as u32));
+                }
+            }
+            found[0].is_none()
+        });
+        found[0].or(found[1])
+    }
+
+    /// Sending during SACK recovery (RFC 6675 §5 step C): while cwnd − pipe ≥ 1 SMSS, send
+    /// NextSeg: a lost hole, else new data, else another un-SACKed hole.
+    fn send_in_sack_recovery(&mut self, now: Ps, out: &mut Vec<Packet>) {
+        let mss = self.p.mss as u64;
+        loop {
+            let cwnd = self.win.cwnd as u64;
+            if cwnd < self.pipe() + mss {
+                return;
+            }
+            let rule1 = self.next_retransmission().filter(|&(seq, _)| self.is_lost(seq));
+            if let Some((seq, len)) = rule1 {
+                self.retransmit(now, seq, len, out);
+                continue;
+            }
+            let flight = self.snd_nxt - self.snd_una;
+            if self.snd_nxt < self.app_end && flight + mss <= self.peer_rwnd {
+                let len = (self.app_end - self.snd_nxt).min(mss) as u32;
+                self.send_data(now, len, true, out);
+                continue;
+            }
+            match self.next_retransmission() {
+                Some((seq, len)) => self.retransmit(now, seq, len, out),
+                None => return,
+            }
+        }
+    }
+
+    fn is_lost(&self, seq: u64) -> bool {
+        let mut lost = false;
+        self.for_each_hole(|a, b, l| {
+            if a <= seq && seq < b {
+                lost = l;
+                return false;
+            }
+            true
+        });
+        lost
     }
 
     /// Sends what cwnd, the peer's window and the application allow.
@@ -418,7 +563,30 @@ impl Endpoint {
                 }
             }
         }
+        if self.p.sack && self.in_recovery {
+            self.send_in_sack_recovery(now, out);
+            return;
+        }
+        // Segmentation offload (M10): once the window has room for a whole burst (or for all
+        // that is left to send), send back to back; until then, hold new data.
+        let burst = self.p.offload_burst_segments as u64;
+        if burst > 0 && self.snd_nxt >= self.snd_max && self.snd_nxt > self.snd_una {
+            let wnd = (self.win.cwnd as u64).min(self.peer_rwnd);
+            let room = wnd.saturating_sub(self.snd_nxt - self.snd_una);
+            let want = (burst * mss).min(self.app_end.saturating_sub(self.snd_nxt)).min(wnd);
+            if room < want {
+                self.cwnd_limited = true;
+                return;
+            }
+        }
         loop {
+            if self.p.sack && self.snd_nxt < self.snd_max {
+                // Going back after a timeout: skip what the receiver has SACKed.
+                if let Some(end) = self.sacked.end_of_range_containing(self.snd_nxt) {
+                    self.snd_nxt = end.min(self.snd_max);
+                    continue;
+                }
+            }
             if self.snd_nxt >= self.app_end {
                 self.cwnd_limited = false;
                 return;
@@ -436,16 +604,6 @@ impl Endpoint {
                 }
             }
             let new_data = self.snd_nxt >= self.snd_max;
-            let burst = self.p.offload_burst_segments as u64;
-            if burst > 0 && new_data && flight > 0 {
-                // Segmentation offload (M10): wait until a whole burst fits, then send it
-                // back to back.
-                let want = (burst * mss).min(self.app_end - self.snd_nxt);
-                if wnd - flight < want {
-                    self.cwnd_limited = true;
-                    return;
-                }
-            }
             self.send_data(now, len as u32, new_data, out);
         }
     }
@@ -520,7 +678,8 @@ impl Endpoint {
             return;
         }
         if start > self.rcv_nxt {
-            self.insert_out_of_order(start, end);
+            self.ooo.insert(start, end);
+            self.last_ooo = start;
             self.send_ack(now, self.echo_ece(), out); // RFC 5681 §4.2: dup ACK at once
             return;
         }
@@ -530,14 +689,12 @@ impl Endpoint {
         let filled_hole = !self.ooo.is_empty();
         let before = self.rcv_nxt;
         self.rcv_nxt = end;
-        while let Some(&(s, e)) = self.ooo.first() {
-            if s > self.rcv_nxt {
-                break;
+        if let Some(&(s, e)) = self.ooo.ranges().first() {
+            if s <= self.rcv_nxt {
+                self.rcv_nxt = self.rcv_nxt.max(e);
             }
-            self.rcv_nxt = self.rcv_nxt.max(e);
-            self.ooo_bytes -= e - s;
-            self.ooo.remove(0);
         }
+        self.ooo.remove_below(self.rcv_nxt);
         self.delivered += self.rcv_nxt - before;
         self.unacked_segments += 1;
         if filled_hole || pkt.has(PSH) || linux_extra_ack || self.unacked_segments >= self.p.delack_segments {
@@ -545,28 +702,6 @@ impl Endpoint {
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.p.delack_timeout);
         }
-    }
-
-    fn insert_out_of_order(&mut self, start: u64, end: u64) {
-        // Keep disjoint sorted ranges; merge overlaps (segments are retransmitted whole).
-        let mut s = start;
-        let mut e = end;
-        let mut i = 0;
-        while i < self.ooo.len() {
-            let (a, b) = self.ooo[i];
-            if b < s {
-                i += 1;
-            } else if a > e {
-                break;
-            } else {
-                s = s.min(a);
-                e = e.max(b);
-                self.ooo_bytes -= b - a;
-                self.ooo.remove(i);
-            }
-        }
-        self.ooo.insert(i, (s, e));
-        self.ooo_bytes += e - s;
     }
 
     fn send_ack(&mut self, now: Ps, ece: bool, out: &mut Vec<Packet>) {

@@ -2,6 +2,7 @@
 
 pub mod cc;
 pub mod endpoint;
+pub mod ranges;
 pub mod rtt;
 
 pub use endpoint::{Endpoint, State, TcpParams};
