@@ -6,15 +6,15 @@ use std::collections::BinaryHeap;
 
 use crate::units::Ps;
 
+/// `key` = time << 64 | sequence: one integer comparison orders by time, then FIFO.
 struct Entry<E> {
-    time: Ps,
-    seq: u64,
+    key: u128,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -26,7 +26,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     fn cmp(&self, other: &Self) -> Ordering {
         // BinaryHeap is a max-heap: reverse so the earliest (then first-scheduled) pops first.
-        other.time.cmp(&self.time).then_with(|| other.seq.cmp(&self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -48,15 +48,18 @@ impl<E> Calendar<E> {
     pub fn schedule(&mut self, time: Ps, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        self.heap.push(Entry {
+            key: (time as u128) << 64 | seq as u128,
+            event,
+        });
     }
 
     pub fn pop(&mut self) -> Option<(Ps, E)> {
-        self.heap.pop().map(|e| (e.time, e.event))
+        self.heap.pop().map(|e| ((e.key >> 64) as Ps, e.event))
     }
 
     pub fn peek_time(&self) -> Option<Ps> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|e| (e.key >> 64) as Ps)
     }
 
     pub fn len(&self) -> usize {
