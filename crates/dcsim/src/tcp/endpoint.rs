@@ -96,8 +96,9 @@ pub struct Endpoint {
     pub rcv_nxt: u64,
     /// Out-of-order data held for reassembly.
     ooo: RangeSet,
-    /// The most recent out-of-order segment's start: its block is reported first (RFC 2018).
-    last_ooo: u64,
+    /// Starts of the most recent out-of-order segments, newest first: RFC 2018 §4 reports
+    /// the block of the newest first, then repeats the most recently reported blocks.
+    sack_recent: [u64; 4],
     unacked_segments: u32,
     pub delack_deadline: Option<Ps>,
     /// DCTCP receiver: CE bit of the last data segment (Fig. 10 state).
@@ -145,7 +146,7 @@ impl Endpoint {
             rto_deadline: None,
             rcv_nxt: 0,
             ooo: RangeSet::default(),
-            last_ooo: 0,
+            sack_recent: [0; 4],
             unacked_segments: 0,
             delack_deadline: None,
             ce_state: false,
@@ -185,15 +186,24 @@ impl Endpoint {
         let mut sack = [(0u32, 0u32); 3];
         let mut sack_blocks = 0u8;
         if self.p.sack && !self.ooo.is_empty() {
-            // RFC 2018 §4: the block holding the most recent segment first, then the others
-            // from the highest down.
+            // RFC 2018 §4: the block holding the most recent segment first, then the most
+            // recently reported blocks, then any others (highest first), each block once.
             let ranges = self.ooo.ranges();
-            let first = ranges.iter().position(|&(a, b)| a <= self.last_ooo && self.last_ooo < b);
-            let order = first.into_iter().chain((0..ranges.len()).rev().filter(|&i| Some(i) != first));
-            for i in order.take(3) {
-                let (a, b) = ranges[i];
-                sack[sack_blocks as usize] = ((a - self.rcv_nxt) as u32, (b - self.rcv_nxt) as u32);
-                sack_blocks += 1;
+            let recent = self
+                .sack_recent
+                .iter()
+                .filter_map(|&seq| ranges.iter().position(|&(a, b)| a <= seq && seq < b));
+            let mut chosen = [usize::MAX; 3];
+            for i in recent.chain((0..ranges.len()).rev()) {
+                if sack_blocks == 3 {
+                    break;
+                }
+                if !chosen.contains(&i) {
+                    chosen[sack_blocks as usize] = i;
+                    let (a, b) = ranges[i];
+                    sack[sack_blocks as usize] = ((a - self.rcv_nxt) as u32, (b - self.rcv_nxt) as u32);
+                    sack_blocks += 1;
+                }
             }
         }
         // The SACK option: 2 bytes + 8 per block, padded to 4 (RFC 2018 §3).
@@ -305,7 +315,9 @@ impl Endpoint {
             }
             State::SynRcvd => {
                 if pkt.has(SYN) && !pkt.has(ACK) {
-                    self.send_syn_ack(now, out); // our SYN-ACK was lost: the peer retried
+                    // Our SYN-ACK was lost and the peer retried: echo the new SYN's timestamp.
+                    self.ts_recent = pkt.ts_val;
+                    self.send_syn_ack(now, out);
                 } else if pkt.has(ACK) && pkt.ack >= 1 {
                     self.become_established(now, pkt);
                     self.on_established_segment(now, pkt, out);
@@ -368,11 +380,11 @@ impl Endpoint {
             });
             if self.in_recovery {
                 if ack >= self.recover {
-                    // RFC 6582 §3.2 step 3, full ACK: cwnd = min(ssthresh, FlightSize + SMSS).
+                    // RFC 6582 §3.2 step 3, full ACK: cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
                     self.in_recovery = false;
                     self.dupacks = 0;
                     let flight = (self.snd_max - self.snd_una) as f64;
-                    self.win.cwnd = self.win.ssthresh.min(flight + mss).max(mss);
+                    self.win.cwnd = self.win.ssthresh.min(flight.max(mss) + mss);
                 } else if !self.p.sack {
                     // Partial ACK: retransmit the next hole, deflate by the amount acked, add
                     // back one SMSS, and restart the timer (RFC 6582 §3.2 step 3).
@@ -398,7 +410,7 @@ impl Endpoint {
                 if !self.p.sack {
                     self.win.cwnd += mss; // inflate: a segment has left the network
                 }
-            } else if (self.dupacks >= 3 || (self.p.sack && self.is_lost(self.snd_una))) && self.snd_una > self.recover {
+            } else if (self.dupacks >= 3 || (self.p.sack && self.is_lost(self.snd_una))) && self.snd_una >= self.recover {
                 self.enter_fast_recovery(now, out);
             }
         }
@@ -679,7 +691,8 @@ impl Endpoint {
         }
         if start > self.rcv_nxt {
             self.ooo.insert(start, end);
-            self.last_ooo = start;
+            self.sack_recent.rotate_right(1);
+            self.sack_recent[0] = start;
             self.send_ack(now, self.echo_ece(), out); // RFC 5681 §4.2: dup ACK at once
             return;
         }
