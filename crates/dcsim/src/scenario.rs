@@ -579,7 +579,7 @@ impl Scenario {
                 return err(&field("start_jitter_us"), format!("must be >= 0, got {}", f.start_jitter_us));
             }
             if let Some(stop) = f.stop_s {
-                if !(stop > f.start_s) {
+                if stop.is_nan() || stop <= f.start_s {
                     return err(&field("stop_s"), format!("must be after start_s, got {stop}"));
                 }
             }

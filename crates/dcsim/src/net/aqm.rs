@@ -79,6 +79,7 @@ pub struct Red {
 }
 
 impl Red {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(min_th: f64, max_th: f64, max_p: f64, weight_log2: u32, ecn: bool, gentle: bool, typical_tx: Ps, rng: ChaCha8Rng) -> Self {
         Red {
             min_th,
@@ -113,8 +114,8 @@ impl Red {
         match idle_since {
             Some(since) if occupancy == 0 => {
                 let m = (now.saturating_sub(since) / self.typical_tx) as i32;
-                self.avg *= (1.0 - self.w_q).powi(m);
-                self.avg = (1.0 - self.w_q) * self.avg;
+                // m idle "arrivals" plus this one, all seeing an empty queue.
+                self.avg *= (1.0 - self.w_q).powi(m + 1);
             }
             _ => self.avg = (1.0 - self.w_q) * self.avg + self.w_q * occupancy as f64,
         }

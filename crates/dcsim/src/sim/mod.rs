@@ -330,7 +330,7 @@ impl Simulation {
         for (kind, deadline) in [(TIMER_RTO, ep.rto_deadline), (TIMER_DELACK, ep.delack_deadline)] {
             if let Some(d) = deadline {
                 let pending = &mut conn.timer_event[e as usize][kind];
-                if pending.map_or(true, |t| t > d) {
+                if pending.is_none_or(|t| t > d) {
                     *pending = Some(d);
                     let ev = if kind == TIMER_RTO {
                         Event::Rto(c, e)

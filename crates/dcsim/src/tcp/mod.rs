@@ -2,7 +2,13 @@
 
 pub mod cc;
 pub mod endpoint;
+#[cfg(test)]
+mod endpoint_tests;
 pub mod ranges;
 pub mod rtt;
+#[cfg(test)]
+mod sack_tests;
+#[cfg(test)]
+mod test_support;
 
 pub use endpoint::{Endpoint, State, TcpParams};

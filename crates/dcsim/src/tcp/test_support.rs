@@ -1,0 +1,75 @@
+//! Helpers shared by the `Endpoint` unit tests: constants, parameters, and a handshake
+//! between two ends driven by hand.
+
+use super::cc::Cc;
+use super::endpoint::{Endpoint, State, TcpParams};
+use super::rtt::RttEstimator;
+use crate::net::packet::{Packet, ACK, SYN};
+use crate::scenario::{CcKind, DctcpReceiver};
+use crate::units::{Ps, PS_PER_MS, PS_PER_S, PS_PER_US};
+
+pub const MSS: u64 = 1460;
+pub const MSSF: f64 = 1460.0;
+pub const RCV_BUF: u64 = 8_000_000;
+/// IP + TCP header bytes of every segment.
+pub const HDR: u32 = 40;
+pub const US: Ps = PS_PER_US;
+pub const MS: Ps = PS_PER_MS;
+
+/// Sequence number at the start of 1-based segment `i`.
+pub fn seg(i: u64) -> u64 {
+    1 + (i - 1) * MSS
+}
+
+/// MSS 1460, 40 B headers, IW 10, RTO_min 10 ms, delayed ACKs every 2 segments or 40 ms;
+/// DCTCP ends mark every packet ECT and run the paper's receiver machine.
+pub fn params(cc: CcKind, sack: bool) -> TcpParams {
+    TcpParams {
+        mss: MSS as u32,
+        header_bytes: HDR,
+        init_cwnd_segments: 10,
+        rto_min: 10 * MS,
+        rto_initial: PS_PER_S,
+        rto_max: 60 * PS_PER_S,
+        timer_tick: 0,
+        delack_segments: 2,
+        delack_timeout: 40 * MS,
+        rcv_buffer: RCV_BUF,
+        ect_on_control: cc == CcKind::Dctcp,
+        dctcp_receiver: (cc == CcKind::Dctcp).then_some(DctcpReceiver::Paper),
+        slow_start_after_idle: false,
+        offload_burst_segments: 0,
+        sack,
+    }
+}
+
+/// End 0 (host 0, opens the connection) or end 1 (host 1, listens).
+pub fn endpoint_with(p: TcpParams, cc: CcKind, alpha_init: f64, end: u8) -> Endpoint {
+    let rtt = RttEstimator::new(p.rto_min, p.rto_initial, p.rto_max, p.timer_tick);
+    let c = Cc::new(cc, 1.0 / 16.0, alpha_init, 2.0 * MSSF);
+    Endpoint::new(p, c, 0, end, 1 - end as u32, rtt)
+}
+
+/// Runs SYN (t=0) → SYN-ACK (50 µs) → ACK + data (100 µs) → ACK arrives (150 µs).
+/// Returns the data segments the sender emitted right after the SYN-ACK.
+pub fn establish(s: &mut Endpoint, r: &mut Endpoint) -> Vec<Packet> {
+    let mut out = Vec::new();
+    s.connect(0, &mut out);
+    assert_eq!(out.len(), 1, "connect emits exactly the SYN");
+    let syn = out.pop().unwrap();
+    r.on_segment(50 * US, &syn, &mut out);
+    assert_eq!(out.len(), 1, "the listener answers with exactly the SYN-ACK");
+    let synack = out.pop().unwrap();
+    s.on_segment(100 * US, &synack, &mut out);
+    assert!(!out.is_empty(), "the handshake ACK");
+    let hs_ack = out.remove(0);
+    assert_eq!(hs_ack.flags & (SYN | ACK), ACK);
+    assert_eq!(hs_ack.len, 0);
+    assert_eq!(hs_ack.sack_blocks, 0);
+    let data = std::mem::take(&mut out);
+    r.on_segment(150 * US, &hs_ack, &mut out);
+    assert!(out.is_empty(), "a pure handshake ACK is not answered");
+    assert_eq!(s.state, State::Established);
+    assert_eq!(r.state, State::Established);
+    data
+}

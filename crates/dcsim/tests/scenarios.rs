@@ -1,0 +1,308 @@
+//! Small end-to-end scenarios through the public API (`Scenario::from_toml` →
+//! `Simulation::run` → `Results`), each checked against numbers derived by hand from the
+//! link parameters. Each runs well under a second in release mode.
+
+use dcsim::results::PortStats;
+use dcsim::{Results, Scenario, Simulation};
+
+fn run(toml: &str) -> Results {
+    let s = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("scenario does not parse: {e}"));
+    Simulation::new(&s).expect("scenario builds").run()
+}
+
+fn port<'a>(r: &'a Results, name: &str) -> &'a PortStats {
+    r.ports.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("no port {name}"))
+}
+
+/// Time-weighted mean of the occupancy distribution, packets.
+fn hist_mean(h: &[f64]) -> f64 {
+    let total: f64 = h.iter().sum();
+    h.iter().enumerate().map(|(n, t)| n as f64 * t).sum::<f64>() / total
+}
+
+/// Smallest n such that the queue held at most n packets for at least fraction q of the time.
+fn hist_quantile(h: &[f64], q: f64) -> usize {
+    let total: f64 = h.iter().sum();
+    let mut acc = 0.0;
+    for (n, t) in h.iter().enumerate() {
+        acc += t;
+        if acc >= q * total {
+            return n;
+        }
+    }
+    h.len() - 1
+}
+
+/// Goodput ceiling of a 1 Gbps link with 1460-B segments in 1500-B packets plus 38 B of
+/// Ethernet framing: 1e9 · 1460/1538 = 949.28 Mbps (the DCTCP paper's "0.95 Gbps").
+const GOODPUT_1G: f64 = 1e9 * 1460.0 / 1538.0;
+
+#[test]
+fn dctcp_two_flows_full_throughput_queue_near_k() {
+    // DCTCP paper Fig. 1 / Fig. 13 setup, N = 2 senders h1, h2 → h0 at 1 Gbps, K = 20, m = 2.
+    let r = run(r#"
+        [sim]
+        seed = 1
+        duration_s = 0.3
+        warmup_s = 0.1
+        [topology]
+        kind = "star"
+        hosts = 3
+        link = { rate_gbps = 1.0, delay_us = 25.0 }
+        [switch.aqm]
+        kind = "threshold"
+        k_packets = 20
+        [tcp]
+        cc = "dctcp"
+        delayed_ack_segments = 2
+        [[flows]]
+        src = 1
+        dst = 0
+        [[flows]]
+        src = 2
+        dst = 0
+    "#);
+    let (k, n) = (20.0, 2.0);
+    // Throughput. K = 20 ≫ C·RTT/7 ≈ 10/7 packets (eq. 13; C·RTT ≈ 125 µs / 12.3 µs per
+    // packet ≈ 10 packets), so the queue never drains and s0->h0 stays busy: goodput is the
+    // 949.28 Mbps ceiling. The only error is at the window edges: at most the ≈ K + N + C·RTT
+    // ≈ 32 packets in flight (47 KB ≈ 0.19 ms of line time over a 0.2 s window ≈ 0.1%), so
+    // ±1% is a generous margin that still catches one lost RTO_min or a 1% framing error.
+    let total: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
+    assert!(
+        (total - GOODPUT_1G).abs() <= 0.01 * GOODPUT_1G,
+        "total goodput {:.2} Mbps, expected {:.2} ± 1%",
+        total / 1e6,
+        GOODPUT_1G / 1e6
+    );
+    // Two identical flows share the link (DCTCP converges to fair share): each within 20% of
+    // half.
+    for f in &r.flows {
+        assert!(
+            (f.goodput_bps - GOODPUT_1G / 2.0).abs() <= 0.2 * GOODPUT_1G / 2.0,
+            "flow {} goodput {:.1} Mbps",
+            f.id,
+            f.goodput_bps / 1e6
+        );
+        assert_eq!(f.timeouts, 0, "flow {}", f.id);
+        assert_eq!(f.retransmits, 0, "flow {}", f.id);
+        assert!(f.ecn_reductions > 0, "flow {} never reacted to ECN", f.id);
+        assert!(f.final_alpha > 0.0 && f.final_alpha < 1.0, "alpha {}", f.final_alpha);
+    }
+    let q = port(&r, "s0->h0");
+    assert!(q.utilization > 0.99, "bottleneck utilisation {}", q.utilization);
+    assert!(q.marks > 0);
+    // Queue. §3.3: Q_max = K + N = 22, amplitude A ≈ ½√(2N(C·RTT + K)) ≈ ½√(4·30) ≈ 5.5, so
+    // the queue swings between ≈ 16.5 and 22 and its mean sits close to K. Band K ± (N + 5).
+    let mean = hist_mean(&q.occupancy_time_s);
+    assert!((mean - k).abs() <= n + 5.0, "mean queue {mean:.2} packets, K = {k}");
+    assert!((mean - q.mean_packets).abs() < 1e-6, "histogram mean vs reported mean_packets");
+    let p95 = hist_quantile(&q.occupancy_time_s, 0.95);
+    assert!(p95 as f64 <= k + n + 10.0, "p95 queue {p95} packets");
+    // Not drained either: the queue is above K/2 for 95% of the time.
+    let p05 = hist_quantile(&q.occupancy_time_s, 0.05);
+    assert!(p05 as f64 >= k / 2.0, "p5 queue {p05} packets");
+    // The histogram covers the measurement window exactly (0.3 − 0.1 s).
+    let covered: f64 = q.occupancy_time_s.iter().sum();
+    assert!((covered - 0.2).abs() < 1e-9, "histogram covers {covered} s");
+    for p in &r.ports {
+        assert_eq!(p.drops_buffer + p.drops_aqm, 0, "drops at {}", p.name);
+    }
+}
+
+#[test]
+fn newreno_two_flows_fill_a_100_packet_drop_tail_buffer() {
+    // Two NewReno flows into h0 over drop-tail with 100 packets per port. Two senders at
+    // 1 Gbps into one 1 Gbps port: slow start overshoots C·RTT + 100 packets within a few
+    // RTTs, so the queue hits the limit exactly (a 101st packet is never admitted) and packets
+    // are dropped at s0->h0 — and nowhere else: the other switch ports carry 40-B ACKs at most
+    // one per data packet. RTO_min = 10 ms so that losses are repaired within the 0.2 s run.
+    let r = run(r#"
+        [sim]
+        duration_s = 0.2
+        warmup_s = 0.05
+        [topology]
+        kind = "star"
+        hosts = 3
+        [switch.buffer]
+        kind = "per_port"
+        limit_packets = 100
+        [switch.aqm]
+        kind = "drop_tail"
+        [tcp]
+        cc = "newreno"
+        rto_min_ms = 10.0
+        [[flows]]
+        src = 1
+        dst = 0
+        [[flows]]
+        src = 2
+        dst = 0
+    "#);
+    let q = port(&r, "s0->h0");
+    assert_eq!(q.max_packets, 100, "the queue reaches but never exceeds the limit");
+    assert!(q.drops_buffer > 0, "no buffer drops");
+    assert_eq!(q.drops_aqm, 0);
+    assert_eq!(q.marks, 0, "drop-tail never marks");
+    assert_eq!(q.max_bytes, 100 * 1500, "100 full-size packets");
+    for p in r.ports.iter().filter(|p| p.is_switch && p.name != "s0->h0") {
+        assert_eq!(p.drops_buffer + p.drops_aqm, 0, "drops at {}", p.name);
+    }
+    // Every dropped data packet must eventually be resent (by fast retransmit or timeout).
+    let rtx: u64 = r.flows.iter().map(|f| f.retransmits).sum();
+    assert!(rtx > 0, "drops must cause retransmissions");
+    assert!(r.flows.iter().all(|f| f.ecn_reductions == 0 && f.ece_acks == 0));
+    // A 100-packet buffer is ≈ 10× C·RTT, so s0->h0 never idles after the first overflow.
+    let total: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
+    assert!(total > 0.98 * GOODPUT_1G, "total goodput {:.1} Mbps", total / 1e6);
+    assert!(q.utilization > 0.99, "utilisation {}", q.utilization);
+    // Drop-tail TCP keeps the queue far above DCTCP's K = 20.
+    assert!(q.mean_packets > 40.0, "mean queue {}", q.mean_packets);
+}
+
+const HANDSHAKE_SCENARIO: &str = r#"
+    [sim]
+    duration_s = 0.01
+    [topology]
+    kind = "star"
+    hosts = 4
+    host_links = [
+        { rate_gbps = 1.0, delay_us = 10.0 },
+        { rate_gbps = 1.0, delay_us = 25.0 },
+        { rate_gbps = 10.0, delay_us = 5.0 },
+        { rate_gbps = 0.1, delay_us = 40.0 },
+    ]
+    [[flows]]
+    src = 1
+    dst = 0
+    start_s = 0.0
+    bytes = 20000
+    [[flows]]
+    src = 2
+    dst = 0
+    start_s = 0.001
+    bytes = 20000
+    [[flows]]
+    src = 3
+    dst = 1
+    start_s = 0.002
+    bytes = 20000
+    [[flows]]
+    src = 0
+    dst = 2
+    start_s = 0.003
+    bytes = 20000
+"#;
+
+/// Hand-computed handshake times of `HANDSHAKE_SCENARIO`, seconds.
+///
+/// A SYN and a SYN-ACK are 0 + 40 B of headers + 38 B framing = 78 B on the wire: 624 ns at
+/// 1 Gbps, 62.4 ns at 10 Gbps, 6.24 µs at 0.1 Gbps. A flow a → b is established at the
+/// opener when the SYN has crossed a's link and b's link and the SYN-ACK b's and a's:
+///   RTT_hs = 2·(tx_a + d_a) + 2·(tx_b + d_b), with tx + d per host:
+///   h0: 1 Gbps, 10 µs → 10.624 µs;   h1: 1 Gbps, 25 µs → 25.624 µs;
+///   h2: 10 Gbps, 5 µs → 5.0624 µs;   h3: 0.1 Gbps, 40 µs → 46.24 µs.
+/// Flows start 1 ms apart and are small (20 KB, done within ≈ 0.5 ms), so every handshake
+/// meets empty queues.
+fn handshake_expectations() -> [f64; 4] {
+    let leg = [10.624e-6, 25.624e-6, 5.0624e-6, 46.24e-6];
+    [
+        2.0 * (leg[1] + leg[0]), // flow 1→0: 72.496 µs
+        2.0 * (leg[2] + leg[0]), // flow 2→0: 31.3728 µs
+        2.0 * (leg[3] + leg[1]), // flow 3→1: 143.728 µs
+        2.0 * (leg[0] + leg[2]), // flow 0→2: 31.3728 µs
+    ]
+}
+
+#[test]
+fn handshake_completes_one_rtt_after_start() {
+    // Perfectly regular hosts (no transmit jitter): the handshake takes exactly RTT_hs.
+    let toml = HANDSHAKE_SCENARIO.replacen("[[flows]]", "[host]\ntx_jitter_us = 0.0\n[[flows]]", 1);
+    let r = run(&toml);
+    assert_eq!(r.flows.len(), 4);
+    for (f, want) in r.flows.iter().zip(handshake_expectations()) {
+        assert!((f.start_s - f.id as f64 * 0.001).abs() < 1e-15, "flow {} start", f.id);
+        assert!(f.established_s > f.start_s, "flow {}", f.id);
+        let hs = f.established_s - f.start_s;
+        assert!(
+            (hs - want).abs() < 1e-11,
+            "flow {}: handshake took {:.6} µs, expected {:.6} µs",
+            f.id,
+            hs * 1e6,
+            want * 1e6
+        );
+        assert_eq!(f.syn_retries, 0);
+        // Data follows the handshake: all 20 KB arrive, after it.
+        assert_eq!(f.bytes_delivered, 20_000, "flow {}", f.id);
+        assert!(f.completion_s > f.established_s, "flow {}", f.id);
+    }
+}
+
+#[test]
+fn handshake_with_host_jitter_is_delayed_by_at_most_two_jitters() {
+    // Default hosts: each packet waits up to tx_jitter_us before its NIC starts it. The SYN
+    // waits once at the opener, the SYN-ACK once at the listener:
+    //   RTT_hs ≤ established − start ≤ RTT_hs + 2·tx_jitter_us.
+    let jitter = 3.0e-6;
+    let toml = HANDSHAKE_SCENARIO.replacen("[[flows]]", "[host]\ntx_jitter_us = 3.0\n[[flows]]", 1);
+    let r = run(&toml);
+    let mut delayed = 0;
+    for (f, want) in r.flows.iter().zip(handshake_expectations()) {
+        let hs = f.established_s - f.start_s;
+        assert!(hs >= want - 1e-11, "flow {}: {:.6} µs < {:.6} µs", f.id, hs * 1e6, want * 1e6);
+        assert!(hs <= want + 2.0 * jitter + 1e-11, "flow {}: {:.6} µs", f.id, hs * 1e6);
+        if hs > want + 1e-9 {
+            delayed += 1;
+        }
+        assert_eq!(f.bytes_delivered, 20_000);
+    }
+    // Continuous uniform jitter: an exact zero delay for all four handshakes is impossible.
+    assert!(delayed > 0, "jitter had no effect on any handshake");
+}
+
+#[test]
+fn one_megabyte_on_an_idle_gigabit_path() {
+    // 1 MB = 10^6 B (DCTCP paper §4.2.1: "it takes 8ms to deliver 1MB of data over a 1Gbps
+    // link", without framing). h0 → h1 through s0, 1 Gbps, 25 µs per link, IW = 2, m = 2.
+    //
+    // Segments: 684 × 1460 B + 1 × 1360 B. Wire bytes: 684 × 1538 + (1360 + 78) = 1_053_430,
+    // i.e. 8427.44 µs at 1 Gbps (8 ms of payload, plus headers and framing).
+    //
+    // Lower bound (pipe always full once data flows): start + handshake RTT
+    // (4 × (0.624 + 25) µs = 102.496 µs) + the first packet's serialisation on h0's NIC
+    // (12.304 µs) and propagation (25 µs) + s0->h1 serialising every byte (8427.44 µs) + the
+    // last packet's propagation (25 µs) = 8592.24 µs.
+    //
+    // Slow start: the pipe holds C·RTT = (2·(12.304 + 25) + 2·(0.624 + 25)) µs / 12.304 µs
+    // ≈ 10.2 data packets. cwnd doubles per RTT (appropriate byte counting, L = 2) from
+    // 2: 2, 4, 8 segments leave the bottleneck partly idle, 16 fills it. Each of those three
+    // rounds idles s0->h1 for less than one RTT_data = 125.856 µs, so
+    // completion < 8592.24 + 3 × 125.856 = 8969.81 µs.
+    let r = run(r#"
+        [sim]
+        duration_s = 0.05
+        [topology]
+        kind = "star"
+        hosts = 2
+        link = { rate_gbps = 1.0, delay_us = 25.0 }
+        [host]
+        tx_jitter_us = 0.0
+        [[flows]]
+        src = 0
+        dst = 1
+        bytes = 1000000
+    "#);
+    let f = &r.flows[0];
+    assert_eq!(f.bytes_delivered, 1_000_000);
+    assert_eq!(f.data_packets_sent, 685, "684 full segments + 1 of 1360 B, no retransmission");
+    assert_eq!(f.retransmits + f.timeouts, 0);
+    let t = (f.completion_s - f.start_s) * 1e6;
+    assert!(t >= 8592.24 - 1e-3, "completed in {t:.3} µs, below the physical minimum");
+    assert!(t < 8969.81, "completed in {t:.3} µs: slow start cost more than 3 RTTs");
+    // Towards h1 the switch carried the SYN, the handshake ACK and the 685 data packets
+    // (the receiver's ACKs go the other way): 687 packets of 40 B headers + 10^6 B payload.
+    let down = port(&r, "s0->h1");
+    assert_eq!(down.sent_packets, 687);
+    assert_eq!(down.sent_bytes, 1_000_000 + 687 * 40);
+    assert_eq!(down.drops_buffer + down.drops_aqm, 0);
+}
