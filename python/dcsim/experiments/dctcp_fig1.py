@@ -21,11 +21,8 @@ Assumptions:
 - The paper samples every 125 ms, which cannot resolve the sawtooth; we sample every 1 ms
   (spec ASSUMPTION: "sample at ≤ 1 ms").
 - Window: the paper's is NOT GIVEN; spec ASSUMPTION 1 s after ≥ 2 s warm-up (both scales;
-  a 2-flow 1 Gbps run is cheap). The warm-up matters for TCP: from a cold start one flow's
-  slow start can run its window up to the 8 MB receive buffer (the 10,000-packet host NIC
-  queue absorbs the excess) and, arriving at exactly the rate the port drains, lock the
-  other flow out of the full drop-tail queue for most of a second; the regular sawtooth
-  appears after ≈ 2 s.
+  a 2-flow 1 Gbps run is cheap). The warm-up leaves out TCP's slow-start overshoot and the
+  losses and timeouts that follow it; the regular sawtooth appears after ≈ 2 s.
 
 Outputs: fig1_queue.csv (t_s, tcp_kb, dctcp_kb), fig1_queue.png/.svg.
 """

@@ -21,10 +21,8 @@ Assumptions:
   the shared dynamic buffer is a later engine issue).
 - Duration NOT GIVEN: full scale measures 10 s after a 2 s warm-up (spec ASSUMPTION
   ≥ 10 s); quick measures 3 s after 2 s. The warm-up must outlast TCP's recovery from its
-  slow-start losses: our NewReno has no SACK (the paper's TCP had it) and repairs one hole
-  per RTT, so the receiver holds out-of-order data that is delivered — and counted as
-  goodput — only when the hole fills. With a 0.5 s warm-up, 20 TCP flows showed 0.996 Gbps
-  of goodput over a link whose ceiling is 0.949.
+  slow-start losses (timeouts at RTO_min = 300 ms), so that goodput is measured in the
+  steady state the paper describes.
 - Instead of 125-ms samples we use the engine's exact time-weighted occupancy distribution
   of the receiver port over the measurement window (the limit of sampling).
 - Paper A9: the text says "around 20 packets (K + n)"; Eq. (10) gives K + N = 22 / 40 for

@@ -104,10 +104,10 @@ impl Port {
             limit_bytes,
             aqm,
             aqm_counts_in_service,
-            buffer: VecDeque::with_capacity(64),
+            buffer: VecDeque::new(),
             buffered_bytes: 0,
             free_at: 0,
-            wire: VecDeque::with_capacity(64),
+            wire: VecDeque::new(),
             last_change: 0,
             jitter: None,
             counters: PortCounters {
