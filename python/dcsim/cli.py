@@ -170,8 +170,10 @@ def run_command(scenario: Path, out: Path | None) -> None:
     tables = {
         "flows": results.flows,
         "ports": results.ports,
+        "switches": results.switches,
         "queue_occupancy": results.queue_occupancy,
         "queue_samples": results.queue_samples,
+        "pool_samples": results.pool_samples,
         "flow_samples": results.flow_samples,
     }
     for name, table in tables.items():

@@ -16,8 +16,9 @@ class Results:
     """The results of one run.
 
     Tables: `flows` (one row per flow), `ports` (one row per egress port, switch ports and
-    host NICs), `queue_occupancy` (seconds each port held exactly n packets),
-    `queue_samples` and `flow_samples` (time series, when the scenario's `measure` asks).
+    host NICs), `switches` (one row per switch, with its shared memory), `queue_occupancy`
+    (seconds each port held exactly n packets), `queue_samples`, `pool_samples` and
+    `flow_samples` (time series, when the scenario's `measure` asks).
     Times are seconds, rates bit/s, sizes bytes or packets as the column name says.
     """
 
@@ -83,6 +84,21 @@ class Results:
         return samples
 
     @cached_property
+    def switches(self) -> pd.DataFrame:
+        """Per-switch shared memory: size, alpha and the highest occupancy (zeros for
+        per-port buffers)."""
+        return _frame(self.raw["switches"])
+
+    @cached_property
+    def pool_samples(self) -> pd.DataFrame:
+        """Shared-memory occupancy of every shared-buffer switch over time; `switch`
+        indexes `switches`."""
+        samples = pd.DataFrame(self.raw["pool_samples"])
+        names = np.array([sw["name"] for sw in self.raw["switches"]], dtype=object)
+        samples["switch_name"] = names[samples["switch"].to_numpy(dtype=np.int64)]
+        return samples
+
+    @cached_property
     def flow_samples(self) -> pd.DataFrame:
         """Delivered bytes, cwnd and DCTCP alpha of every flow over time."""
         return pd.DataFrame(self.raw["flow_samples"])
@@ -102,12 +118,13 @@ class Results:
             "events": self.events,
             "packet_hops": self.packet_hops,
             "wall_seconds": self.wall_seconds,
-            "drops": sum(p["drops_buffer"] + p["drops_aqm"] for p in ports),
+            "drops": sum(p["drops_buffer"] + p["drops_pool"] + p["drops_aqm"] for p in ports),
             "marks": sum(p["marks"] for p in ports),
             "timeouts": sum(f["timeouts"] for f in flows),
             "retransmits": sum(f["retransmits"] for f in flows),
             "conservation": self.conservation,
             "ports": ports,
+            "switches": self.raw["switches"],
             "flows": flows,
         }
 

@@ -16,8 +16,10 @@ pub struct Results {
     /// Packets that finished crossing a link (one packet over one link = one hop).
     pub packet_hops: u64,
     pub ports: Vec<PortStats>,
+    pub switches: Vec<SwitchStats>,
     pub flows: Vec<FlowStats>,
     pub queue_samples: QueueSamples,
+    pub pool_samples: PoolSamples,
     pub flow_samples: FlowSamples,
     pub conservation: Conservation,
 }
@@ -35,7 +37,10 @@ pub struct PortStats {
     pub enqueued_packets: u64,
     pub sent_packets: u64,
     pub sent_bytes: u64,
+    /// Refused by the port's limit (static, or the shared memory's dynamic threshold).
     pub drops_buffer: u64,
+    /// Refused because the switch's shared memory was full.
+    pub drops_pool: u64,
     pub drops_aqm: u64,
     pub marks: u64,
     /// Packets still queued when the run ended.
@@ -49,6 +54,17 @@ pub struct PortStats {
     pub utilization: f64,
     /// `occupancy_time_s[n]` = seconds the queue held exactly n packets in the window.
     pub occupancy_time_s: Vec<f64>,
+}
+
+/// One switch and its shared memory (zeros for per-port buffers).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct SwitchStats {
+    pub name: String,
+    /// B of the shared memory, bytes (0: per-port buffers).
+    pub shared_bytes: u64,
+    pub alpha: f64,
+    /// Highest shared-memory occupancy, bytes.
+    pub max_used_bytes: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -85,6 +101,15 @@ pub struct QueueSamples {
     pub port: Vec<u32>,
     pub t_s: Vec<f64>,
     pub packets: Vec<u32>,
+    pub bytes: Vec<u64>,
+}
+
+/// Shared-memory occupancy over time, sampled with the queues.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct PoolSamples {
+    /// Index into `switches`.
+    pub switch: Vec<u32>,
+    pub t_s: Vec<f64>,
     pub bytes: Vec<u64>,
 }
 

@@ -144,9 +144,20 @@ fn flows_toml(flows: &[Flow], extra_jitter_us: f64) -> String {
 
 fn scenario() -> impl Strategy<Value = Gen> {
     let buffer = prop_oneof![
-        (2u32..=200).prop_map(|p| (Some(p), None)),
-        (9_000u64..=300_000).prop_map(|b| (None, Some(b))),
-        (2u32..=200, 9_000u64..=300_000).prop_map(|(p, b)| (Some(p), Some(b))),
+        (2u32..=200).prop_map(|p| (format!("kind = \"per_port\"\nlimit_packets = {p}\n"), Some(p), None)),
+        (9_000u64..=300_000).prop_map(|b| (format!("kind = \"per_port\"\nlimit_bytes = {b}\n"), None, Some(b))),
+        (2u32..=200, 9_000u64..=300_000).prop_map(|(p, b)| (
+            format!("kind = \"per_port\"\nlimit_packets = {p}\nlimit_bytes = {b}\n"),
+            Some(p),
+            Some(b)
+        )),
+        // A shared memory small enough that both its refusals (threshold, pool) happen; no
+        // port can hold more than the whole memory.
+        (9_000u64..=300_000, 0.05f64..4.0).prop_map(|(b, a)| (
+            format!("kind = \"shared\"\ntotal_bytes = {b}\nalpha = {a}\n"),
+            None,
+            Some(b)
+        )),
     ];
     let tcp = (
         prop::sample::select(CCS.to_vec()),
@@ -172,7 +183,7 @@ fn scenario() -> impl Strategy<Value = Gen> {
             let hosts = topo.1;
             (Just((topo, buffer, aqm, tcp, host, sim, measure)), flows(hosts))
         })
-        .prop_map(|((topo, (lp, lb), (aqm, drop_tail), tcp, host, sim, measure), flows)| {
+        .prop_map(|((topo, (buffer, lp, lb), (aqm, drop_tail), tcp, host, sim, measure), flows)| {
             let (cc, m, rto_min, tick, iw, linux, ect, sack, ssai, mss) = tcp;
             let (nicq, burst, txj) = host;
             let (seed, duration_s, warmup_frac) = sim;
@@ -180,13 +191,7 @@ fn scenario() -> impl Strategy<Value = Gen> {
             let mut t = String::new();
             t += &format!("name = \"prop\"\n[sim]\nseed = {seed}\nduration_s = {duration_s}\nwarmup_s = {warmup_s}\n");
             t += &format!("[topology]\n{}", topo.0);
-            t += "[switch.buffer]\nkind = \"per_port\"\n";
-            if let Some(p) = lp {
-                t += &format!("limit_packets = {p}\n");
-            }
-            if let Some(b) = lb {
-                t += &format!("limit_bytes = {b}\n");
-            }
+            t += &format!("[switch.buffer]\n{buffer}");
             t += &format!("[switch.aqm]\n{aqm}");
             t += &format!("[host]\nnic_queue_packets = {nicq}\noffload_burst_segments = {burst}\ntx_jitter_us = {txj}\n");
             t += &format!(
@@ -238,11 +243,19 @@ proptest! {
         let c = &r.conservation;
         prop_assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight, "{:?}", c);
         // The drop total is the ports' drops, and something actually moved.
-        let drops: u64 = r.ports.iter().map(|p| p.drops_buffer + p.drops_aqm).sum();
+        let drops: u64 = r.ports.iter().map(|p| p.drops_buffer + p.drops_pool + p.drops_aqm).sum();
         prop_assert_eq!(c.dropped, drops);
         prop_assert!(c.injected >= r.flows.len() as u64, "every flow sends at least its SYN");
         // A hop is one packet crossing one link; every delivered packet crossed ≥ 2 links.
         prop_assert!(r.packet_hops >= 2 * c.delivered);
+    }
+
+    #[test]
+    fn shared_memory_never_holds_more_than_it_has(g in scenario()) {
+        let r = run(&g.toml);
+        for sw in r.switches.iter().filter(|sw| sw.shared_bytes > 0) {
+            prop_assert!(sw.max_used_bytes <= sw.shared_bytes, "{} held {} of {} B", &sw.name, sw.max_used_bytes, sw.shared_bytes);
+        }
     }
 
     #[test]
@@ -252,7 +265,7 @@ proptest! {
         for p in &r.ports {
             prop_assert_eq!(
                 p.arrived_packets,
-                p.enqueued_packets + p.drops_buffer + p.drops_aqm,
+                p.enqueued_packets + p.drops_buffer + p.drops_pool + p.drops_aqm,
                 "arrivals at {}", &p.name
             );
             prop_assert_eq!(

@@ -112,10 +112,6 @@ def star(
     }
 
 
-def per_port_bytes(limit_bytes: int) -> dict:
-    return {"kind": "per_port", "limit_bytes": int(limit_bytes)}
-
-
 def per_port_packets(limit_packets: int) -> dict:
     return {"kind": "per_port", "limit_packets": int(limit_packets)}
 
@@ -123,11 +119,10 @@ def per_port_packets(limit_packets: int) -> dict:
 # The DCTCP paper's testbed (§4, §4.1; spec experiments.md "Common defaults"): 1500-B packets
 # on Ethernet (38 B framing), base RTT ≈ 100 µs intra-rack (§2.3.3) = 4 hops × 25 µs,
 # RTO_min 300 ms up to Fig. 18, delayed ACK m = 2 (§3.1), g = 1/16, TCP = NewReno over
-# drop-tail. Buffer: the Triumph lets one busy port grab ~700 KB of its 4 MB shared memory
-# (Fig. 1 caption, §4.1). ASSUMPTION: modelled as a static 700 KB per-port limit; the shared
-# dynamic-threshold buffer (spec algorithms.md §2.3 M13) is a later engine issue. With one
-# congested port the two give the same ceiling.
-TRIUMPH_PORT_BYTES = 700_000
+# drop-tail. Buffer: the switch's 4 MB shared memory with its dynamic threshold (engine
+# preset, spec algorithms.md §2.3 M13), calibrated so that one busy port grabs ~700 KB
+# (Fig. 1 caption, §4.1): the Triumph for 1 Gbps ports, the Scorpion (24 × 10 Gbps, same
+# memory) for 10 Gbps ones.
 TESTBED_DELAY_US = 25.0
 TESTBED_TCP = {"rto_min_ms": 300.0, "delayed_ack_segments": 2, "dctcp_g": 1.0 / 16.0}
 
@@ -154,7 +149,7 @@ def testbed(
         aqm=DROP_TAIL if k is None else dctcp_aqm(k),
         rate_gbps=rate_gbps,
         delay_us=TESTBED_DELAY_US,
-        buffer=per_port_bytes(TRIUMPH_PORT_BYTES),
+        buffer={"kind": "preset", "name": "triumph" if rate_gbps <= 1.0 else "scorpion"},
         duration_s=duration_s,
         warmup_s=warmup_s,
         framing_bytes=38,

@@ -15,9 +15,9 @@ Our setup: star of 3 hosts, every link 1 Gbps, 25 µs one-way (base RTT ≈ 100 
 38 B Ethernet framing, RTO_min 300 ms, delayed ACK m = 2, flows start within 1 ms.
 
 Assumptions:
-- The dynamic buffer is modelled as a static 700 KB per-port limit (`common.testbed`; the
-  shared dynamic-threshold buffer of spec algorithms.md §2.3 M13 comes in a later engine
-  issue). With a single busy port both give the same ~700 KB ceiling.
+- The Triumph's dynamic buffer is the engine's `triumph` preset (`common.testbed`): 4 MB
+  shared, dynamic threshold α = 0.212, so one busy port can hold up to ~700 KB (spec
+  algorithms.md §2.3 M13, an ASSUMPTION calibrated to the caption's 700 KB).
 - The paper samples every 125 ms, which cannot resolve the sawtooth; we sample every 1 ms
   (spec ASSUMPTION: "sample at ≤ 1 ms").
 - Window: the paper's is NOT GIVEN; spec ASSUMPTION 1 s after ≥ 2 s warm-up (both scales;

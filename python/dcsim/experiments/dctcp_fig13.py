@@ -17,8 +17,7 @@ ceiling is 1460/1538 = 0.949 Gbps, the paper's 0.95), RTO_min 300 ms, delayed AC
 g = 1/16; N = 2 and 20 senders; an extra DCTCP sweep K ∈ {5, 10, 20, 40} with 2 senders.
 
 Assumptions:
-- Static 700 KB per-port buffer for the Triumph's dynamic buffer (see `common.testbed`;
-  the shared dynamic buffer is a later engine issue).
+- The Triumph's dynamic buffer is the engine's `triumph` preset (see `common.testbed`).
 - Duration NOT GIVEN: full scale measures 10 s after a 2 s warm-up (spec ASSUMPTION
   ≥ 10 s); quick measures 3 s after 2 s. The warm-up must outlast TCP's recovery from its
   slow-start losses (timeouts at RTO_min = 300 ms), so that goodput is measured in the

@@ -13,14 +13,14 @@ needs 65 because "at 10G line rates, hosts tend to send bursts of as many as 30-
 bursts on; with bursts off the knee is ≤ 20.
 
 Our setup: `common.testbed` star with 2 senders, every link 10 Gbps, base RTT ≈ 100 µs,
-38 B framing (goodput ceiling 9.49 Gbps), 700 KB per-port buffer, RTO_min 300 ms, delayed
+38 B framing (goodput ceiling 9.49 Gbps), Scorpion preset buffer, RTO_min 300 ms, delayed
 ACK m = 2, g = 1/16. Each K is run with the host segmentation-offload model off
 (`host.offload_burst_segments = 0`, ideal smooth senders) and on (35 segments, the middle of
 the paper's 30-40; spec algorithms.md §1.10 M10), and so is the TCP reference.
 
 Assumptions (spec experiments.md dctcp-fig14): 2 senders (as Figs. 1/13 and CS244);
-K ∈ 5..100; the 10 Gbps ports get the same 700 KB per-port buffer as the 1 Gbps testbed
-(shared dynamic buffer: a later engine issue); duration NOT GIVEN (quick: 0.5 s measured
+K ∈ 5..100; the switch (Triumph 10G ports or Scorpion) is NOT GIVEN: the Scorpion preset
+(4 MB shared, ~700 KB for one busy port, as the Triumph); duration NOT GIVEN (quick: 0.5 s measured
 after 0.5 s; full: 4 s after 1 s). "Knee" = the smallest K of the sweep from which every
 larger K reaches 0.97 × TCP.
 

@@ -1,6 +1,7 @@
 //! Forwarding elements: packets, egress ports (queue + AQM + link) and the topology builder.
 
 pub mod aqm;
+pub mod buffer;
 pub mod packet;
 pub mod port;
 pub mod topology;

@@ -25,6 +25,8 @@ pub struct PortCounters {
     pub sent_packets: u64,
     pub sent_bytes: u64,
     pub drops_buffer: u64,
+    /// Refused because the switch's shared memory was full.
+    pub drops_pool: u64,
     pub drops_aqm: u64,
     pub marks: u64,
     pub max_packets: u64,
@@ -134,6 +136,16 @@ impl Port {
     pub fn occupancy_bytes(&mut self, now: Ps, window_start: Ps) -> u64 {
         self.drain(now, window_start);
         self.buffered_bytes
+    }
+
+    /// Counts a packet the switch's shared memory refused before it reached this port's queue.
+    pub fn refuse(&mut self, pool_full: bool) {
+        self.counters.arrived += 1;
+        if pool_full {
+            self.counters.drops_pool += 1;
+        } else {
+            self.counters.drops_buffer += 1;
+        }
     }
 
     /// Packets admitted and not yet delivered to the peer (queued, in service or propagating).

@@ -7,6 +7,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::aqm::{Aqm, Red, Threshold};
+use super::buffer::SharedBuffer;
 use super::port::Port;
 use crate::error::ConfigError;
 use crate::scenario::{AqmConfig, BufferConfig, LinkConfig, Scenario, Topology};
@@ -28,6 +29,8 @@ pub struct Node {
     pub is_switch: bool,
     /// Egress port index for each destination host.
     pub route: Vec<u32>,
+    /// The packet memory all the switch's ports share, if it has one.
+    pub shared: Option<SharedBuffer>,
 }
 
 #[derive(Debug)]
@@ -64,6 +67,7 @@ impl Network {
                 name: format!("h{h}"),
                 is_switch: false,
                 route: vec![u32::MAX; hosts as usize],
+                shared: None,
             });
         }
         match &s.topology {
@@ -111,10 +115,19 @@ struct Builder<'a> {
 impl Builder<'_> {
     fn add_switch(&mut self, name: &str) -> u32 {
         let hosts = self.net.host_port.len();
+        let shared = match self.s.switch.buffer {
+            BufferConfig::PerPort { .. } => None,
+            BufferConfig::Shared { total_bytes, alpha, .. } => Some(SharedBuffer::new(total_bytes, alpha)),
+            BufferConfig::Preset { name } => {
+                let (total, alpha) = name.shared_buffer();
+                Some(SharedBuffer::new(total, alpha))
+            }
+        };
         self.net.nodes.push(Node {
             name: name.to_string(),
             is_switch: true,
             route: vec![u32::MAX; hosts],
+            shared,
         });
         (self.net.nodes.len() - 1) as u32
     }
@@ -131,7 +144,13 @@ impl Builder<'_> {
                 limit_packets,
                 limit_bytes,
             } => (limit_packets.unwrap_or(u32::MAX), limit_bytes.unwrap_or(u64::MAX)),
+            // The shared memory's dynamic threshold is checked by the simulation.
+            BufferConfig::Shared { limit_packets, .. } => (limit_packets.unwrap_or(u32::MAX), u64::MAX),
+            BufferConfig::Preset { .. } => (u32::MAX, u64::MAX),
         };
+        if let Some(shared) = &mut self.net.nodes[node as usize].shared {
+            shared.ports.push(id);
+        }
         let aqm = match &self.s.switch.aqm {
             AqmConfig::DropTail => Aqm::DropTail,
             AqmConfig::Threshold {

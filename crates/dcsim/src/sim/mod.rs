@@ -7,10 +7,11 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::error::ConfigError;
+use crate::net::buffer::{Refusal, SharedBuffer};
 use crate::net::packet::Packet;
 use crate::net::port::Port;
 use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START};
-use crate::results::{Conservation, FlowSamples, FlowStats, PortStats, QueueSamples, Results};
+use crate::results::{Conservation, FlowSamples, FlowStats, PoolSamples, PortStats, QueueSamples, Results, SwitchStats};
 use crate::scenario::{CcKind, EctOnControl, Scenario};
 use crate::tcp::cc::Cc;
 use crate::tcp::rtt::RttEstimator;
@@ -72,7 +73,17 @@ pub struct Simulation {
     sampled_ports: Vec<u32>,
     flow_sample_every: Ps,
     queue_samples: QueueSamples,
+    pool_samples: PoolSamples,
     flow_samples: FlowSamples,
+}
+
+/// Bytes held by all the ports of a shared memory at `now`.
+fn pool_occupancy(ports: &mut [Port], shared: &SharedBuffer, now: Ps, window_start: Ps) -> u64 {
+    shared
+        .ports
+        .iter()
+        .map(|&q| ports[q as usize].occupancy_bytes(now, window_start))
+        .sum()
 }
 
 impl Simulation {
@@ -175,6 +186,7 @@ impl Simulation {
             sampled_ports,
             flow_sample_every: ps_from_us(s.measure.flow_sample_us),
             queue_samples: QueueSamples::default(),
+            pool_samples: PoolSamples::default(),
             flow_samples: FlowSamples::default(),
         };
         for (i, c) in sim.conns.iter().enumerate() {
@@ -232,6 +244,15 @@ impl Simulation {
                     self.queue_samples.packets.push(port.occupancy_packets(self.now, self.warmup));
                     self.queue_samples.bytes.push(port.occupancy_bytes(self.now, self.warmup));
                 }
+                for (i, node) in self.nodes.iter().filter(|n| n.is_switch).enumerate() {
+                    if let Some(shared) = &node.shared {
+                        self.pool_samples.switch.push(i as u32);
+                        self.pool_samples.t_s.push(t);
+                        self.pool_samples
+                            .bytes
+                            .push(pool_occupancy(&mut self.ports, shared, self.now, self.warmup));
+                    }
+                }
                 self.cal.schedule(self.now + self.queue_sample_every, Event::QueueSample);
             }
             Event::FlowSample => {
@@ -255,8 +276,25 @@ impl Simulation {
 
     #[inline]
     fn enqueue(&mut self, p: u32, pkt: Packet) {
-        if let Ok(Some(arrive)) = self.ports[p as usize].offer(self.now, pkt, self.warmup) {
-            self.cal.schedule(arrive, Event::LinkArrive(p));
+        let (now, ws) = (self.now, self.warmup);
+        let node = self.ports[p as usize].node as usize;
+        let mut pool_used = None;
+        if let Some(shared) = &self.nodes[node].shared {
+            let used = pool_occupancy(&mut self.ports, shared, now, ws);
+            let port_bytes = self.ports[p as usize].occupancy_bytes(now, ws);
+            if let Err(refusal) = shared.admit(used, port_bytes, pkt.size as u64) {
+                self.ports[p as usize].refuse(refusal == Refusal::PoolFull);
+                return;
+            }
+            pool_used = Some(used + pkt.size as u64);
+        }
+        if let Ok(next_arrival) = self.ports[p as usize].offer(now, pkt, ws) {
+            if let (Some(used), Some(shared)) = (pool_used, &mut self.nodes[node].shared) {
+                shared.max_used = shared.max_used.max(used);
+            }
+            if let Some(arrive) = next_arrival {
+                self.cal.schedule(arrive, Event::LinkArrive(p));
+            }
         }
     }
 
@@ -355,7 +393,7 @@ impl Simulation {
             port.close(self.end, self.warmup);
             let queued_at_end = port.occupancy_packets(self.end, self.warmup) as u64;
             let c = &port.counters;
-            conservation.dropped += c.drops_buffer + c.drops_aqm;
+            conservation.dropped += c.drops_buffer + c.drops_pool + c.drops_aqm;
             conservation.in_flight += port.in_flight() as u64;
             let mut hist: Vec<f64> = c.occupancy_ps.iter().map(|&ps| s_from_ps(ps)).collect();
             while hist.len() > 1 && hist.last() == Some(&0.0) {
@@ -378,6 +416,7 @@ impl Simulation {
                 sent_packets: c.sent_packets,
                 sent_bytes: c.sent_bytes,
                 drops_buffer: c.drops_buffer,
+                drops_pool: c.drops_pool,
                 drops_aqm: c.drops_aqm,
                 marks: c.marks,
                 queued_at_end,
@@ -429,7 +468,19 @@ impl Simulation {
             packet_hops: self.hops,
             ports,
             flows,
+            switches: self
+                .nodes
+                .iter()
+                .filter(|n| n.is_switch)
+                .map(|n| SwitchStats {
+                    name: n.name.clone(),
+                    shared_bytes: n.shared.as_ref().map_or(0, |s| s.total),
+                    alpha: n.shared.as_ref().map_or(0.0, |s| s.alpha),
+                    max_used_bytes: n.shared.as_ref().map_or(0, |s| s.max_used),
+                })
+                .collect(),
             queue_samples: std::mem::take(&mut self.queue_samples),
+            pool_samples: std::mem::take(&mut self.pool_samples),
             flow_samples: std::mem::take(&mut self.flow_samples),
             conservation,
         }
