@@ -169,6 +169,7 @@ def run_command(scenario: Path, out: Path | None) -> None:
     _write_json(out / "summary.json", summary)
     tables = {
         "flows": results.flows,
+        "queries": results.queries,
         "ports": results.ports,
         "switches": results.switches,
         "queue_occupancy": results.queue_occupancy,

@@ -84,6 +84,16 @@ class Results:
         return samples
 
     @cached_property
+    def queries(self) -> pd.DataFrame:
+        """One row per partition/aggregate query: issue and completion times, completion
+        time `qct_s` (NaN if unfinished), response bytes and the timeouts during it."""
+        columns = [
+            "workload", "query", "client", "servers", "issued_s", "completed_s", "qct_s",
+            "response_bytes", "timeouts",
+        ]
+        return _frame(self.raw["queries"]) if self.raw["queries"] else pd.DataFrame(columns=columns)
+
+    @cached_property
     def switches(self) -> pd.DataFrame:
         """Per-switch shared memory: size, alpha and the highest occupancy (zeros for
         per-port buffers)."""
@@ -126,6 +136,7 @@ class Results:
             "ports": ports,
             "switches": self.raw["switches"],
             "flows": flows,
+            "queries": _query_summary(self.raw["queries"]),
         }
 
 
@@ -155,4 +166,21 @@ def _queue_quantiles(occupancy_time_s: list[float]) -> dict[str, int | None]:
     return {
         name: int(min(np.searchsorted(cdf, q), len(cdf) - 1))
         for name, q in zip(names, QUEUE_QUANTILES, strict=True)
+    }
+
+
+def _query_summary(queries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Count, completion-time statistics and timeout fraction of the completed queries."""
+    qct = np.array([q["qct_s"] for q in queries if q["qct_s"] is not None], dtype=float)
+    done = [q for q in queries if q["qct_s"] is not None]
+    if not done:
+        return {"issued": len(queries), "completed": 0}
+    return {
+        "issued": len(queries),
+        "completed": len(done),
+        "qct_mean_s": float(qct.mean()),
+        "qct_p50_s": float(np.percentile(qct, 50)),
+        "qct_p95_s": float(np.percentile(qct, 95)),
+        "qct_p99_s": float(np.percentile(qct, 99)),
+        "fraction_with_timeout": sum(q["timeouts"] > 0 for q in done) / len(done),
     }

@@ -38,5 +38,17 @@ fn main() {
             p.name, p.sent_packets, p.drops_buffer, p.drops_aqm, p.marks, p.max_packets, p.mean_packets, p.utilization
         );
     }
+    if !r.queries.is_empty() {
+        let done: Vec<_> = r.queries.iter().filter(|q| q.qct_s.is_finite()).collect();
+        let mean = done.iter().map(|q| q.qct_s).sum::<f64>() / done.len().max(1) as f64;
+        let with_to = done.iter().filter(|q| q.timeouts > 0).count();
+        println!(
+            "queries {} done {} mean qct {:.2} ms, with timeouts {:.1}%",
+            r.queries.len(),
+            done.len(),
+            mean * 1e3,
+            100.0 * with_to as f64 / done.len().max(1) as f64
+        );
+    }
     println!("{:?}", r.conservation);
 }

@@ -18,6 +18,7 @@ pub struct Results {
     pub ports: Vec<PortStats>,
     pub switches: Vec<SwitchStats>,
     pub flows: Vec<FlowStats>,
+    pub queries: Vec<QueryStats>,
     pub queue_samples: QueueSamples,
     pub pool_samples: PoolSamples,
     pub flow_samples: FlowSamples,
@@ -67,9 +68,31 @@ pub struct SwitchStats {
     pub max_used_bytes: u64,
 }
 
+/// One partition/aggregate query.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct QueryStats {
+    /// Index into the scenario's `queries`.
+    pub workload: u32,
+    /// 0-based number of the query within its workload.
+    pub query: u32,
+    pub client: u32,
+    pub servers: u32,
+    pub issued_s: f64,
+    /// NaN if the query had not completed when the run ended.
+    pub completed_s: f64,
+    /// Query completion time: issue to last response byte (DCTCP §4.2.1).
+    pub qct_s: f64,
+    /// Response bytes of the whole query.
+    pub response_bytes: u64,
+    /// Retransmission timeouts and SYN retries on the query's connections while it ran.
+    pub timeouts: u64,
+}
+
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct FlowStats {
     pub id: u32,
+    /// The query workload the connection belongs to (null for a bulk flow).
+    pub workload: Option<u32>,
     pub src: u32,
     pub dst: u32,
     pub cc: String,

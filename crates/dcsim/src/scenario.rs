@@ -28,6 +28,9 @@ pub struct Scenario {
     pub tcp: TcpConfig,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Partition/aggregate query workloads (M23).
+    #[serde(default)]
+    pub queries: Vec<QuerySpec>,
     #[serde(default)]
     pub measure: MeasureConfig,
 }
@@ -405,6 +408,57 @@ pub struct FlowSpec {
     pub bytes: Option<u64>,
 }
 
+/// Partition/aggregate (M23): a client sends a small request to each server, each server
+/// answers with `response_bytes`; a query completes when every response has arrived.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuerySpec {
+    /// The aggregator.
+    pub client: u32,
+    /// The workers.
+    pub servers: Vec<u32>,
+    /// Request size, bytes (NOT GIVEN in the papers; ASSUMPTION one 100-B segment).
+    #[serde(default = "default_request_bytes")]
+    pub request_bytes: u64,
+    /// Response size per server, bytes.
+    pub response_bytes: u64,
+    /// Number of queries.
+    pub rounds: u32,
+    /// When the first query is issued, seconds. Persistent connections open at time 0.
+    #[serde(default)]
+    pub start_s: f64,
+    /// `barrier`: the next query is issued when the previous one completes (DCTCP §4.2.1,
+    /// ICTCP §II-A); or Poisson arrivals with the given mean interval.
+    #[serde(default)]
+    pub arrival: Arrival,
+    /// Each server waits a uniform random time in [0, response_jitter_us] before answering
+    /// (application jitter, M24).
+    #[serde(default)]
+    pub response_jitter_us: f64,
+    /// One long-lived connection per server (the papers' applications) or a new connection,
+    /// with its handshake, for every request.
+    #[serde(default = "default_true")]
+    pub persistent: bool,
+    /// Congestion control of the query connections (default: `tcp.cc`).
+    #[serde(default)]
+    pub cc: Option<CcKind>,
+}
+
+fn default_request_bytes() -> u64 {
+    100
+}
+
+/// How queries follow one another.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Arrival {
+    #[default]
+    Barrier,
+    Poisson {
+        mean_interval_ms: f64,
+    },
+}
+
 /// What to record besides the always-on counters.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -651,6 +705,49 @@ impl Scenario {
                     &field("bytes"),
                     "must be at least 1 byte (omit it for a long-lived flow)".to_string(),
                 );
+            }
+        }
+        for (i, q) in self.queries.iter().enumerate() {
+            let field = |name: &str| format!("queries[{i}].{name}");
+            if q.client >= hosts {
+                return err(
+                    &field("client"),
+                    format!("host {} does not exist (hosts are 0..{})", q.client, hosts - 1),
+                );
+            }
+            if q.servers.is_empty() {
+                return err(&field("servers"), "needs at least one server".to_string());
+            }
+            for (j, &h) in q.servers.iter().enumerate() {
+                if h >= hosts {
+                    return err(
+                        &field(&format!("servers[{j}]")),
+                        format!("host {h} does not exist (hosts are 0..{})", hosts - 1),
+                    );
+                }
+                if h == q.client {
+                    return err(&field(&format!("servers[{j}]")), "a server cannot be the client".to_string());
+                }
+            }
+            if q.request_bytes == 0 {
+                return err(&field("request_bytes"), "must be at least 1 byte".to_string());
+            }
+            if q.response_bytes == 0 {
+                return err(&field("response_bytes"), "must be at least 1 byte".to_string());
+            }
+            if q.rounds == 0 {
+                return err(&field("rounds"), "must be at least 1".to_string());
+            }
+            if !(q.start_s.is_finite() && q.start_s >= 0.0) {
+                return err(&field("start_s"), format!("must be >= 0, got {}", q.start_s));
+            }
+            if !(q.response_jitter_us.is_finite() && q.response_jitter_us >= 0.0) {
+                return err(&field("response_jitter_us"), format!("must be >= 0, got {}", q.response_jitter_us));
+            }
+            if let Arrival::Poisson { mean_interval_ms } = q.arrival {
+                if !(mean_interval_ms.is_finite() && mean_interval_ms > 0.0) {
+                    return err(&field("arrival.mean_interval_ms"), format!("must be > 0, got {mean_interval_ms}"));
+                }
             }
         }
         for (name, v) in [

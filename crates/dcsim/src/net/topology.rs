@@ -16,6 +16,7 @@ use crate::units::{ps_from_us, Rate};
 /// Random stream numbers, one per consumer, so adding one consumer never shifts another.
 pub const RNG_STREAM_FLOW_START: u64 = 1;
 pub const RNG_STREAM_PORT_BASE: u64 = 1_000;
+pub const RNG_STREAM_WORKLOAD_BASE: u64 = 1_000_000;
 
 fn port_rng(seed: u64, port: u32) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

@@ -2,6 +2,7 @@
 //! TCP ends are state machines it drives with the current time.
 
 pub mod calendar;
+mod workload;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -10,14 +11,15 @@ use crate::error::ConfigError;
 use crate::net::buffer::{Refusal, SharedBuffer};
 use crate::net::packet::Packet;
 use crate::net::port::Port;
-use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START};
-use crate::results::{Conservation, FlowSamples, FlowStats, PoolSamples, PortStats, QueueSamples, Results, SwitchStats};
-use crate::scenario::{CcKind, EctOnControl, Scenario};
+use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_WORKLOAD_BASE};
+use crate::results::{Conservation, FlowSamples, FlowStats, PoolSamples, PortStats, QueryStats, QueueSamples, Results, SwitchStats};
+use crate::scenario::{CcKind, EctOnControl, Scenario, TcpConfig};
 use crate::tcp::cc::Cc;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::{Endpoint, TcpParams};
 use crate::units::{ps_from_ms, ps_from_s, ps_from_us, s_from_ps, Ps};
 use calendar::Calendar;
+use workload::{QueryRecord, QueryRole, Workload};
 
 /// Everything that can happen. Small and `Copy`: packets in flight live on their link.
 #[derive(Debug, Clone, Copy)]
@@ -30,6 +32,10 @@ enum Event {
     Open(u32),
     /// A flow's application stops writing.
     StopWriting(u32),
+    /// A query workload issues its next query.
+    IssueQuery(u32),
+    /// A server answers one request on a query connection.
+    Respond(u32),
     QueueSample,
     FlowSample,
     WarmupEnd,
@@ -50,6 +56,73 @@ struct Conn {
     delivered_at_warmup: u64,
     /// Time of the calendar event pending for each (end, timer), if any.
     timer_event: [[Option<Ps>; 2]; 2],
+    /// Set on the connections of a query workload.
+    query: Option<QueryRole>,
+}
+
+impl Conn {
+    /// Retransmission timeouts and SYN retries on both ends.
+    fn timeouts(&self) -> u64 {
+        self.ends.iter().map(|e| e.counters.timeouts + e.counters.syn_retries).sum()
+    }
+}
+
+/// Builds connections with the scenario's TCP settings.
+struct ConnFactory {
+    tcp: TcpConfig,
+    offload_burst_segments: u32,
+}
+
+impl ConnFactory {
+    fn make(&self, id: u32, src: u32, dst: u32, cc: CcKind, start: Ps) -> Conn {
+        let t = &self.tcp;
+        let ect_on_control = match t.ect_on_control {
+            EctOnControl::Auto => cc == CcKind::Dctcp,
+            EctOnControl::Rfc3168 => false,
+            EctOnControl::All => true,
+        };
+        let params = TcpParams {
+            mss: t.mss,
+            header_bytes: t.header_bytes,
+            init_cwnd_segments: t.init_cwnd_segments,
+            rto_min: ps_from_ms(t.rto_min_ms),
+            rto_initial: ps_from_ms(t.rto_initial_ms),
+            rto_max: ps_from_ms(t.rto_max_ms),
+            timer_tick: ps_from_ms(t.timer_tick_ms),
+            delack_segments: t.delayed_ack_segments,
+            delack_timeout: ps_from_ms(t.delayed_ack_timeout_ms),
+            rcv_buffer: t.rcv_buffer_bytes,
+            ect_on_control,
+            dctcp_receiver: (cc == CcKind::Dctcp).then_some(t.dctcp_receiver),
+            slow_start_after_idle: t.slow_start_after_idle,
+            offload_burst_segments: self.offload_burst_segments,
+            sack: t.sack,
+        };
+        let min_cwnd = (t.dctcp_min_cwnd_segments * t.mss) as f64;
+        let rtt = RttEstimator::new(params.rto_min, params.rto_initial, params.rto_max, params.timer_tick);
+        let make = |end: u8, peer: u32| {
+            Endpoint::new(
+                params.clone(),
+                Cc::new(cc, t.dctcp_g, t.dctcp_alpha_init, min_cwnd),
+                id,
+                end,
+                peer,
+                rtt.clone(),
+            )
+        };
+        Conn {
+            ends: [make(0, dst), make(1, src)],
+            hosts: [src, dst],
+            cc,
+            start,
+            bytes: None,
+            stop: None,
+            completion: None,
+            delivered_at_warmup: 0,
+            timer_event: [[None; 2]; 2],
+            query: None,
+        }
+    }
 }
 
 pub struct Simulation {
@@ -63,6 +136,8 @@ pub struct Simulation {
     ports: Vec<Port>,
     host_port: Vec<u32>,
     conns: Vec<Conn>,
+    factory: ConnFactory,
+    workloads: Vec<Workload>,
     /// Scratch buffer for segments an endpoint emits (reused: no allocation per event).
     out: Vec<Packet>,
     events: u64,
@@ -93,61 +168,45 @@ impl Simulation {
         let t = &s.tcp;
         let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
         rng.set_stream(RNG_STREAM_FLOW_START);
+        let factory = ConnFactory {
+            tcp: t.clone(),
+            offload_burst_segments: s.host.offload_burst_segments,
+        };
         let mut conns = Vec::with_capacity(s.flows.len());
         for (i, f) in s.flows.iter().enumerate() {
-            let cc = f.cc.unwrap_or(t.cc);
-            let ect_on_control = match t.ect_on_control {
-                EctOnControl::Auto => cc == CcKind::Dctcp,
-                EctOnControl::Rfc3168 => false,
-                EctOnControl::All => true,
-            };
-            let params = TcpParams {
-                mss: t.mss,
-                header_bytes: t.header_bytes,
-                init_cwnd_segments: t.init_cwnd_segments,
-                rto_min: ps_from_ms(t.rto_min_ms),
-                rto_initial: ps_from_ms(t.rto_initial_ms),
-                rto_max: ps_from_ms(t.rto_max_ms),
-                timer_tick: ps_from_ms(t.timer_tick_ms),
-                delack_segments: t.delayed_ack_segments,
-                delack_timeout: ps_from_ms(t.delayed_ack_timeout_ms),
-                rcv_buffer: t.rcv_buffer_bytes,
-                ect_on_control,
-                dctcp_receiver: (cc == CcKind::Dctcp).then_some(t.dctcp_receiver),
-                slow_start_after_idle: t.slow_start_after_idle,
-                offload_burst_segments: s.host.offload_burst_segments,
-                sack: t.sack,
-            };
-            let min_cwnd = (t.dctcp_min_cwnd_segments * t.mss) as f64;
-            let rtt = RttEstimator::new(params.rto_min, params.rto_initial, params.rto_max, params.timer_tick);
-            let make = |end: u8, peer: u32| {
-                Endpoint::new(
-                    params.clone(),
-                    Cc::new(cc, t.dctcp_g, t.dctcp_alpha_init, min_cwnd),
-                    i as u32,
-                    end,
-                    peer,
-                    rtt.clone(),
-                )
-            };
-            let mut sender = make(0, f.dst);
-            sender.write(f.bytes.unwrap_or(u64::MAX));
             let jitter = if f.start_jitter_us > 0.0 {
                 rng.gen_range(0.0..=f.start_jitter_us)
             } else {
                 0.0
             };
-            conns.push(Conn {
-                ends: [sender, make(1, f.src)],
-                hosts: [f.src, f.dst],
-                cc,
-                start: ps_from_s(f.start_s) + ps_from_us(jitter),
-                bytes: f.bytes,
-                stop: f.stop_s.map(ps_from_s),
-                completion: None,
-                delivered_at_warmup: 0,
-                timer_event: [[None; 2]; 2],
-            });
+            let start = ps_from_s(f.start_s) + ps_from_us(jitter);
+            let mut conn = factory.make(i as u32, f.src, f.dst, f.cc.unwrap_or(t.cc), start);
+            conn.ends[0].write(f.bytes.unwrap_or(u64::MAX));
+            conn.bytes = f.bytes;
+            conn.stop = f.stop_s.map(ps_from_s);
+            conns.push(conn);
+        }
+        let mut workloads = Vec::with_capacity(s.queries.len());
+        for (w, q) in s.queries.iter().enumerate() {
+            let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
+            rng.set_stream(RNG_STREAM_WORKLOAD_BASE + w as u64);
+            let mut wl = Workload::new(q, t.cc, rng);
+            if wl.persistent {
+                // Long-lived connections, opened at time 0 (DCTCP §4.2.2, ICTCP §II-A).
+                for &server in &q.servers {
+                    let id = conns.len() as u32;
+                    let mut conn = factory.make(id, q.client, server, wl.cc, 0);
+                    conn.query = Some(QueryRole {
+                        workload: w as u32,
+                        query: None,
+                        requests_answered: 0,
+                        responses_seen: 0,
+                    });
+                    conns.push(conn);
+                    wl.conns.push(id);
+                }
+            }
+            workloads.push(wl);
         }
         let mut sampled_ports = Vec::new();
         if s.measure.queue_ports.is_empty() {
@@ -177,6 +236,8 @@ impl Simulation {
             ports: net.ports,
             host_port: net.host_port,
             conns,
+            factory,
+            workloads,
             out: Vec::with_capacity(64),
             events: 0,
             hops: 0,
@@ -194,6 +255,9 @@ impl Simulation {
             if let Some(stop) = c.stop {
                 sim.cal.schedule(stop, Event::StopWriting(i as u32));
             }
+        }
+        for (w, wl) in sim.workloads.iter().enumerate() {
+            sim.cal.schedule(wl.start, Event::IssueQuery(w as u32));
         }
         if sim.warmup > 0 {
             sim.cal.schedule(sim.warmup, Event::WarmupEnd);
@@ -235,6 +299,18 @@ impl Simulation {
                 self.after_endpoint(c, 0);
             }
             Event::StopWriting(c) => self.conns[c as usize].ends[0].stop_writing(),
+            Event::IssueQuery(w) => self.issue_query(w),
+            Event::Respond(c) => {
+                let now = self.now;
+                let w = self.conns[c as usize].query.expect("a query connection").workload;
+                let response = self.workloads[w as usize].response;
+                let mut out = std::mem::take(&mut self.out);
+                let server = &mut self.conns[c as usize].ends[1];
+                server.write(response);
+                server.try_send(now, &mut out);
+                self.out = out;
+                self.after_endpoint(c, 1);
+            }
             Event::QueueSample => {
                 let t = s_from_ps(self.now);
                 for &p in &self.sampled_ports {
@@ -379,6 +455,103 @@ impl Simulation {
                 }
             }
         }
+        if conn.query.is_some() {
+            self.query_progress(c, e);
+        }
+    }
+
+    /// Issues the next query of workload `w`: a request to every server.
+    fn issue_query(&mut self, w: u32) {
+        let now = self.now;
+        let wl = &mut self.workloads[w as usize];
+        let index = wl.queries.len() as u32;
+        if index >= wl.rounds {
+            return;
+        }
+        if let Some(dt) = wl.next_interval() {
+            self.cal.schedule(now + dt, Event::IssueQuery(w));
+        }
+        let conns: Vec<u32> = if wl.persistent {
+            wl.conns.clone()
+        } else {
+            // A new connection per request, with its handshake (SYN at issue time).
+            let (client, cc) = (wl.client, wl.cc);
+            let servers = wl.servers.clone();
+            let first = self.conns.len() as u32;
+            for (i, server) in servers.into_iter().enumerate() {
+                let mut conn = self.factory.make(first + i as u32, client, server, cc, now);
+                conn.query = Some(QueryRole {
+                    workload: w,
+                    query: Some(index),
+                    requests_answered: 0,
+                    responses_seen: 0,
+                });
+                self.conns.push(conn);
+            }
+            (first..self.conns.len() as u32).collect()
+        };
+        let timeouts_at_issue = conns.iter().map(|&c| self.conns[c as usize].timeouts()).sum();
+        let wl = &mut self.workloads[w as usize];
+        wl.queries.push(QueryRecord {
+            issued: now,
+            done: None,
+            servers_done: 0,
+            timeouts_at_issue,
+            timeouts: 0,
+            first_conn: (!wl.persistent).then(|| conns[0]),
+        });
+        let request = wl.request;
+        for c in conns {
+            let mut out = std::mem::take(&mut self.out);
+            let client = &mut self.conns[c as usize].ends[0];
+            client.write(request);
+            if client.state == crate::tcp::State::Listen {
+                client.connect(now, &mut out);
+            } else {
+                client.try_send(now, &mut out);
+            }
+            self.out = out;
+            self.after_endpoint(c, 0);
+        }
+    }
+
+    /// After end `e` of query connection `c` took in data: a server answers each newly
+    /// complete request; a client counts each newly complete response towards its query.
+    fn query_progress(&mut self, c: u32, e: u8) {
+        let now = self.now;
+        let conn = &self.conns[c as usize];
+        let mut role = conn.query.expect("a query connection");
+        let wl = &mut self.workloads[role.workload as usize];
+        if e == 1 {
+            let requests = conn.ends[1].delivered / wl.request;
+            while role.requests_answered < requests {
+                role.requests_answered += 1;
+                let delay = wl.response_delay();
+                self.cal.schedule(now + delay, Event::Respond(c));
+            }
+        } else {
+            let responses = conn.ends[0].delivered / wl.response;
+            while role.responses_seen < responses {
+                role.responses_seen += 1;
+                let q = wl.query_of(&role);
+                let servers = wl.servers.len() as u32;
+                let record = &mut wl.queries[q];
+                record.servers_done += 1;
+                if record.servers_done == servers {
+                    record.done = Some(now);
+                    let conns = match record.first_conn {
+                        Some(first) => first..first + servers,
+                        None => wl.conns[0]..wl.conns[0] + servers,
+                    };
+                    let timeouts: u64 = conns.map(|c| self.conns[c as usize].timeouts()).sum();
+                    record.timeouts = timeouts - record.timeouts_at_issue;
+                    if wl.mean_interval.is_none() {
+                        self.cal.schedule(now, Event::IssueQuery(role.workload));
+                    }
+                }
+            }
+        }
+        self.conns[c as usize].query = Some(role);
     }
 
     fn results(&mut self) -> Results {
@@ -438,6 +611,7 @@ impl Simulation {
                 let k = &tx.counters;
                 FlowStats {
                     id: i as u32,
+                    workload: c.query.map(|q| q.workload),
                     src: c.hosts[0],
                     dst: c.hosts[1],
                     cc: c.cc.name().to_string(),
@@ -477,6 +651,24 @@ impl Simulation {
                     shared_bytes: n.shared.as_ref().map_or(0, |s| s.total),
                     alpha: n.shared.as_ref().map_or(0.0, |s| s.alpha),
                     max_used_bytes: n.shared.as_ref().map_or(0, |s| s.max_used),
+                })
+                .collect(),
+            queries: self
+                .workloads
+                .iter()
+                .enumerate()
+                .flat_map(|(w, wl)| {
+                    wl.queries.iter().enumerate().map(move |(q, r)| QueryStats {
+                        workload: w as u32,
+                        query: q as u32,
+                        client: wl.client,
+                        servers: wl.servers.len() as u32,
+                        issued_s: s_from_ps(r.issued),
+                        completed_s: nan_or(r.done),
+                        qct_s: r.done.map_or(f64::NAN, |d| s_from_ps(d - r.issued)),
+                        response_bytes: wl.response * wl.servers.len() as u64,
+                        timeouts: r.timeouts,
+                    })
                 })
                 .collect(),
             queue_samples: std::mem::take(&mut self.queue_samples),

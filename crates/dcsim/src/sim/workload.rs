@@ -1,0 +1,98 @@
+//! Partition/aggregate queries (M23): the state the simulation keeps per query workload.
+//! A client writes a request to each server; a server answers each complete request with a
+//! response; a query completes when every server's response has fully arrived.
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::scenario::{Arrival, CcKind, QuerySpec};
+use crate::units::{ps_from_ms, ps_from_s, ps_from_us, Ps};
+
+/// A connection's part in a workload.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryRole {
+    pub workload: u32,
+    /// The query a one-shot connection serves (persistent connections serve them all).
+    pub query: Option<u32>,
+    /// Requests the server has answered (or scheduled an answer to).
+    pub requests_answered: u64,
+    /// Responses that have fully reached the client.
+    pub responses_seen: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct QueryRecord {
+    pub issued: Ps,
+    pub done: Option<Ps>,
+    pub servers_done: u32,
+    /// Retransmission timeouts (and SYN retries) on the query's connections when it was
+    /// issued, to count those that happened during it.
+    pub timeouts_at_issue: u64,
+    pub timeouts: u64,
+    /// One-shot connections: the first of the query's consecutive connection indices.
+    pub first_conn: Option<u32>,
+}
+
+#[derive(Debug)]
+pub struct Workload {
+    pub client: u32,
+    pub servers: Vec<u32>,
+    pub request: u64,
+    pub response: u64,
+    pub rounds: u32,
+    pub start: Ps,
+    /// Mean interval of Poisson arrivals; None = barrier-synchronised.
+    pub mean_interval: Option<Ps>,
+    pub jitter: Ps,
+    pub persistent: bool,
+    pub cc: CcKind,
+    /// Persistent connections, one per server, in `servers` order.
+    pub conns: Vec<u32>,
+    pub queries: Vec<QueryRecord>,
+    pub rng: ChaCha8Rng,
+}
+
+impl Workload {
+    pub fn new(q: &QuerySpec, default_cc: CcKind, rng: ChaCha8Rng) -> Self {
+        Workload {
+            client: q.client,
+            servers: q.servers.clone(),
+            request: q.request_bytes,
+            response: q.response_bytes,
+            rounds: q.rounds,
+            start: ps_from_s(q.start_s),
+            mean_interval: match q.arrival {
+                Arrival::Barrier => None,
+                Arrival::Poisson { mean_interval_ms } => Some(ps_from_ms(mean_interval_ms)),
+            },
+            jitter: ps_from_us(q.response_jitter_us),
+            persistent: q.persistent,
+            cc: q.cc.unwrap_or(default_cc),
+            conns: Vec::new(),
+            queries: Vec::new(),
+            rng,
+        }
+    }
+
+    /// The server's wait before it answers: uniform in [0, jitter] (M24).
+    pub fn response_delay(&mut self) -> Ps {
+        if self.jitter == 0 {
+            0
+        } else {
+            self.rng.gen_range(0..=self.jitter)
+        }
+    }
+
+    /// Time to the next Poisson arrival (exponential), if arrivals are Poisson.
+    pub fn next_interval(&mut self) -> Option<Ps> {
+        let mean = self.mean_interval? as f64;
+        let u: f64 = self.rng.gen_range(f64::MIN_POSITIVE..1.0);
+        Some((-u.ln() * mean).round() as Ps)
+    }
+
+    /// The query a response completes: the k-th response on a persistent connection answers
+    /// query k − 1; a one-shot connection serves one query.
+    pub fn query_of(&self, role: &QueryRole) -> usize {
+        role.query.map_or(role.responses_seen as usize - 1, |q| q as usize)
+    }
+}
