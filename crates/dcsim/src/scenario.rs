@@ -356,6 +356,8 @@ pub struct TcpConfig {
     /// SACK (RFC 2018) with RFC 6675 loss recovery; off = NewReno recovery (RFC 6582). Both
     /// papers' baselines were "NewReno with SACK" (DCTCP §4, ICTCP §VII).
     pub sack: bool,
+    /// Limited transmit (RFC 3042). Not mentioned by the papers: off by default (spec §1.4).
+    pub limited_transmit: bool,
     /// RFC 5681 §4.1: restart from the initial window after an idle period longer than the RTO.
     pub slow_start_after_idle: bool,
 }
@@ -380,6 +382,7 @@ impl Default for TcpConfig {
             dctcp_receiver: DctcpReceiver::Paper,
             ect_on_control: EctOnControl::Auto,
             sack: true,
+            limited_transmit: false,
             slow_start_after_idle: true,
         }
     }
@@ -406,6 +409,9 @@ pub struct FlowSpec {
     /// Bytes to send (default: unlimited, a long-lived bulk flow).
     #[serde(default)]
     pub bytes: Option<u64>,
+    /// Receive buffer of this connection, bytes (default: `tcp.rcv_buffer_bytes`).
+    #[serde(default)]
+    pub rcv_buffer_bytes: Option<u64>,
 }
 
 /// Partition/aggregate (M23): a client sends a small request to each server, each server
@@ -442,6 +448,10 @@ pub struct QuerySpec {
     /// Congestion control of the query connections (default: `tcp.cc`).
     #[serde(default)]
     pub cc: Option<CcKind>,
+    /// Receive buffer of the query connections, bytes (default: `tcp.rcv_buffer_bytes`): a
+    /// static cap on each response's window (ICTCP §II-B).
+    #[serde(default)]
+    pub rcv_buffer_bytes: Option<u64>,
 }
 
 fn default_request_bytes() -> u64 {
@@ -700,6 +710,12 @@ impl Scenario {
                     return err(&field("stop_s"), format!("must be after start_s, got {stop}"));
                 }
             }
+            if f.rcv_buffer_bytes.is_some_and(|b| b < 2 * t.mss as u64) {
+                return err(
+                    &field("rcv_buffer_bytes"),
+                    format!("must hold at least 2 segments ({} B)", 2 * t.mss),
+                );
+            }
             if f.bytes == Some(0) {
                 return err(
                     &field("bytes"),
@@ -734,6 +750,12 @@ impl Scenario {
             }
             if q.response_bytes == 0 {
                 return err(&field("response_bytes"), "must be at least 1 byte".to_string());
+            }
+            if q.rcv_buffer_bytes.is_some_and(|b| b < 2 * t.mss as u64) {
+                return err(
+                    &field("rcv_buffer_bytes"),
+                    format!("must hold at least 2 segments ({} B)", 2 * t.mss),
+                );
             }
             if q.rounds == 0 {
                 return err(&field("rounds"), "must be at least 1".to_string());

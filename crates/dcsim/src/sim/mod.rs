@@ -74,7 +74,7 @@ struct ConnFactory {
 }
 
 impl ConnFactory {
-    fn make(&self, id: u32, src: u32, dst: u32, cc: CcKind, start: Ps) -> Conn {
+    fn make(&self, id: u32, src: u32, dst: u32, cc: CcKind, start: Ps, rcv_buffer: Option<u64>) -> Conn {
         let t = &self.tcp;
         let ect_on_control = match t.ect_on_control {
             EctOnControl::Auto => cc == CcKind::Dctcp,
@@ -91,12 +91,13 @@ impl ConnFactory {
             timer_tick: ps_from_ms(t.timer_tick_ms),
             delack_segments: t.delayed_ack_segments,
             delack_timeout: ps_from_ms(t.delayed_ack_timeout_ms),
-            rcv_buffer: t.rcv_buffer_bytes,
+            rcv_buffer: rcv_buffer.unwrap_or(t.rcv_buffer_bytes),
             ect_on_control,
             dctcp_receiver: (cc == CcKind::Dctcp).then_some(t.dctcp_receiver),
             slow_start_after_idle: t.slow_start_after_idle,
             offload_burst_segments: self.offload_burst_segments,
             sack: t.sack,
+            limited_transmit: t.limited_transmit,
         };
         let min_cwnd = (t.dctcp_min_cwnd_segments * t.mss) as f64;
         let rtt = RttEstimator::new(params.rto_min, params.rto_initial, params.rto_max, params.timer_tick);
@@ -180,7 +181,7 @@ impl Simulation {
                 0.0
             };
             let start = ps_from_s(f.start_s) + ps_from_us(jitter);
-            let mut conn = factory.make(i as u32, f.src, f.dst, f.cc.unwrap_or(t.cc), start);
+            let mut conn = factory.make(i as u32, f.src, f.dst, f.cc.unwrap_or(t.cc), start, f.rcv_buffer_bytes);
             conn.ends[0].write(f.bytes.unwrap_or(u64::MAX));
             conn.bytes = f.bytes;
             conn.stop = f.stop_s.map(ps_from_s);
@@ -195,7 +196,7 @@ impl Simulation {
                 // Long-lived connections, opened at time 0 (DCTCP §4.2.2, ICTCP §II-A).
                 for &server in &q.servers {
                     let id = conns.len() as u32;
-                    let mut conn = factory.make(id, q.client, server, wl.cc, 0);
+                    let mut conn = factory.make(id, q.client, server, wl.cc, 0, wl.rcv_buffer);
                     conn.query = Some(QueryRole {
                         workload: w as u32,
                         query: None,
@@ -475,11 +476,11 @@ impl Simulation {
             wl.conns.clone()
         } else {
             // A new connection per request, with its handshake (SYN at issue time).
-            let (client, cc) = (wl.client, wl.cc);
+            let (client, cc, rcv_buffer) = (wl.client, wl.cc, wl.rcv_buffer);
             let servers = wl.servers.clone();
             let first = self.conns.len() as u32;
             for (i, server) in servers.into_iter().enumerate() {
-                let mut conn = self.factory.make(first + i as u32, client, server, cc, now);
+                let mut conn = self.factory.make(first + i as u32, client, server, cc, now, rcv_buffer);
                 conn.query = Some(QueryRole {
                     workload: w,
                     query: Some(index),

@@ -46,6 +46,7 @@ pub struct Workload {
     pub jitter: Ps,
     pub persistent: bool,
     pub cc: CcKind,
+    pub rcv_buffer: Option<u64>,
     /// Persistent connections, one per server, in `servers` order.
     pub conns: Vec<u32>,
     pub queries: Vec<QueryRecord>,
@@ -68,6 +69,7 @@ impl Workload {
             jitter: ps_from_us(q.response_jitter_us),
             persistent: q.persistent,
             cc: q.cc.unwrap_or(default_cc),
+            rcv_buffer: q.rcv_buffer_bytes,
             conns: Vec::new(),
             queries: Vec::new(),
             rng,

@@ -33,6 +33,8 @@ pub struct TcpParams {
     pub offload_burst_segments: u32,
     /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery (RFC 6675).
     pub sack: bool,
+    /// Limited transmit (RFC 3042): a new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -603,7 +605,14 @@ impl Endpoint {
                 self.cwnd_limited = false;
                 return;
             }
-            let cwnd = self.win.cwnd as u64;
+            // RFC 3042: on the first two duplicate ACKs, up to cwnd + 2·SMSS may be outstanding
+            // (new data only; cwnd itself is unchanged).
+            let limited = if self.p.limited_transmit && !self.in_recovery && self.snd_nxt >= self.snd_max {
+                self.dupacks.min(2) as u64 * mss
+            } else {
+                0
+            };
+            let cwnd = self.win.cwnd as u64 + limited;
             let wnd = cwnd.min(self.peer_rwnd);
             let flight = self.snd_nxt - self.snd_una;
             let mut len = (self.app_end - self.snd_nxt).min(mss);

@@ -40,6 +40,7 @@ pub fn params(cc: CcKind, sack: bool) -> TcpParams {
         slow_start_after_idle: false,
         offload_burst_segments: 0,
         sack,
+        limited_transmit: false,
     }
 }
 
