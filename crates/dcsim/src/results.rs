@@ -88,6 +88,9 @@ pub struct QueryStats {
     pub timeouts: u64,
 }
 
+/// One connection. `src` sends its main data (the opener of a bulk flow, the server of a
+/// query connection); packet counters cover both directions; cwnd, alpha and srtt are the
+/// data sender's.
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct FlowStats {
     pub id: u32,

@@ -61,6 +61,16 @@ struct Conn {
 }
 
 impl Conn {
+    /// The end that sends the connection's main data: the opener for a bulk flow, the server
+    /// (which sends the responses) for a query connection.
+    fn data_sender(&self) -> usize {
+        if self.query.is_some() {
+            1
+        } else {
+            0
+        }
+    }
+
     /// Retransmission timeouts and SYN retries on both ends.
     fn timeouts(&self) -> u64 {
         self.ends.iter().map(|e| e.counters.timeouts + e.counters.syn_retries).sum()
@@ -345,7 +355,7 @@ impl Simulation {
             }
             Event::WarmupEnd => {
                 for c in &mut self.conns {
-                    c.delivered_at_warmup = c.ends[1].delivered;
+                    c.delivered_at_warmup = c.ends[1 - c.data_sender()].delivered;
                 }
             }
         }
@@ -608,26 +618,28 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let (tx, rx) = (&c.ends[0], &c.ends[1]);
-                let k = &tx.counters;
+                let d = c.data_sender();
+                let (tx, rx) = (&c.ends[d], &c.ends[1 - d]);
+                // Counters of both directions (a query connection carries requests too).
+                let k = |f: fn(&crate::tcp::endpoint::EndpointCounters) -> u64| f(&c.ends[0].counters) + f(&c.ends[1].counters);
                 FlowStats {
                     id: i as u32,
                     workload: c.query.map(|q| q.workload),
-                    src: c.hosts[0],
-                    dst: c.hosts[1],
+                    src: c.hosts[d],
+                    dst: c.hosts[1 - d],
                     cc: c.cc.name().to_string(),
                     start_s: s_from_ps(c.start),
                     established_s: nan_or(tx.established_at),
                     completion_s: nan_or(c.completion),
                     bytes_delivered: rx.delivered,
                     goodput_bps: (rx.delivered - c.delivered_at_warmup) as f64 * 8.0 / window,
-                    data_packets_sent: k.data_packets_sent,
-                    retransmits: k.retransmits,
-                    fast_retransmits: k.fast_retransmits,
-                    timeouts: k.timeouts,
-                    syn_retries: k.syn_retries,
-                    ecn_reductions: k.ecn_reductions,
-                    ece_acks: k.ece_acks,
+                    data_packets_sent: k(|k| k.data_packets_sent),
+                    retransmits: k(|k| k.retransmits),
+                    fast_retransmits: k(|k| k.fast_retransmits),
+                    timeouts: k(|k| k.timeouts),
+                    syn_retries: k(|k| k.syn_retries),
+                    ecn_reductions: k(|k| k.ecn_reductions),
+                    ece_acks: k(|k| k.ece_acks),
                     final_cwnd_bytes: tx.win.cwnd,
                     final_alpha: tx.cc.alpha(),
                     srtt_s: nan_or(tx.rtt.srtt),
