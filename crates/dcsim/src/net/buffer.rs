@@ -3,6 +3,11 @@
 //! alpha × the memory still free, so one busy port converges to alpha·B/(1 + alpha) and
 //! k busy ports to alpha·B/(1 + k·alpha) each ("buffer pressure", DCTCP paper §2.3.4).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::units::Ps;
+
 /// Why the shared memory refused a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
@@ -21,6 +26,11 @@ pub struct SharedBuffer {
     pub ports: Vec<u32>,
     /// Highest occupancy seen, bytes.
     pub max_used: u64,
+    /// Bytes held, as of the last `used_at`.
+    used: u64,
+    /// (departure time, bytes) of every packet held, earliest first: the memory's occupancy
+    /// at any instant without visiting its ports.
+    departures: BinaryHeap<Reverse<(Ps, u64)>>,
 }
 
 impl SharedBuffer {
@@ -30,7 +40,30 @@ impl SharedBuffer {
             alpha,
             ports: Vec::new(),
             max_used: 0,
+            used: 0,
+            departures: BinaryHeap::new(),
         }
+    }
+
+    /// Bytes held at `now`: frees what has left by then.
+    #[inline]
+    pub fn used_at(&mut self, now: Ps) -> u64 {
+        while let Some(&Reverse((t, size))) = self.departures.peek() {
+            if t > now {
+                break;
+            }
+            self.departures.pop();
+            self.used -= size;
+        }
+        self.used
+    }
+
+    /// A packet of `size` bytes was admitted and leaves the memory at `departure`.
+    #[inline]
+    pub fn hold(&mut self, size: u64, departure: Ps) {
+        self.used += size;
+        self.max_used = self.max_used.max(self.used);
+        self.departures.push(Reverse((departure, size)));
     }
 
     /// Admission of `size` bytes to a port holding `port_bytes` when the whole memory holds

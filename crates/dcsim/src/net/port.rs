@@ -189,11 +189,12 @@ impl Port {
     }
 
     /// A packet arrives for this port: buffer admission (M11), then AQM (M17: "if buffer
-    /// admission fails drop, else if occupancy > K mark"). If admitted and it is the only
-    /// packet on the way to the peer, returns its arrival time: the caller keeps exactly one
-    /// arrival event per busy link, for the packet at the head of the wire.
+    /// admission fails drop, else if occupancy > K mark"). If admitted, returns when its
+    /// transmission ends (it leaves the buffer) and, if it is the only packet on the way to the
+    /// peer, its arrival time: the caller keeps exactly one arrival event per busy link, for
+    /// the packet at the head of the wire.
     #[inline]
-    pub fn offer(&mut self, now: Ps, mut pkt: Packet, window_start: Ps) -> Result<Option<Ps>, Offer> {
+    pub fn offer(&mut self, now: Ps, mut pkt: Packet, window_start: Ps) -> Result<(Ps, Option<Ps>), Offer> {
         self.drain(now, window_start);
         self.counters.arrived += 1;
         let packets = self.buffer.len() as u32;
@@ -240,7 +241,7 @@ impl Port {
         c.enqueued += 1;
         c.max_packets = c.max_packets.max(self.buffer.len() as u64);
         c.max_bytes = c.max_bytes.max(self.buffered_bytes);
-        Ok(first.then_some(arrive))
+        Ok((end, first.then_some(arrive)))
     }
 
     /// The packet at the head of the wire has reached the peer. Returns it, and the arrival

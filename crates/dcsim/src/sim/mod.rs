@@ -8,7 +8,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::error::ConfigError;
-use crate::net::buffer::{Refusal, SharedBuffer};
+use crate::net::buffer::Refusal;
 use crate::net::packet::Packet;
 use crate::net::port::Port;
 use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_WORKLOAD_BASE};
@@ -161,15 +161,6 @@ pub struct Simulation {
     queue_samples: QueueSamples,
     pool_samples: PoolSamples,
     flow_samples: FlowSamples,
-}
-
-/// Bytes held by all the ports of a shared memory at `now`.
-fn pool_occupancy(ports: &mut [Port], shared: &SharedBuffer, now: Ps, window_start: Ps) -> u64 {
-    shared
-        .ports
-        .iter()
-        .map(|&q| ports[q as usize].occupancy_bytes(now, window_start))
-        .sum()
 }
 
 impl Simulation {
@@ -331,13 +322,11 @@ impl Simulation {
                     self.queue_samples.packets.push(port.occupancy_packets(self.now, self.warmup));
                     self.queue_samples.bytes.push(port.occupancy_bytes(self.now, self.warmup));
                 }
-                for (i, node) in self.nodes.iter().filter(|n| n.is_switch).enumerate() {
-                    if let Some(shared) = &node.shared {
+                for (i, node) in self.nodes.iter_mut().filter(|n| n.is_switch).enumerate() {
+                    if let Some(shared) = &mut node.shared {
                         self.pool_samples.switch.push(i as u32);
                         self.pool_samples.t_s.push(t);
-                        self.pool_samples
-                            .bytes
-                            .push(pool_occupancy(&mut self.ports, shared, self.now, self.warmup));
+                        self.pool_samples.bytes.push(shared.used_at(self.now));
                     }
                 }
                 self.cal.schedule(self.now + self.queue_sample_every, Event::QueueSample);
@@ -365,19 +354,18 @@ impl Simulation {
     fn enqueue(&mut self, p: u32, pkt: Packet) {
         let (now, ws) = (self.now, self.warmup);
         let node = self.ports[p as usize].node as usize;
-        let mut pool_used = None;
-        if let Some(shared) = &self.nodes[node].shared {
-            let used = pool_occupancy(&mut self.ports, shared, now, ws);
+        let size = pkt.size as u64;
+        if let Some(shared) = &mut self.nodes[node].shared {
+            let used = shared.used_at(now);
             let port_bytes = self.ports[p as usize].occupancy_bytes(now, ws);
-            if let Err(refusal) = shared.admit(used, port_bytes, pkt.size as u64) {
+            if let Err(refusal) = shared.admit(used, port_bytes, size) {
                 self.ports[p as usize].refuse(refusal == Refusal::PoolFull);
                 return;
             }
-            pool_used = Some(used + pkt.size as u64);
         }
-        if let Ok(next_arrival) = self.ports[p as usize].offer(now, pkt, ws) {
-            if let (Some(used), Some(shared)) = (pool_used, &mut self.nodes[node].shared) {
-                shared.max_used = shared.max_used.max(used);
+        if let Ok((departure, next_arrival)) = self.ports[p as usize].offer(now, pkt, ws) {
+            if let Some(shared) = &mut self.nodes[node].shared {
+                shared.hold(size, departure);
             }
             if let Some(arrive) = next_arrival {
                 self.cal.schedule(arrive, Event::LinkArrive(p));
