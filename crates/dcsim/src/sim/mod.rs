@@ -336,9 +336,10 @@ impl Simulation {
                 for (i, c) in self.conns.iter().enumerate() {
                     self.flow_samples.flow.push(i as u32);
                     self.flow_samples.t_s.push(t);
-                    self.flow_samples.delivered_bytes.push(c.ends[1].delivered);
-                    self.flow_samples.cwnd_bytes.push(c.ends[0].win.cwnd);
-                    self.flow_samples.alpha.push(c.ends[0].cc.alpha());
+                    let d = c.data_sender();
+                    self.flow_samples.delivered_bytes.push(c.ends[1 - d].delivered);
+                    self.flow_samples.cwnd_bytes.push(c.ends[d].win.cwnd);
+                    self.flow_samples.alpha.push(c.ends[d].cc.alpha());
                 }
                 self.cal.schedule(self.now + self.flow_sample_every, Event::FlowSample);
             }
