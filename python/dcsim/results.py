@@ -88,8 +88,15 @@ class Results:
         """One row per partition/aggregate query: issue and completion times, completion
         time `qct_s` (NaN if unfinished), response bytes and the timeouts during it."""
         columns = [
-            "workload", "query", "client", "servers", "issued_s", "completed_s", "qct_s",
-            "response_bytes", "timeouts",
+            "workload",
+            "query",
+            "client",
+            "servers",
+            "issued_s",
+            "completed_s",
+            "qct_s",
+            "response_bytes",
+            "timeouts",
         ]
         return _frame(self.raw["queries"]) if self.raw["queries"] else pd.DataFrame(columns=columns)
 

@@ -14,7 +14,7 @@ README = (REPO / "README.md").read_text()
 
 
 def blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README, re.S)
+    return re.findall(rf"```{language}\n(.*?)```", README, re.DOTALL)
 
 
 def test_toml_example_is_a_valid_scenario(tmp_path: Path) -> None:

@@ -8,15 +8,32 @@ behind each plot (CSV) and the plots (PNG + SVG) into ``out_dir``. ``scale`` is 
 
 from __future__ import annotations
 
+from importlib import import_module
 from types import ModuleType
-
-from . import cs244_fig2, cs244_fig3, cs244_fig4, dctcp_fig1, dctcp_fig12, dctcp_fig13, dctcp_fig14
 
 SCALES = ("quick", "full")
 
+# Module names in paper order: DCTCP, ICTCP, then the CS244 reproduction.
+_MODULES = (
+    "dctcp_fig1",
+    "dctcp_fig12",
+    "dctcp_fig13",
+    "dctcp_fig14",
+    "dctcp_fig18",
+    "dctcp_fig19",
+    "dctcp_fig20",
+    "dctcp_fig21",
+    "dctcp_table2",
+    "ictcp_fig3",
+    "ictcp_fig4",
+    "ictcp_fig5",
+    "cs244_fig2",
+    "cs244_fig3",
+    "cs244_fig4",
+)
+
 EXPERIMENTS: dict[str, ModuleType] = {
-    m.ID: m
-    for m in (dctcp_fig1, dctcp_fig12, dctcp_fig13, dctcp_fig14, cs244_fig2, cs244_fig3, cs244_fig4)
+    m.ID: m for m in (import_module(f".{name}", __name__) for name in _MODULES)
 }
 
 __all__ = ["EXPERIMENTS", "SCALES"]

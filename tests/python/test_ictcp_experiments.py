@@ -1,0 +1,110 @@
+"""The ICTCP-paper motivation experiments (ictcp-fig3, ictcp-fig4, ictcp-fig5): interface,
+scenario plans at the paper's scale, and each run end to end at the hidden "smoke" scale."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from dcsim.experiments import ictcp_fig3, ictcp_fig4, ictcp_fig5
+from dcsim.experiments import ictcp_testbed as tb
+
+MODULES = [ictcp_fig3, ictcp_fig4, ictcp_fig5]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.ID)
+def test_interface(module):
+    assert module.ID.startswith("ictcp-fig")
+    assert module.TITLE.strip()
+    assert module.DESCRIPTION.strip() and "\n" not in module.DESCRIPTION
+    assert callable(module.run)
+    assert module.__doc__ and "Assumption" in module.__doc__
+    assert {"quick", "full"} <= set(module.SCALES)
+    with pytest.raises(ValueError):
+        module.run("huge", ".", 1)
+
+
+def test_full_scale_uses_the_papers_counts():
+    plan3 = ictcp_fig3.scenarios("full")
+    assert {n for _, n, _, _ in plan3} == set(range(1, 47))
+    assert {kb for kb, *_ in plan3} == {64, 128, 256}
+    assert all(r == 100 for _, _, r, _ in plan3)
+    for *_, sc in plan3:
+        assert sc["topology"]["hosts"] == 48
+        assert sc["switch"]["buffer"] == {"kind": "preset", "name": "quanta_lb4g"}
+        assert sc["tcp"]["rto_min_ms"] == 300.0 and sc["tcp"]["cc"] == "newreno"
+        q = sc["queries"][0]
+        assert q["client"] == 0 and 0 not in q["servers"] and len(q["servers"]) <= 46
+    plan4 = ictcp_fig4.scenarios("full")
+    bg = [sc for b, *_, sc in plan4 if b]
+    assert bg and all(sc["flows"][0]["src"] == tb.BACKGROUND_HOST for sc in bg)
+    assert all("rcv_buffer_bytes" not in sc["flows"][0] for sc in bg)  # background not capped
+    caps = {sc["queries"][0].get("rcv_buffer_bytes") for *_, sc in plan4}
+    assert None in caps and 2 * tb.MSS in caps
+    plan5 = ictcp_fig5.scenarios("full")
+    assert all(
+        sc["sim"]["duration_s"] - sc["sim"]["warmup_s"] == pytest.approx(10.0) for _, sc in plan5
+    )
+    assert [w for w, _ in plan5][-1] == 64
+
+
+def test_incast_stats_average_per_round():
+    res = {
+        "queries": [
+            {"qct_s": 0.001, "response_bytes": 125_000, "timeouts": 0},  # 1000 Mb/s
+            {"qct_s": 0.010, "response_bytes": 125_000, "timeouts": 1},  # 100 Mb/s
+            {"qct_s": None, "response_bytes": 125_000, "timeouts": 0},  # unfinished: left out
+        ]
+    }
+    st = tb.incast_stats(res)
+    assert st["goodput_mbps"] == pytest.approx(550.0)
+    assert st["aggregate_mbps"] == pytest.approx(250_000 * 8 / 0.011 / 1e6)
+    assert st["timeout_ratio"] == pytest.approx(0.5)
+    assert st["rounds"] == 2 and st["issued"] == 3 and st["stalled"] == 0
+    # A round issued but never finished counts with its duration so far.
+    res = {
+        "duration_s": 1.0,
+        "queries": [
+            {"qct_s": 0.001, "response_bytes": 125_000, "timeouts": 0, "issued_s": 0.0},
+            {"qct_s": None, "response_bytes": 125_000, "timeouts": 3, "issued_s": 0.5},
+        ],
+    }
+    st = tb.incast_stats(res)
+    assert st["stalled"] == 1 and st["rounds"] == 1
+    assert st["goodput_mbps"] == pytest.approx((1000.0 + 2.0) / 2)
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.ID)
+def test_smoke_run_writes_outputs(module, tmp_path):
+    summary = module.run("smoke", tmp_path, 2)
+    json.dumps(summary)  # plain JSON
+    assert summary["claims"]
+    for cl in summary["claims"]:
+        assert set(cl) == {"claim", "paper", "measured", "holds"}
+        assert isinstance(cl["holds"], bool)
+        assert cl["paper"] and cl["measured"]
+    files = summary["metrics"]["files"]
+    for ext in ("csv", "png", "svg"):
+        assert any(f.endswith("." + ext) for f in files), ext
+    for f in files:
+        assert (tmp_path / f).stat().st_size > 0, f
+    for f in files:
+        if f.endswith(".csv"):
+            df = pd.read_csv(tmp_path / f)
+            assert len(df) > 0
+            if "goodput_mbps" in df:
+                assert (df.goodput_mbps.dropna() > 0).all()
+                assert (df.goodput_mbps.dropna() < 1000).all()
+
+
+def test_fig5_window_limited_goodput_and_rtt(tmp_path):
+    summary = ictcp_fig5.run("smoke", tmp_path, 2)
+    df = pd.read_csv(tmp_path / "fig5_rwnd.csv").set_index("rwnd_mss")
+    # 2 MSS: window-limited, goodput = window / RTT; 20 MSS: the link is full, RTT inflated.
+    assert df.goodput_mbps[2] == pytest.approx(2 * tb.MSS * 8 / df.srtt_us[2], rel=0.05)
+    assert df.goodput_mbps[20] > 0.9 * tb.CEILING_MBPS
+    assert df.srtt_us[20] > 1.5 * df.srtt_us[2]
+    assert math.isfinite(summary["metrics"]["base_rtt_us"])
