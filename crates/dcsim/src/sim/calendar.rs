@@ -61,14 +61,6 @@ impl<E> Calendar<E> {
     pub fn peek_time(&self) -> Option<Ps> {
         self.heap.peek().map(|e| (e.key >> 64) as Ps)
     }
-
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
 
 #[cfg(test)]
