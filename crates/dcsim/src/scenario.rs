@@ -173,7 +173,11 @@ pub enum SwitchPreset {
     /// α as the Triumph (ASSUMPTION, spec §2.4): one busy port gets ≈ 2.8 MB.
     Cat4948,
     /// Quanta LB4G, 48 × 1 Gbps, 4 MB (ICTCP §II-C), "dynamic buffer management to allocate a
-    /// buffer pool shared by all ports" (ICTCP §V); α as the Triumph (ASSUMPTION).
+    /// buffer pool shared by all ports" (ICTCP §V). The one per-port number the ICTCP paper
+    /// gives is "85 kB for each port (if equally divided)" (§II-C), the budget of its own
+    /// buffer analysis (§V): α is calibrated so one busy port holds 85 kB,
+    /// α = 85,000/3,915,000 = 0.0217 (ASSUMPTION; its TCP collapse at ~10 senders of 64 kB,
+    /// Fig. 3, could not happen with the Triumph's 700 KB).
     QuantaLb4g,
 }
 
@@ -181,9 +185,11 @@ impl SwitchPreset {
     /// (B bytes, α) of the preset.
     pub fn shared_buffer(self) -> (u64, f64) {
         const ALPHA_TRIUMPH: f64 = 700.0 / 3300.0;
+        const ALPHA_LB4G: f64 = 85.0 / 3915.0;
         match self {
-            SwitchPreset::Triumph | SwitchPreset::Scorpion | SwitchPreset::QuantaLb4g => (4_000_000, ALPHA_TRIUMPH),
+            SwitchPreset::Triumph | SwitchPreset::Scorpion => (4_000_000, ALPHA_TRIUMPH),
             SwitchPreset::Cat4948 => (16_000_000, ALPHA_TRIUMPH),
+            SwitchPreset::QuantaLb4g => (4_000_000, ALPHA_LB4G),
         }
     }
 }
@@ -252,7 +258,8 @@ fn default_weight_log2() -> u32 {
 #[serde(deny_unknown_fields, default)]
 pub struct HostConfig {
     /// NIC transmit queue, packets (FIFO serialised at the NIC rate). 1000 = Linux's default
-    /// `txqueuelen` [EXT].
+    /// `txqueuelen` [EXT]. When it is full the host's TCP senders wait for room (the OS's
+    /// backpressure) rather than drop their own segments; only pure ACKs can be dropped here.
     pub nic_queue_packets: u32,
     /// Each packet a host sends waits a random time, uniform in [0, tx_jitter_us], before
     /// its NIC may start it (order is kept). Real hosts' timing noise; without it, senders

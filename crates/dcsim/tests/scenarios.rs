@@ -306,3 +306,44 @@ fn one_megabyte_on_an_idle_gigabit_path() {
     assert_eq!(down.sent_bytes, 1_000_000 + 687 * 40);
     assert_eq!(down.drops_buffer + down.drops_aqm, 0);
 }
+
+#[test]
+fn a_full_nic_queue_holds_the_sender_back_instead_of_dropping() {
+    // The NIC is the bottleneck. Host 0's NIC (1 Gbps) holds 4 packets; its flow's
+    // window (no loss anywhere: the switch port is as fast as the NIC) grows far beyond 4
+    // packets. A host that dropped its own segments would lose most of every window; with
+    // backpressure (M10) the sender waits for room: no packet is dropped anywhere, nothing
+    // is retransmitted, and the NIC stays busy (goodput at the 949 Mbps ceiling).
+    let r = run(r#"
+        [sim]
+        duration_s = 0.1
+        warmup_s = 0.02
+        [topology]
+        kind = "star"
+        hosts = 2
+        link = { rate_gbps = 1.0, delay_us = 25.0 }
+        [host]
+        nic_queue_packets = 4
+        [[flows]]
+        src = 0
+        dst = 1
+    "#);
+    let nic = port(&r, "h0->s0");
+    assert_eq!(nic.drops_buffer, 0, "the host dropped its own packets");
+    assert!(
+        nic.max_packets <= 4 && nic.max_packets >= 3,
+        "NIC queue peaked at {}",
+        nic.max_packets
+    );
+    let f = &r.flows[0];
+    assert_eq!(f.retransmits + f.timeouts, 0);
+    assert!(
+        f.final_cwnd_bytes > 20.0 * 1460.0,
+        "cwnd {} never outgrew the NIC queue",
+        f.final_cwnd_bytes
+    );
+    assert!(f.goodput_bps > 0.97 * GOODPUT_1G, "goodput {} with a blocked sender", f.goodput_bps);
+    let c = &r.conservation;
+    assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight);
+    assert_eq!(c.dropped, 0);
+}

@@ -25,14 +25,12 @@ Assumptions:
 - Collapse point of a curve: the smallest n after the peak at which goodput falls below half
   of the peak (NaN if it never does on the grid).
 
-Known deviation (diagnosed, not tuned away): with the ``quanta_lb4g`` preset one busy port may
-hold ~700 KB (the Triumph calibration; the ICTCP paper gives only "4 MB", "85 kB for each port
-if equally divided", and "shadow memory can dynamically allocate more"), so most rounds absorb
-the synchronised burst and only 10-30% of rounds at n = 40 hit a 300-ms timeout; the mean
-per-round goodput sags but does not halve, whereas the paper's TCP "suffers at least one timeout
-when incast congestion occurs" (§VII-A). The time-weighted aggregate does collapse. A side run
-(not part of this experiment) with a static 85 kB per-port buffer times out in ~every round from
-n = 16 on (goodput ≈ 25-55 Mb/s): the collapse depth is set by the buffer model.
+Buffer: the ``quanta_lb4g`` preset lets one busy port hold 85 kB, the per-port share the ICTCP
+paper itself gives ("85 kB for each port (if equally divided)", §II-C) and uses in its buffer
+analysis (§V). With the Triumph's 700 KB calibration instead (an earlier default), most rounds
+absorbed the synchronised burst and TCP did not collapse (10-30% of rounds timed out at n = 40):
+the collapse depth is set by the buffer model, and the paper's collapse is only possible with a
+per-port share of the order it states.
 
 Outputs: fig3_goodput.csv (amount_kb, senders, goodput_mbps, aggregate_mbps, timeout_ratio,
 rounds), fig3_goodput.png/.svg.

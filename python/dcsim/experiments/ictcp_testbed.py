@@ -4,8 +4,8 @@ ICTCP-paper experiments") as dcsim scenarios, and the incast goodput measurement
 Testbed: 47 servers (≤ 46 senders + 1 receiver) on one Quanta LB4G 48-port GbE switch: a star
 of 1 Gbps links, 38 B Ethernet framing, 25 µs per link so the base RTT is ≈ 100 µs of
 propagation (the paper's "base RTT is around 100 μs", §II-B). The switch is the engine's
-``quanta_lb4g`` preset: 4 MB shared memory with the dynamic threshold calibrated like the
-Triumph (one busy port can hold ~700 KB; spec algorithms.md §2.3 M13). Drop-tail.
+``quanta_lb4g`` preset: 4 MB shared memory with a dynamic threshold calibrated so one busy port
+holds the paper's "85 kB for each port" (§II-C; spec algorithms.md §2.3 M13). Drop-tail.
 TCP is NewReno with SACK (Windows Server 2008 R2, §VII), timeout (RTO_min) 300 ms.
 
 Assumptions shared by the ICTCP motivation experiments (ictcp-fig3/4/5):

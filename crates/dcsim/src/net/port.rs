@@ -138,6 +138,18 @@ impl Port {
         self.buffered_bytes
     }
 
+    /// Packets the buffer can still take at `now` (its packet limit minus its occupancy).
+    #[inline]
+    pub fn free_slots(&mut self, now: Ps, window_start: Ps) -> usize {
+        self.drain(now, window_start);
+        (self.limit_packets as usize).saturating_sub(self.buffer.len())
+    }
+
+    /// When the packet now being serialised leaves the buffer, freeing a slot.
+    pub fn next_departure(&self) -> Option<Ps> {
+        self.buffer.front().map(|h| h.end)
+    }
+
     /// Counts a packet the switch's shared memory refused before it reached this port's queue.
     pub fn refuse(&mut self, pool_full: bool) {
         self.counters.arrived += 1;

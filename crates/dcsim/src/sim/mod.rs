@@ -36,6 +36,8 @@ enum Event {
     IssueQuery(u32),
     /// A server answers one request on a query connection.
     Respond(u32),
+    /// A slot frees in a host's full NIC queue: its blocked senders may go on (M10).
+    NicRoom(u32),
     QueueSample,
     FlowSample,
     WarmupEnd,
@@ -146,6 +148,10 @@ pub struct Simulation {
     nodes: Vec<Node>,
     ports: Vec<Port>,
     host_port: Vec<u32>,
+    /// Per host: the (connection, end) senders waiting for room in its NIC queue, and the
+    /// time of the pending `NicRoom` event.
+    nic_waiting: Vec<Vec<(u32, u8)>>,
+    nic_wake: Vec<Option<Ps>>,
     conns: Vec<Conn>,
     factory: ConnFactory,
     workloads: Vec<Workload>,
@@ -236,6 +242,8 @@ impl Simulation {
             cal: Calendar::default(),
             nodes: net.nodes,
             ports: net.ports,
+            nic_waiting: vec![Vec::new(); net.host_port.len()],
+            nic_wake: vec![None; net.host_port.len()],
             host_port: net.host_port,
             conns,
             factory,
@@ -295,17 +303,20 @@ impl Simulation {
             Event::DelayedAck(c, e) => self.timer_fired(c, e, TIMER_DELACK),
             Event::Open(c) => {
                 let now = self.now;
+                self.set_tx_room(c, 0);
                 let mut out = std::mem::take(&mut self.out);
                 self.conns[c as usize].ends[0].connect(now, &mut out);
                 self.out = out;
                 self.after_endpoint(c, 0);
             }
             Event::StopWriting(c) => self.conns[c as usize].ends[0].stop_writing(),
+            Event::NicRoom(h) => self.nic_room(h),
             Event::IssueQuery(w) => self.issue_query(w),
             Event::Respond(c) => {
                 let now = self.now;
                 let w = self.conns[c as usize].query.expect("a query connection").workload;
                 let response = self.workloads[w as usize].response;
+                self.set_tx_room(c, 1);
                 let mut out = std::mem::take(&mut self.out);
                 let server = &mut self.conns[c as usize].ends[1];
                 server.write(response);
@@ -389,6 +400,7 @@ impl Simulation {
             self.delivered += 1;
             let end = 1 - pkt.from_end;
             let now = self.now;
+            self.set_tx_room(pkt.conn, end);
             let mut out = std::mem::take(&mut self.out);
             self.conns[pkt.conn as usize].ends[end as usize].on_segment(now, &pkt, &mut out);
             self.out = out;
@@ -397,6 +409,7 @@ impl Simulation {
     }
 
     fn timer_fired(&mut self, c: u32, e: u8, kind: usize) {
+        self.set_tx_room(c, e);
         let now = self.now;
         let conn = &mut self.conns[c as usize];
         if conn.timer_event[e as usize][kind] == Some(now) {
@@ -432,6 +445,9 @@ impl Simulation {
         }
         self.out = out;
         let now = self.now;
+        if self.conns[c as usize].ends[e as usize].tx_blocked {
+            self.wait_for_nic(host, c, e);
+        }
         let conn = &mut self.conns[c as usize];
         if conn.completion.is_none() {
             if let Some(b) = conn.bytes {
@@ -457,6 +473,45 @@ impl Simulation {
         }
         if conn.query.is_some() {
             self.query_progress(c, e);
+        }
+    }
+
+    /// Tells end `e` of connection `c` how many packets its host's NIC queue can take now.
+    fn set_tx_room(&mut self, c: u32, e: u8) {
+        let host = self.conns[c as usize].hosts[e as usize];
+        let room = self.ports[self.host_port[host as usize] as usize].free_slots(self.now, self.warmup);
+        self.conns[c as usize].ends[e as usize].tx_room = room;
+    }
+
+    /// Parks a sender its full NIC queue stopped, and makes sure it is woken when the packet
+    /// in service leaves.
+    fn wait_for_nic(&mut self, host: u32, c: u32, e: u8) {
+        let waiting = &mut self.nic_waiting[host as usize];
+        if !waiting.contains(&(c, e)) {
+            waiting.push((c, e));
+        }
+        let nic = self.host_port[host as usize] as usize;
+        let wake = self.ports[nic].next_departure().unwrap_or(self.now);
+        if self.nic_wake[host as usize].is_none_or(|t| t > wake) {
+            self.nic_wake[host as usize] = Some(wake);
+            self.cal.schedule(wake, Event::NicRoom(host));
+        }
+    }
+
+    /// Room in host `h`'s NIC queue: its waiting senders go on, in the order they stopped.
+    fn nic_room(&mut self, h: u32) {
+        if self.nic_wake[h as usize] != Some(self.now) {
+            return; // superseded by an earlier wake-up
+        }
+        self.nic_wake[h as usize] = None;
+        let waiting = std::mem::take(&mut self.nic_waiting[h as usize]);
+        let now = self.now;
+        for (c, e) in waiting {
+            self.set_tx_room(c, e);
+            let mut out = std::mem::take(&mut self.out);
+            self.conns[c as usize].ends[e as usize].try_send(now, &mut out);
+            self.out = out;
+            self.after_endpoint(c, e); // parks it again if the NIC filled up
         }
     }
 
@@ -502,6 +557,7 @@ impl Simulation {
         });
         let request = wl.request;
         for c in conns {
+            self.set_tx_room(c, 0);
             let mut out = std::mem::take(&mut self.out);
             let client = &mut self.conns[c as usize].ends[0];
             client.write(request);

@@ -15,13 +15,15 @@ pub struct Window {
 }
 
 impl Window {
-    /// RFC 5681 §3.1 growth for `acked` newly acknowledged bytes, with appropriate byte
-    /// counting (RFC 3465, L = 2) so that delayed ACKs still double cwnd per RTT in slow start.
+    /// RFC 5681 §3.1 growth for an ACK of `acked` new bytes, counted in segments as the
+    /// papers' stacks and ns-2 do (spec M3: a short final segment counts as one), capped at
+    /// 2 per ACK in slow start (RFC 3465, L = 2) so delayed ACKs still double cwnd per RTT.
     pub fn grow(&mut self, acked: u64, mss: f64) {
+        let segments = (acked as f64 / mss).ceil();
         if self.cwnd < self.ssthresh {
-            self.cwnd += (acked as f64).min(2.0 * mss);
+            self.cwnd += segments.min(2.0) * mss;
         } else {
-            self.cwnd += mss * acked as f64 / self.cwnd;
+            self.cwnd += mss * segments * mss / self.cwnd;
         }
     }
 }
@@ -213,6 +215,27 @@ mod tests {
         };
         w.grow(1460, MSS);
         assert!((w.cwnd - (10.0 * MSS + MSS / 10.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn growth_counts_a_short_segment_as_one() {
+        // After a timeout (cwnd 1 MSS) the ACK of a 340-B final segment opens the window to
+        // 2 MSS, as in a packet-counting stack; 3 segments in one ACK still add only 2.
+        let mut w = Window {
+            cwnd: MSS,
+            ssthresh: 10.0 * MSS,
+        };
+        w.grow(340, MSS);
+        assert_eq!(w.cwnd, 2.0 * MSS);
+        w.grow(3 * 1460, MSS);
+        assert_eq!(w.cwnd, 4.0 * MSS);
+        // Congestion avoidance: 1460 + 340 B = 2 segments -> +2·MSS²/cwnd.
+        let mut ca = Window {
+            cwnd: 10.0 * MSS,
+            ssthresh: 5.0 * MSS,
+        };
+        ca.grow(1800, MSS);
+        assert!((ca.cwnd - (10.0 * MSS + 2.0 * MSS / 10.0)).abs() < 1e-9);
     }
 
     #[test]

@@ -86,12 +86,18 @@ pub struct Endpoint {
     sacked: RangeSet,
     /// RFC 6675 `HighRxt`: end of the highest retransmission in this recovery.
     high_rxt: u64,
+    /// RFC 6675 `RescueRxt`: set once this recovery has used its rescue retransmission.
+    rescue_rxt: Option<u64>,
     /// M9: no further window reduction until snd_una passes this.
     cwr_guard: u64,
     send_cwr: bool,
     peer_rwnd: u64,
     cwnd_limited: bool,
     last_send: Option<Ps>,
+    /// Packets the host's NIC queue can take during this call (M10 backpressure): the sender
+    /// stops, and sets `tx_blocked`, once its output holds that many.
+    pub tx_room: usize,
+    pub tx_blocked: bool,
     pub rtt: RttEstimator,
     pub rto_deadline: Option<Ps>,
     // ---- receiver ----
@@ -139,11 +145,14 @@ impl Endpoint {
             recover: 0,
             sacked: RangeSet::default(),
             high_rxt: 0,
+            rescue_rxt: None,
             cwr_guard: 0,
             send_cwr: false,
             peer_rwnd: rcv_buffer,
             cwnd_limited: false,
             last_send: None,
+            tx_room: usize::MAX,
+            tx_blocked: false,
             rtt,
             rto_deadline: None,
             rcv_nxt: 0,
@@ -427,9 +436,19 @@ impl Endpoint {
             self.cwr_guard = self.snd_nxt;
             self.send_cwr = true;
             self.counters.ecn_reductions += 1;
-        } else if newly > 0 && self.cwnd_limited {
+        } else if newly > 0 && (self.cwnd_limited || self.window_validated(newly)) {
             self.win.grow(newly, self.mss());
         }
+    }
+
+    /// RFC 7661 §4.3: an application-limited sender still grows cwnd while the window is
+    /// validated, pipe ≥ cwnd/2 (pipe = what was in flight when this ACK arrived, counted in
+    /// segments as Linux's `tcp_is_cwnd_limited` does, so a lone short segment after a
+    /// timeout still opens the window to 2 segments).
+    fn window_validated(&self, newly: u64) -> bool {
+        let mss = self.mss();
+        let flight_before = (self.snd_max - self.snd_una + newly) as f64;
+        2.0 * (flight_before / mss).ceil() * mss >= self.win.cwnd
     }
 
     /// Three duplicate ACKs: RFC 6582 §3.2 step 2, or RFC 6675 §5 step 4 with SACK.
@@ -440,6 +459,7 @@ impl Endpoint {
         if self.p.sack {
             self.win.cwnd = self.win.ssthresh; // RFC 6675: no inflation, the pipe is counted
             self.high_rxt = self.snd_una;
+            self.rescue_rxt = None;
         } else {
             self.win.cwnd = self.win.ssthresh + 3.0 * mss;
         }
@@ -460,7 +480,10 @@ impl Endpoint {
     }
 
     fn retransmit(&mut self, now: Ps, seq: u64, len: u32, out: &mut Vec<Packet>) {
-        let flags = ACK | if self.echo_ece() { ECE } else { 0 };
+        let mut flags = ACK | if self.echo_ece() { ECE } else { 0 };
+        if seq + len as u64 == self.app_end {
+            flags |= PSH; // a resent end of a write is still pushed (the receiver ACKs it at once)
+        }
         let pkt = self.segment(now, flags, seq, len, self.control_ecn());
         out.push(pkt);
         self.high_rxt = self.high_rxt.max(seq + len as u64);
@@ -524,12 +547,13 @@ impl Endpoint {
     }
 
     /// Sending during SACK recovery (RFC 6675 §5 step C): while cwnd − pipe ≥ 1 SMSS, send
-    /// NextSeg: a lost hole, else new data, else another un-SACKed hole.
+    /// NextSeg: a lost hole, else new data, else another un-SACKed hole, else once per
+    /// recovery the rescue retransmission of the highest un-SACKed segment.
     fn send_in_sack_recovery(&mut self, now: Ps, out: &mut Vec<Packet>) {
         let mss = self.p.mss as u64;
         loop {
             let cwnd = self.win.cwnd as u64;
-            if cwnd < self.pipe() + mss {
+            if cwnd < self.pipe() + mss || self.nic_full(out) {
                 return;
             }
             let rule1 = self.next_retransmission().filter(|&(seq, _)| self.is_lost(seq));
@@ -545,9 +569,46 @@ impl Endpoint {
             }
             match self.next_retransmission() {
                 Some((seq, len)) => self.retransmit(now, seq, len, out),
-                None => return,
+                None => {
+                    self.rescue_retransmission(now, out);
+                    return;
+                }
             }
         }
+    }
+
+    /// RFC 6675 §4 NextSeg rule 4: when nothing else may be sent but un-SACKed data remains
+    /// (a loss at the tail of the window), retransmit one segment ending at the highest
+    /// un-SACKed byte (if not already retransmitted), once per recovery, without moving
+    /// HighRxt, so the ACK clock survives.
+    fn rescue_retransmission(&mut self, now: Ps, out: &mut Vec<Packet>) {
+        if self.rescue_rxt.is_some_and(|r| self.snd_una <= r) {
+            return;
+        }
+        let top = match self.sacked.highest() {
+            Some(h) if h >= self.snd_max => self.sacked.ranges().last().map_or(self.snd_max, |&(a, _)| a),
+            _ => self.snd_max,
+        };
+        let floor = self
+            .sacked
+            .ranges()
+            .iter()
+            .rev()
+            .find(|&&(_, b)| b <= top)
+            .map_or(self.snd_una, |&(_, b)| b);
+        // Data already retransmitted in this recovery is not rescued again.
+        let start = top
+            .saturating_sub(self.p.mss as u64)
+            .max(floor)
+            .max(self.snd_una)
+            .max(self.high_rxt);
+        if start >= top {
+            return;
+        }
+        let high_rxt = self.high_rxt;
+        self.retransmit(now, start, (top - start) as u32, out);
+        self.high_rxt = high_rxt;
+        self.rescue_rxt = Some(self.recover);
     }
 
     fn is_lost(&self, seq: u64) -> bool {
@@ -564,6 +625,7 @@ impl Endpoint {
 
     /// Sends what cwnd, the peer's window and the application allow.
     pub fn try_send(&mut self, now: Ps, out: &mut Vec<Packet>) {
+        self.tx_blocked = false;
         if self.state != State::Established {
             return;
         }
@@ -624,9 +686,20 @@ impl Endpoint {
                     return;
                 }
             }
+            if self.nic_full(out) {
+                return;
+            }
             let new_data = self.snd_nxt >= self.snd_max;
             self.send_data(now, len as u32, new_data, out);
         }
+    }
+
+    /// Whether the host's NIC queue has no room for another packet from this call; if so
+    /// the sender waits (blocked) until the simulation reports room, as an OS does rather
+    /// than dropping its own TCP segments.
+    fn nic_full(&mut self, out: &[Packet]) -> bool {
+        self.tx_blocked = out.len() >= self.tx_room;
+        self.tx_blocked
     }
 
     fn send_data(&mut self, now: Ps, len: u32, new_data: bool, out: &mut Vec<Packet>) {

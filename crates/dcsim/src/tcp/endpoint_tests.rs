@@ -738,17 +738,18 @@ fn newreno_fast_retransmit_and_full_ack() {
     assert!(acks.iter().all(|a| a.ack == acked(2) && a.len == 0));
     let mut out = Vec::new();
     let mut t = 400 * US;
-    // New ACK: snd_una = 2921. The sender is application-limited (all it has was sent), so
-    // cwnd does not grow (only a cwnd-limited sender grows, RFC 7661 §4.1).
+    // New ACK: snd_una = 2921. The sender is application-limited (all it has was sent) but
+    // the window is validated (10 segments in flight ≥ cwnd/2, RFC 7661 §4.3): slow start
+    // adds 2 segments.
     s.on_segment(t, &acks[0], &mut out);
     assert_eq!(s.snd_una, acked(2));
-    assert_eq!(s.win.cwnd, 14600.0);
+    assert_eq!(s.win.cwnd, 14600.0 + 2920.0);
     // Dup ACKs 1 and 2: nothing happens (no limited transmit).
     for a in &acks[1..3] {
         t += US;
         s.on_segment(t, a, &mut out);
         assert!(out.is_empty());
-        assert_eq!(s.win.cwnd, 14600.0);
+        assert_eq!(s.win.cwnd, 17520.0);
     }
     // Dup ACK 3: FlightSize = 14601 − 2921 = 11680; ssthresh = max(5840, 2920) = 5840;
     // cwnd = 5840 + 3·1460 = 10220; retransmit exactly segment 3.

@@ -538,7 +538,10 @@ fn sack_new_recovery_right_after_one_that_ended_at_recovery_point() {
         t += US;
         rtx.extend(feed(&mut s, t, a));
     }
-    assert_eq!(seg_nos(&rtx), vec![1], "only segment 1: no new data, no other hole");
+    // Segment 1, then once SACKs of 2..7 bring pipe (rtx 1 + 8, 9, 10 = 5840) to cwnd − SMSS
+    // with no new data and no hole below the highest SACK: the RFC 6675 rule-4 rescue of the
+    // highest un-SACKed segment, 10 (it is in fact on its way; a rescue is optimistic).
+    assert_eq!(seg_nos(&rtx), vec![1, 10], "segment 1, then the rescue retransmission of 10");
     let full = deliver(&mut r, t + 50 * US, &rtx[0]).unwrap();
     assert_eq!(full.ack, 14601);
     t += 100 * US;
@@ -690,4 +693,37 @@ fn sack_off_behaves_as_newreno() {
     let (mut s_sack, _r, _) = pair(true);
     assert_eq!(seg_nos(&feed(&mut s_sack, 300 * US, &sack_ack(1, &[(seg(2), seg(5))]))), vec![1]);
     assert_eq!(s_sack.counters.fast_retransmits, 1);
+}
+
+#[test]
+fn sack_rescue_retransmits_a_lost_tail_once_per_recovery() {
+    // An application-limited burst of 10 segments; segments 2 and 10 (the last) are lost.
+    // 3..9 arrive: 7 dup ACKs SACKing them. Recovery starts on the 3rd (IsLost(2)): retransmit
+    // 2 (rule 1). Nothing is above the highest SACK but segment 10 and there is no new data,
+    // so once the SACKs bring pipe (rtx 2 + segment 10 = 2920) to cwnd − SMSS (cwnd =
+    // ssthresh = 7300) the rule-4 rescue resends segment 10 — without it only the RTO would.
+    let mut s = endpoint(true, 0);
+    let mut r = endpoint(true, 1);
+    s.write(10 * MSS);
+    let data = establish(&mut s, &mut r);
+    let acks = receiver_acks(&mut r, &data, &[2, 10], 200 * US);
+    let mut t = 400 * US;
+    let mut sent = Vec::new();
+    for (_, a) in &acks {
+        t += US;
+        sent.extend(feed(&mut s, t, a));
+    }
+    assert_eq!(seg_nos(&sent), vec![2, 10], "segment 2, then the rescue of the tail");
+    assert_eq!(s.counters.fast_retransmits, 1);
+    // One rescue per recovery: more duplicate ACKs bring no second copy of segment 10.
+    let dup = acks.last().unwrap().1;
+    assert!(feed(&mut s, t + US, &dup).is_empty());
+    // The two retransmissions fill both holes: one full ACK ends recovery with no timeout.
+    let a1 = deliver(&mut r, t + 50 * US, &sent[0]).unwrap();
+    let a2 = deliver(&mut r, t + 51 * US, &sent[1]).unwrap();
+    feed(&mut s, t + 100 * US, &a1);
+    feed(&mut s, t + 101 * US, &a2);
+    assert_eq!((s.snd_una, s.snd_max), (14601, 14601));
+    assert_eq!(s.counters.timeouts, 0);
+    assert_eq!(s.rto_deadline, None);
 }
