@@ -87,6 +87,9 @@ def test_query_stats_counts_unfinished_and_timeouts():
     st = incast.query_stats(res)
     assert st["issued"] == 4 and st["completed"] == 2
     assert math.isclose(st["mean_ms"], 15.0) and st["timeout_fraction"] == 0.5
+    # 90% CI of the mean of {10, 20} ms: s = 7.0711, half-width = 1.6449 · 7.0711 / √2 = 8.2245.
+    assert math.isclose(st["mean_ci90_ms"], 8.2245, rel_tol=1e-4)
+    assert math.isnan(incast.mean_ci90_halfwidth([5.0]))
     assert incast.query_stats(res, workloads=[1])["completed"] == 0
     assert incast.first_n_with_timeouts([10, 1, 5], [0.2, 0.0, 0.1]) == 5
     assert incast.first_n_with_timeouts([1, 2], [0.0, 0.0]) is None
