@@ -261,6 +261,11 @@ pub struct HostConfig {
     /// `txqueuelen` [EXT]. When it is full the host's TCP senders wait for room (the OS's
     /// backpressure) rather than drop their own segments; only pure ACKs can be dropped here.
     pub nic_queue_packets: u32,
+    /// Bytes one connection may have waiting in its host's NIC queue before its sender waits
+    /// (0 = no limit). 131072 = Linux's `tcp_limit_output_bytes` when TCP small queues came
+    /// in [EXT]; it keeps a backlogged sender from filling the NIC queue, so the host's ACKs
+    /// do not wait behind (or get dropped by) its own standing queue.
+    pub queue_bytes_per_conn: u64,
     /// Each packet a host sends waits a random time, uniform in [0, tx_jitter_us], before
     /// its NIC may start it (order is kept). Real hosts' timing noise; without it, senders
     /// with equal paths stay phase-locked and one can lose every same-instant race for the
@@ -275,6 +280,7 @@ impl Default for HostConfig {
     fn default() -> Self {
         Self {
             nic_queue_packets: 1000,
+            queue_bytes_per_conn: 131_072,
             tx_jitter_us: 1.0,
             offload_burst_segments: 0,
         }

@@ -347,3 +347,57 @@ fn a_full_nic_queue_holds_the_sender_back_instead_of_dropping() {
     assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight);
     assert_eq!(c.dropped, 0);
 }
+
+/// Host 0 sends to hosts 1 and 2 (its NIC is their shared bottleneck) while host 1 sends to
+/// host 0, whose ACKs leave through host 0's NIC behind that data.
+fn nic_shared_by_data_and_acks(queue_bytes_per_conn: u64) -> Results {
+    run(&format!(
+        r#"
+        [sim]
+        duration_s = 0.2
+        warmup_s = 0.05
+        [topology]
+        kind = "star"
+        hosts = 3
+        link = {{ rate_gbps = 1.0, delay_us = 25.0 }}
+        [switch]
+        buffer = {{ kind = "per_port", limit_packets = 50 }}
+        [host]
+        queue_bytes_per_conn = {queue_bytes_per_conn}
+        [[flows]]
+        src = 0
+        dst = 1
+        [[flows]]
+        src = 0
+        dst = 2
+        [[flows]]
+        src = 1
+        dst = 0
+    "#
+    ))
+}
+
+#[test]
+fn the_per_connection_host_queue_limit_keeps_acks_out_of_a_standing_queue() {
+    // Each of host 0's two senders may have at most 131,072 B waiting in the NIC, and adds a
+    // packet while under it: 2 × (131,072 + 1,500) = 265,144 B of data, plus host 0's ACKs
+    // for flow 2 (≤ one per segment during loss recovery, ≤ 78 B each, about 2.3 ms of them:
+    // < 20 KB), so at most 285,144 B. Host 0's ACKs for flow 2 wait behind at most that,
+    // 2.28 ms at 1 Gbps, so flow 2's smoothed RTT stays under base (≈ 0.14 ms) + 2.28 ms + its
+    // own queue at s0->h0 (at most 50 packets: 0.62 ms) = 3.04 ms.
+    let r = nic_shared_by_data_and_acks(131_072);
+    let nic = port(&r, "h0->s0");
+    assert!(nic.max_bytes <= 285_144, "NIC peaked at {} B", nic.max_bytes);
+    assert_eq!(nic.drops_buffer, 0);
+    let f2 = &r.flows[2];
+    assert!(f2.srtt_s < 3.04e-3, "flow 2 srtt {} s", f2.srtt_s);
+    assert!(f2.goodput_bps > 0.9 * GOODPUT_1G, "flow 2 goodput {}", f2.goodput_bps);
+    let total01: f64 = r.flows[..2].iter().map(|f| f.goodput_bps).sum();
+    assert!(total01 > 0.97 * GOODPUT_1G, "host 0's flows {total01}");
+    // Without the limit the two senders park their windows in the 1000-packet NIC queue and
+    // flow 2's ACKs wait behind it.
+    let r = nic_shared_by_data_and_acks(0);
+    let nic = port(&r, "h0->s0");
+    assert!(nic.max_bytes > 1_000_000, "NIC peaked at only {} B", nic.max_bytes);
+    assert!(r.flows[2].srtt_s > 5e-3, "flow 2 srtt {} s", r.flows[2].srtt_s);
+}

@@ -30,16 +30,15 @@ Assumptions:
 Known effect (diagnosed): with the background flow, some runs stall: a round never finishes
 because every incast connection times out again and again (RTO back-off 0.3, 0.6, 1.2 s ...).
 Mechanism: the background sender's NIC and the receiver's port run at the same 1 Gbps, so the
-background flow's excess window (up to the engine's default 1000-packet NIC queue, where the
-sender waits for room) sits in its NIC, which then feeds the switch port at
+background flow's excess window waits in its host (the NIC queue, up to the per-connection
+limit of 128 KiB, and the sender, blocked), and its NIC then feeds the switch port at
 exactly the drain rate; whatever incast packets add to the port queue is never drained, the
 queue ratchets up to its dynamic-threshold limit and stays pinned there, and incast packets
-(retransmissions included) are dropped on arrival - a drop-tail lock-out. A side run of one
-stalled point with a 100- or 20-packet NIC queue finished its rounds without timeouts. With the
-ICTCP paper's 85 kB per port (``quanta_lb4g``) most background points stall. The paper's hosts
-had no such standing transmit queue (a per-flow limit on queued bytes, as Linux's TSQ, is the
-missing host mechanism); we keep the engine default and report the stalls (an unfinished round
-counts with its duration so far, see ``incast_stats``).
+(retransmissions included) are dropped on arrival - a drop-tail lock-out. The background flow
+itself never loses a packet (it is clocked by its NIC at exactly the port's rate), so nothing
+makes it back off. With the ICTCP paper's 85 kB per port (``quanta_lb4g``) most background
+points stall. We report the stalls (an unfinished round counts with its duration so far, see
+``incast_stats``) rather than perturb the hosts to avoid them.
 
 Outputs: fig4_goodput.csv (background, rw_mss [0 = uncapped], senders, goodput_mbps,
 aggregate_mbps, timeout_ratio, rounds, background_mbps), fig4_optimum.csv, fig4_goodput.png/.svg.

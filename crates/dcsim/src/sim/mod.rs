@@ -4,6 +4,8 @@
 pub mod calendar;
 mod workload;
 
+use std::collections::VecDeque;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -60,9 +62,26 @@ struct Conn {
     timer_event: [[Option<Ps>; 2]; 2],
     /// Set on the connections of a query workload.
     query: Option<QueryRole>,
+    /// Per end: (departure time, bytes) of its packets still in its host's NIC queue, for the
+    /// per-connection host-queue limit (M10).
+    in_nic: [VecDeque<(Ps, u32)>; 2],
+    in_nic_bytes: [u64; 2],
 }
 
 impl Conn {
+    /// Bytes end `e` still has in its NIC queue at `now`.
+    fn nic_bytes(&mut self, e: usize, now: Ps) -> u64 {
+        let q = &mut self.in_nic[e];
+        while let Some(&(t, b)) = q.front() {
+            if t > now {
+                break;
+            }
+            q.pop_front();
+            self.in_nic_bytes[e] -= b as u64;
+        }
+        self.in_nic_bytes[e]
+    }
+
     /// The end that sends the connection's main data: the opener for a bulk flow, the server
     /// (which sends the responses) for a query connection.
     fn data_sender(&self) -> usize {
@@ -83,6 +102,15 @@ impl Conn {
 struct ConnFactory {
     tcp: TcpConfig,
     offload_burst_segments: u32,
+}
+
+/// Host-side limits on what one connection may queue in its NIC.
+#[derive(Debug, Clone, Copy)]
+struct HostQueueLimit {
+    /// Bytes (0 = no per-connection limit).
+    bytes_per_conn: u64,
+    /// Largest packet a TCP end sends, bytes.
+    max_packet: u64,
 }
 
 impl ConnFactory {
@@ -134,6 +162,8 @@ impl ConnFactory {
             delivered_at_warmup: 0,
             timer_event: [[None; 2]; 2],
             query: None,
+            in_nic: [VecDeque::new(), VecDeque::new()],
+            in_nic_bytes: [0; 2],
         }
     }
 }
@@ -152,6 +182,7 @@ pub struct Simulation {
     /// time of the pending `NicRoom` event.
     nic_waiting: Vec<Vec<(u32, u8)>>,
     nic_wake: Vec<Option<Ps>>,
+    host_queue: HostQueueLimit,
     conns: Vec<Conn>,
     factory: ConnFactory,
     workloads: Vec<Workload>,
@@ -242,6 +273,10 @@ impl Simulation {
             cal: Calendar::default(),
             nodes: net.nodes,
             ports: net.ports,
+            host_queue: HostQueueLimit {
+                bytes_per_conn: s.host.queue_bytes_per_conn,
+                max_packet: (s.tcp.mss + s.tcp.header_bytes) as u64,
+            },
             nic_waiting: vec![Vec::new(); net.host_port.len()],
             nic_wake: vec![None; net.host_port.len()],
             host_port: net.host_port,
@@ -363,7 +398,8 @@ impl Simulation {
     }
 
     #[inline]
-    fn enqueue(&mut self, p: u32, pkt: Packet) {
+    /// Offers a packet to port `p`; its departure time if admitted.
+    fn enqueue(&mut self, p: u32, pkt: Packet) -> Option<Ps> {
         let (now, ws) = (self.now, self.warmup);
         let node = self.ports[p as usize].node as usize;
         let size = pkt.size as u64;
@@ -372,17 +408,17 @@ impl Simulation {
             let port_bytes = self.ports[p as usize].occupancy_bytes(now, ws);
             if let Err(refusal) = shared.admit(used, port_bytes, size) {
                 self.ports[p as usize].refuse(refusal == Refusal::PoolFull);
-                return;
+                return None;
             }
         }
-        if let Ok((departure, next_arrival)) = self.ports[p as usize].offer(now, pkt, ws) {
-            if let Some(shared) = &mut self.nodes[node].shared {
-                shared.hold(size, departure);
-            }
-            if let Some(arrive) = next_arrival {
-                self.cal.schedule(arrive, Event::LinkArrive(p));
-            }
+        let (departure, next_arrival) = self.ports[p as usize].offer(now, pkt, ws).ok()?;
+        if let Some(shared) = &mut self.nodes[node].shared {
+            shared.hold(size, departure);
         }
+        if let Some(arrive) = next_arrival {
+            self.cal.schedule(arrive, Event::LinkArrive(p));
+        }
+        Some(departure)
     }
 
     fn link_arrive(&mut self, p: u32) {
@@ -441,7 +477,14 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.out);
         for pkt in out.drain(..) {
             self.injected += 1;
-            self.enqueue(nic, pkt);
+            let size = pkt.size;
+            if let Some(departure) = self.enqueue(nic, pkt) {
+                if self.host_queue.bytes_per_conn > 0 {
+                    let conn = &mut self.conns[c as usize];
+                    conn.in_nic[e as usize].push_back((departure, size));
+                    conn.in_nic_bytes[e as usize] += size as u64;
+                }
+            }
         }
         self.out = out;
         let now = self.now;
@@ -477,9 +520,16 @@ impl Simulation {
     }
 
     /// Tells end `e` of connection `c` how many packets its host's NIC queue can take now.
+    /// The per-connection limit (like Linux's TCP small queues) lets a connection add packets
+    /// while it has less than the limit queued, so it may end just above it.
     fn set_tx_room(&mut self, c: u32, e: u8) {
         let host = self.conns[c as usize].hosts[e as usize];
-        let room = self.ports[self.host_port[host as usize] as usize].free_slots(self.now, self.warmup);
+        let mut room = self.ports[self.host_port[host as usize] as usize].free_slots(self.now, self.warmup);
+        let limit = self.host_queue;
+        if limit.bytes_per_conn > 0 {
+            let queued = self.conns[c as usize].nic_bytes(e as usize, self.now);
+            room = room.min(limit.bytes_per_conn.saturating_sub(queued).div_ceil(limit.max_packet) as usize);
+        }
         self.conns[c as usize].ends[e as usize].tx_room = room;
     }
 
@@ -490,8 +540,14 @@ impl Simulation {
         if !waiting.contains(&(c, e)) {
             waiting.push((c, e));
         }
+        // Room comes back when the packet in service leaves a full NIC, or when this
+        // connection's oldest queued packet leaves.
         let nic = self.host_port[host as usize] as usize;
-        let wake = self.ports[nic].next_departure().unwrap_or(self.now);
+        let own = self.conns[c as usize].in_nic[e as usize].front().map(|&(t, _)| t);
+        let wake = match (self.ports[nic].next_departure(), own) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(self.now),
+        };
         if self.nic_wake[host as usize].is_none_or(|t| t > wake) {
             self.nic_wake[host as usize] = Some(wake);
             self.cal.schedule(wake, Event::NicRoom(host));
