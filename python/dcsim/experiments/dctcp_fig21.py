@@ -24,6 +24,12 @@ Assumptions:
   (unfinished ones are counted and reported).
 - Quick: 200 transfers; full: 1000 (the paper's count).
 
+Known deviation (diagnosed, not tuned away): TCP's median is about one round trip through
+the long flows' standing queue (≈ 4-5 ms at up to 700 KB), because the 20 KB connection keeps
+its window between transfers (RFC 5681 restarts only after idle > RTO). The paper's 19 ms, and
+DCTCP's < 1 ms, both match ≈ 3 round trips per transfer, i.e. a window that starts small for
+each transfer in the paper's stack; the papers do not say why.
+
 Outputs: fig21_cdf.csv (protocol, qct_ms, cdf), fig21.csv (per-protocol statistics, long-flow
 goodput, receiver-port queue), fig21.png/.svg.
 """

@@ -33,6 +33,11 @@ Assumptions:
   sits between the 2nd- and 3rd-largest values). With background the run lasts 25 ms per query; queries
   still unfinished at the end are reported.
 
+Known deviation: TCP's timeouts cost 10-20 ms here (RTO_min 10 ms on the 10 ms tick); the
+paper's p95 of 46.94 ms with ~7% of queries timing out implies ≈ 38 ms per timed-out query.
+Without background our TCP also times out in a few % of queries (tail losses, as in
+dctcp-fig18), where the paper saw none.
+
 Outputs: table2.csv (protocol, background, stats incl. p95_ms and timeout_fraction, long-flow
 goodput), table2_cdf.csv, table2.png/.svg (p95 bars, ours vs paper).
 """
