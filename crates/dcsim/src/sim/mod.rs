@@ -336,28 +336,17 @@ impl Simulation {
             Event::LinkArrive(p) => self.link_arrive(p),
             Event::Rto(c, e) => self.timer_fired(c, e, TIMER_RTO),
             Event::DelayedAck(c, e) => self.timer_fired(c, e, TIMER_DELACK),
-            Event::Open(c) => {
-                let now = self.now;
-                self.set_tx_room(c, 0);
-                let mut out = std::mem::take(&mut self.out);
-                self.conns[c as usize].ends[0].connect(now, &mut out);
-                self.out = out;
-                self.after_endpoint(c, 0);
-            }
+            Event::Open(c) => self.drive(c, 0, |ep, now, out| ep.connect(now, out)),
             Event::StopWriting(c) => self.conns[c as usize].ends[0].stop_writing(),
             Event::NicRoom(h) => self.nic_room(h),
             Event::IssueQuery(w) => self.issue_query(w),
             Event::Respond(c) => {
-                let now = self.now;
                 let w = self.conns[c as usize].query.expect("a query connection").workload;
                 let response = self.workloads[w as usize].response;
-                self.set_tx_room(c, 1);
-                let mut out = std::mem::take(&mut self.out);
-                let server = &mut self.conns[c as usize].ends[1];
-                server.write(response);
-                server.try_send(now, &mut out);
-                self.out = out;
-                self.after_endpoint(c, 1);
+                self.drive(c, 1, |server, now, out| {
+                    server.write(response);
+                    server.try_send(now, out);
+                });
             }
             Event::QueueSample => {
                 let t = s_from_ps(self.now);
@@ -434,37 +423,36 @@ impl Simulation {
             self.enqueue(egress, pkt);
         } else {
             self.delivered += 1;
-            let end = 1 - pkt.from_end;
-            let now = self.now;
-            self.set_tx_room(pkt.conn, end);
-            let mut out = std::mem::take(&mut self.out);
-            self.conns[pkt.conn as usize].ends[end as usize].on_segment(now, &pkt, &mut out);
-            self.out = out;
-            self.after_endpoint(pkt.conn, end);
+            self.drive(pkt.conn, 1 - pkt.from_end, |ep, now, out| ep.on_segment(now, &pkt, out));
         }
     }
 
     fn timer_fired(&mut self, c: u32, e: u8, kind: usize) {
+        let pending = &mut self.conns[c as usize].timer_event[e as usize][kind];
+        if *pending == Some(self.now) {
+            *pending = None;
+        }
+        self.drive(c, e, |ep, now, out| {
+            let deadline = if kind == TIMER_RTO { ep.rto_deadline } else { ep.delack_deadline };
+            if deadline.is_some_and(|d| d <= now) {
+                if kind == TIMER_RTO {
+                    ep.on_rto_timer(now, out);
+                } else {
+                    ep.on_delack_timer(now, out);
+                }
+            }
+        });
+    }
+
+    /// Runs `f` on end `e` of connection `c` (told first how much its NIC can take), with the
+    /// current time and the scratch output buffer, then sends what it emitted.
+    #[inline]
+    fn drive(&mut self, c: u32, e: u8, f: impl FnOnce(&mut Endpoint, Ps, &mut Vec<Packet>)) {
         self.set_tx_room(c, e);
         let now = self.now;
-        let conn = &mut self.conns[c as usize];
-        if conn.timer_event[e as usize][kind] == Some(now) {
-            conn.timer_event[e as usize][kind] = None;
-        }
-        let ep = &mut conn.ends[e as usize];
-        let deadline = if kind == TIMER_RTO { ep.rto_deadline } else { ep.delack_deadline };
-        match deadline {
-            Some(d) if d <= now => {
-                let mut out = std::mem::take(&mut self.out);
-                if kind == TIMER_RTO {
-                    ep.on_rto_timer(now, &mut out);
-                } else {
-                    ep.on_delack_timer(now, &mut out);
-                }
-                self.out = out;
-            }
-            _ => {}
-        }
+        let mut out = std::mem::take(&mut self.out);
+        f(&mut self.conns[c as usize].ends[e as usize], now, &mut out);
+        self.out = out;
         self.after_endpoint(c, e);
     }
 
@@ -560,14 +548,9 @@ impl Simulation {
             return; // superseded by an earlier wake-up
         }
         self.nic_wake[h as usize] = None;
-        let waiting = std::mem::take(&mut self.nic_waiting[h as usize]);
-        let now = self.now;
-        for (c, e) in waiting {
-            self.set_tx_room(c, e);
-            let mut out = std::mem::take(&mut self.out);
-            self.conns[c as usize].ends[e as usize].try_send(now, &mut out);
-            self.out = out;
-            self.after_endpoint(c, e); // parks it again if the NIC filled up
+        for (c, e) in std::mem::take(&mut self.nic_waiting[h as usize]) {
+            // `after_endpoint` parks it again if the NIC filled up.
+            self.drive(c, e, |ep, now, out| ep.try_send(now, out));
         }
     }
 
@@ -613,17 +596,14 @@ impl Simulation {
         });
         let request = wl.request;
         for c in conns {
-            self.set_tx_room(c, 0);
-            let mut out = std::mem::take(&mut self.out);
-            let client = &mut self.conns[c as usize].ends[0];
-            client.write(request);
-            if client.state == crate::tcp::State::Listen {
-                client.connect(now, &mut out);
-            } else {
-                client.try_send(now, &mut out);
-            }
-            self.out = out;
-            self.after_endpoint(c, 0);
+            self.drive(c, 0, |client, now, out| {
+                client.write(request);
+                if client.state == crate::tcp::State::Listen {
+                    client.connect(now, out);
+                } else {
+                    client.try_send(now, out);
+                }
+            });
         }
     }
 

@@ -86,8 +86,8 @@ pub struct Endpoint {
     sacked: RangeSet,
     /// RFC 6675 `HighRxt`: end of the highest retransmission in this recovery.
     high_rxt: u64,
-    /// RFC 6675 `RescueRxt`: set once this recovery has used its rescue retransmission.
-    rescue_rxt: Option<u64>,
+    /// RFC 6675 `RescueRxt`, as a flag: this recovery has used its rescue retransmission.
+    rescued: bool,
     /// M9: no further window reduction until snd_una passes this.
     cwr_guard: u64,
     send_cwr: bool,
@@ -145,7 +145,7 @@ impl Endpoint {
             recover: 0,
             sacked: RangeSet::default(),
             high_rxt: 0,
-            rescue_rxt: None,
+            rescued: false,
             cwr_guard: 0,
             send_cwr: false,
             peer_rwnd: rcv_buffer,
@@ -459,7 +459,7 @@ impl Endpoint {
         if self.p.sack {
             self.win.cwnd = self.win.ssthresh; // RFC 6675: no inflation, the pipe is counted
             self.high_rxt = self.snd_una;
-            self.rescue_rxt = None;
+            self.rescued = false;
         } else {
             self.win.cwnd = self.win.ssthresh + 3.0 * mss;
         }
@@ -582,33 +582,24 @@ impl Endpoint {
     /// un-SACKed byte (if not already retransmitted), once per recovery, without moving
     /// HighRxt, so the ACK clock survives.
     fn rescue_retransmission(&mut self, now: Ps, out: &mut Vec<Packet>) {
-        if self.rescue_rxt.is_some_and(|r| self.snd_una <= r) {
-            return;
+        if self.rescued {
+            return; // (recovery ends when snd_una reaches RecoveryPoint, so "HighACK > RescueRxt" never holds within it)
         }
-        let top = match self.sacked.highest() {
-            Some(h) if h >= self.snd_max => self.sacked.ranges().last().map_or(self.snd_max, |&(a, _)| a),
-            _ => self.snd_max,
-        };
-        let floor = self
-            .sacked
-            .ranges()
-            .iter()
-            .rev()
-            .find(|&&(_, b)| b <= top)
-            .map_or(self.snd_una, |&(_, b)| b);
+        let mut last_hole = None;
+        self.for_each_hole(|a, b, _| {
+            last_hole = Some((a, b));
+            true
+        });
+        let Some((hole_start, top)) = last_hole else { return };
         // Data already retransmitted in this recovery is not rescued again.
-        let start = top
-            .saturating_sub(self.p.mss as u64)
-            .max(floor)
-            .max(self.snd_una)
-            .max(self.high_rxt);
+        let start = top.saturating_sub(self.p.mss as u64).max(hole_start).max(self.high_rxt);
         if start >= top {
             return;
         }
         let high_rxt = self.high_rxt;
         self.retransmit(now, start, (top - start) as u32, out);
         self.high_rxt = high_rxt;
-        self.rescue_rxt = Some(self.recover);
+        self.rescued = true;
     }
 
     fn is_lost(&self, seq: u64) -> bool {
