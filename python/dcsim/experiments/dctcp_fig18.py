@@ -29,11 +29,17 @@ Assumptions:
 - Claim 10 is checked for each of the four (protocol, RTO_min) curves: the timeout fraction
   is a property of the losses, so both RTO_min values should show the same onset.
 
-Known deviation (diagnosed, not tuned away): TCP times out in 2-7% of queries already from
-n = 4 (the paper: none until n > 10). Persistent connections in congestion avoidance fill the
-100-packet port every few ms, and now and then the drop hits the last 1-2 segments of a
-response: no duplicate ACKs can follow, so the sender waits for the RTO (2010 stacks had no
-tail-loss probe). Traces of every drop and RTO at n = 4 show only this case.
+Known deviation (diagnosed, not tuned away): TCP times out in 1-7% of queries already from
+n = 2 at full scale (the paper: none until n > 10). Traced at n = 3 (every arrival and drop at
+the client's port): the persistent connections' windows in congestion avoidance add up to more
+than the 100-packet port plus the BDP, so the port sits at 98-100 packets for the whole
+query. A response ends in a short segment (333,333 B = 228 × 1460 + 453), and the byte-counted
+cwnd (RFC 5681) lets that short segment ride the fractional part of the window: the last ACK of
+a response releases three packets instead of two, and the third finds the port full. When the
+drop is the tail, no duplicate ACKs can follow and the sender waits for the RTO (2010 stacks
+had no tail-loss probe): one connection had 10 RTOs beside 67 fast retransmits in 300
+queries, where a drop at a random position would hit the last 2 of 229 segments about 1 time
+in 100.
 
 Outputs: fig18.csv (protocol, rto_min_ms, servers, completion-time stats, timeout_fraction),
 fig18.png/.svg.
