@@ -58,7 +58,7 @@ pub struct EndpointCounters {
 
 /// Timestamps are sent as `now + 1` so that a segment sent at time 0 still carries a
 /// non-zero TSval (0 means "no echo").
-const TS_OFFSET: Ps = 1;
+pub(crate) const TS_OFFSET: Ps = 1;
 
 #[derive(Debug, Clone)]
 pub struct Endpoint {

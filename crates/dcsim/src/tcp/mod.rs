@@ -2,6 +2,9 @@
 
 pub mod cc;
 pub mod endpoint;
+pub mod ictcp;
+#[cfg(test)]
+mod ictcp_tests;
 #[cfg(test)]
 mod endpoint_tests;
 pub mod ranges;

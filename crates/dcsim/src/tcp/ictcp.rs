@@ -1,0 +1,390 @@
+//! ICTCP: receiver-side incast congestion control (Wu et al., IEEE/ACM ToN 2013; spec
+//! algorithms.md §6, M25-M28).
+//!
+//! ICTCP is a filter between a host's TCP stack and its NIC (§VI-A): it watches every packet
+//! the interface receives and rewrites the receive-window field of the segments the host
+//! sends. It is therefore not part of a TCP end: the simulation hands an [`Interface`] each
+//! arriving packet ([`Interface::on_receive`]) and each departing segment
+//! ([`Interface::on_send`]), and the sender's congestion control is untouched (so ICTCP
+//! composes with NewReno and DCTCP alike).
+//!
+//! Time is divided into global slots of two sub-slots of length T (§IV-A): the first
+//! measures the interface's incoming traffic and yields the quota BW_A; windows may only grow
+//! in the second, against that quota. Each connection measures its throughput every RTT,
+//! compares it with what its window would allow, and is judged once per control interval of
+//! 2·RTT (§IV-B, §IV-C). Slots are advanced lazily at each call: no calendar events.
+
+use crate::net::packet::Packet;
+use crate::units::{Ps, PS_PER_S};
+
+/// ICTCP's constants, resolved from the scenario (defaults: the paper's values, §6.10).
+#[derive(Debug, Clone)]
+pub struct IctcpParams {
+    /// Interface capacity C, bit/s.
+    pub capacity_bps: f64,
+    /// BW_A = max(0, α·C − BW_T) (Eq. 1, §IV-A): α = 0.9.
+    pub alpha: f64,
+    /// Measured-throughput filter (Eq. 2, §IV-C): β = 0.75.
+    pub beta: f64,
+    /// Increase when the difference ratio is ≤ γ1 = 0.1 (§IV-C).
+    pub gamma1: f64,
+    /// Decrease after three RTTs over γ2 = 0.5 (§IV-C).
+    pub gamma2: f64,
+    pub mss: u32,
+    /// Smallest window, segments: 2 (§IV-C, Fig. 8) or 1 (Fig. 10).
+    pub min_rwnd_segments: u32,
+    /// The fairness rule acts while BW_A < this fraction of C: 0.2 (§IV-D).
+    pub fairness_fraction: f64,
+    /// Only connections with an RTT below this are controlled: 2 ms (§III).
+    pub rtt_limit: Ps,
+    /// Sub-slot length before any connection has an RTT (spec ASSUMPTION: 100 µs, the
+    /// testbed's base RTT).
+    pub initial_subslot: Ps,
+    /// The receiver's timestamp clock tick: 100 ns (§VI-C).
+    pub timestamp_tick: Ps,
+    /// A connection idle longer than max(this, two slots) restarts in slow start (§IV-C
+    /// "prolonged idle"; spec ASSUMPTION: this = RTO_min).
+    pub idle_restart: Ps,
+}
+
+/// Receive-window phase (§IV-C): double per control interval, or add at most one MSS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    SlowStart,
+    CongestionAvoidance,
+}
+
+/// ICTCP's state for one connection on the interface.
+#[derive(Debug, Clone)]
+pub struct ConnState {
+    /// The receive window ICTCP allows, bytes.
+    pub rwnd: u64,
+    pub phase: Phase,
+    /// Receiver-side smoothed RTT (§VI-C), None before the first sample.
+    pub srtt: Option<Ps>,
+    /// Measured throughput b^m, bit/s (Eq. 2).
+    pub measured_bps: f64,
+    /// Payload bytes received since `sample_start`.
+    sample_bytes: u64,
+    sample_start: Ps,
+    /// Consecutive throughput samples with d > γ2.
+    high_count: u32,
+    /// Last window change (increase or decrease): the 2·RTT control interval runs from here.
+    last_adjust: Ps,
+    last_fairness_cut: Option<Ps>,
+    /// Last payload received; None before the first.
+    last_rx: Option<Ps>,
+    /// A throughput sample has been taken since data started (again): rules judge only then.
+    sampled: bool,
+    /// Cumulative ACK of the last segment sent: a decrease needs an ACK that covers ≥ 1 MSS
+    /// more (never shrink the right edge, §IV-D footnote 3).
+    last_ack_sent: Option<u64>,
+    /// For the sub-slot length T: payload bytes this slot, and whether RTT was updated.
+    slot_bytes: u64,
+    slot_rtt_updated: bool,
+}
+
+/// ICTCP on one network interface: the slot clock, the quota, and its connections.
+#[derive(Debug, Clone)]
+pub struct Interface {
+    p: IctcpParams,
+    /// Sub-slot length T.
+    subslot: Ps,
+    slot_start: Ps,
+    in_second: bool,
+    /// Bytes (all packets) received in the current first sub-slot.
+    rx_bytes: u64,
+    /// BW_T and BW_A of the last completed first sub-slot, bit/s.
+    pub bw_t_bps: f64,
+    pub bw_a_bps: f64,
+    /// What is left of BW_A for increases in the current second sub-slot, bit/s.
+    quota_bps: f64,
+    pub conns: Vec<ConnState>,
+    /// Sum and count of the windows of the controlled connections (for the fairness rule).
+    rwnd_sum: u64,
+    controlled: u32,
+}
+
+fn rate_bps(bytes: u64, dt: Ps) -> f64 {
+    bytes as f64 * 8.0 * PS_PER_S as f64 / dt as f64
+}
+
+impl Interface {
+    pub fn new(p: IctcpParams) -> Self {
+        Interface {
+            subslot: p.initial_subslot,
+            slot_start: 0,
+            in_second: false,
+            rx_bytes: 0,
+            bw_t_bps: 0.0,
+            // No traffic measured yet: all of α·C is available.
+            bw_a_bps: p.alpha * p.capacity_bps,
+            quota_bps: 0.0,
+            conns: Vec::new(),
+            rwnd_sum: 0,
+            controlled: 0,
+            p,
+        }
+    }
+
+    pub fn params(&self) -> &IctcpParams {
+        &self.p
+    }
+
+    /// The current sub-slot length T.
+    pub fn subslot(&self) -> Ps {
+        self.subslot
+    }
+
+    pub fn in_second_subslot(&self) -> bool {
+        self.in_second
+    }
+
+    pub fn quota_bps(&self) -> f64 {
+        self.quota_bps
+    }
+
+    fn min_rwnd(&self) -> u64 {
+        self.p.min_rwnd_segments as u64 * self.p.mss as u64
+    }
+
+    /// Registers a connection; returns its index. New connections start in slow start at the
+    /// minimum window (spec ASSUMPTION: the initial window is not given).
+    pub fn add_conn(&mut self, now: Ps) -> u32 {
+        let rwnd = self.min_rwnd();
+        self.conns.push(ConnState {
+            rwnd,
+            phase: Phase::SlowStart,
+            srtt: None,
+            measured_bps: 0.0,
+            sample_bytes: 0,
+            sample_start: now,
+            high_count: 0,
+            last_adjust: now,
+            last_fairness_cut: None,
+            last_rx: None,
+            sampled: false,
+            last_ack_sent: None,
+            slot_bytes: 0,
+            slot_rtt_updated: false,
+        });
+        // Unknown RTT counts as controlled: the driver targets data-centre connections.
+        self.rwnd_sum += rwnd;
+        self.controlled += 1;
+        (self.conns.len() - 1) as u32
+    }
+
+    /// Sets a connection's window directly (tests), keeping the fairness average right.
+    #[cfg(test)]
+    pub fn set_rwnd(&mut self, conn: u32, bytes: u64) {
+        let c = &mut self.conns[conn as usize];
+        self.rwnd_sum = self.rwnd_sum - c.rwnd + bytes;
+        c.rwnd = bytes;
+    }
+
+    fn is_controlled(&self, c: &ConnState) -> bool {
+        c.srtt.is_none_or(|r| r < self.p.rtt_limit)
+    }
+
+    /// Advances the slot clock to `now` (§IV-A): the end of a first sub-slot turns its traffic
+    /// into BW_T and the quota; the end of a slot resets the measurement and recomputes T.
+    pub fn advance(&mut self, now: Ps) {
+        loop {
+            let first_end = self.slot_start + self.subslot;
+            if !self.in_second {
+                if now < first_end {
+                    return;
+                }
+                // Eq. 1: BW_A = max(0, α·C − BW_T); the quota for the second sub-slot.
+                self.bw_t_bps = rate_bps(self.rx_bytes, self.subslot);
+                self.bw_a_bps = (self.p.alpha * self.p.capacity_bps - self.bw_t_bps).max(0.0);
+                self.quota_bps = self.bw_a_bps;
+                self.in_second = true;
+            }
+            let slot_end = first_end + self.subslot;
+            if now < slot_end {
+                return;
+            }
+            self.end_slot(slot_end);
+            // Whole slots without traffic: nothing to measure, T unchanged; jump over them.
+            let len = 2 * self.subslot;
+            if now >= self.slot_start + len {
+                let skip = (now - self.slot_start) / len - 1;
+                self.slot_start += skip * len;
+            }
+        }
+    }
+
+    fn end_slot(&mut self, slot_end: Ps) {
+        // §IV-B: T = Σ w_i·RTT_i, w_i the normalised traffic of the connections that
+        // updated their RTT in the last period; kept when none did (spec ASSUMPTION).
+        let (mut weighted, mut total) = (0.0f64, 0u64);
+        for c in &mut self.conns {
+            if c.slot_rtt_updated && c.slot_bytes > 0 {
+                if let Some(r) = c.srtt.filter(|&r| r < self.p.rtt_limit) {
+                    weighted += c.slot_bytes as f64 * r as f64;
+                    total += c.slot_bytes;
+                }
+            }
+            c.slot_bytes = 0;
+            c.slot_rtt_updated = false;
+        }
+        if total > 0 {
+            self.subslot = ((weighted / total as f64).round() as Ps).max(1);
+        }
+        self.slot_start = slot_end;
+        self.in_second = false;
+        self.rx_bytes = 0;
+        self.quota_bps = 0.0;
+    }
+
+    /// A packet of `size` bytes arrives on the interface; `conn` is its ICTCP connection if it
+    /// belongs to one this host receives on. All packets count in BW_T (§IV-A); payload and the
+    /// echoed timestamp feed the connection's throughput and RTT.
+    pub fn on_receive(&mut self, now: Ps, size: u32, conn: Option<u32>, payload: u32, ts_ecr: Ps) {
+        self.advance(now);
+        self.rx_bytes += size as u64;
+        let Some(i) = conn else { return };
+        let idle_limit = self.p.idle_restart.max(4 * self.subslot);
+        let tick = self.p.timestamp_tick.max(1);
+        let was_controlled = self.is_controlled(&self.conns[i as usize]);
+        let c = &mut self.conns[i as usize];
+        if payload == 0 {
+            return;
+        }
+        if c.last_rx.is_none_or(|t| now - t > idle_limit) {
+            // §IV-C: "A newly established or prolonged idle connection is initiated in the
+            // slow start phase"; its throughput is measured from its first data on.
+            c.phase = Phase::SlowStart;
+            c.sample_start = now;
+            c.sample_bytes = 0;
+            c.high_count = 0;
+            c.sampled = false;
+        }
+        c.last_rx = Some(now);
+        c.sample_bytes += payload as u64;
+        c.slot_bytes += payload as u64;
+        if ts_ecr != 0 {
+            // §VI-C: the sender echoes the TSval of our ACK in the data it sends in reply;
+            // the receiver's clock ticks every 100 ns. Exponential filter, gain 1/8 (spec
+            // ASSUMPTION: RFC 6298's).
+            let ticks = ((now + super::endpoint::TS_OFFSET) / tick).saturating_sub(ts_ecr / tick);
+            let sample = ticks.max(1) * tick;
+            c.srtt = Some(match c.srtt {
+                None => sample,
+                Some(s) => (s as i128 + (sample as i128 - s as i128) / 8) as Ps,
+            });
+            c.slot_rtt_updated = true;
+        }
+        let now_controlled = self.is_controlled(&self.conns[i as usize]);
+        if was_controlled != now_controlled {
+            let rwnd = self.conns[i as usize].rwnd;
+            if now_controlled {
+                self.rwnd_sum += rwnd;
+                self.controlled += 1;
+            } else {
+                self.rwnd_sum -= rwnd;
+                self.controlled -= 1;
+            }
+        }
+    }
+
+    /// A segment of connection `conn` leaves the host: run the window rules (§IV-C, §IV-D)
+    /// and write the window into it, never above the stack's own (§VI-A).
+    pub fn on_send(&mut self, now: Ps, conn: u32, pkt: &mut Packet) {
+        self.advance(now);
+        let i = conn as usize;
+        let covered = match self.conns[i].last_ack_sent {
+            Some(a) => pkt.ack.saturating_sub(a),
+            None => 0,
+        };
+        self.conns[i].last_ack_sent = Some(pkt.ack);
+        if !self.is_controlled(&self.conns[i]) {
+            return; // §III: connections with an RTT of 2 ms or more are left alone
+        }
+        let old = self.conns[i].rwnd;
+        if let Some(rtt) = self.conns[i].srtt {
+            self.control(now, i, rtt, covered, old);
+        }
+        let new = self.conns[i].rwnd;
+        self.rwnd_sum = self.rwnd_sum - old + new;
+        pkt.rwnd = pkt.rwnd.min(new);
+    }
+
+    /// The difference ratio d = (b^e − b^m)/b^e with b^e = max(b^m, rwnd/RTT) (Eqs. 3-4).
+    pub fn difference_ratio(measured_bps: f64, rwnd: u64, rtt: Ps) -> f64 {
+        let expected = measured_bps.max(rate_bps(rwnd, rtt));
+        if expected <= 0.0 {
+            return 1.0;
+        }
+        (expected - measured_bps) / expected
+    }
+
+    /// Eq. 2: b^m ← max(b^s, β·b^m + (1 − β)·b^s).
+    pub fn filter_throughput(measured_bps: f64, sample_bps: f64, beta: f64) -> f64 {
+        sample_bps.max(beta * measured_bps + (1.0 - beta) * sample_bps)
+    }
+
+    fn control(&mut self, now: Ps, i: usize, rtt: Ps, covered: u64, old_rwnd: u64) {
+        let (mss, min_rwnd) = (self.p.mss as u64, self.min_rwnd());
+        let (beta, gamma1, gamma2) = (self.p.beta, self.p.gamma1, self.p.gamma2);
+        let c = &mut self.conns[i];
+        // §IV-C: one throughput sample per RTT, filtered (Eq. 2); d > γ2 is counted per RTT.
+        if now - c.sample_start >= rtt {
+            let sample = rate_bps(c.sample_bytes, now - c.sample_start);
+            c.measured_bps = Self::filter_throughput(c.measured_bps, sample, beta);
+            c.sample_bytes = 0;
+            c.sample_start = now;
+            c.sampled = true;
+            let d = Self::difference_ratio(c.measured_bps, c.rwnd, rtt);
+            c.high_count = if d > gamma2 { c.high_count + 1 } else { 0 };
+        }
+        let d = Self::difference_ratio(c.measured_bps, c.rwnd, rtt);
+        if !c.sampled {
+            // Nothing measured since data started: no judgement yet.
+        } else if c.high_count >= 3 {
+            // Rule 2: decrease by one MSS, on an ACK that newly covers ≥ 1 MSS (never shrink).
+            c.phase = Phase::CongestionAvoidance;
+            if covered >= mss && c.rwnd > min_rwnd {
+                c.rwnd = (c.rwnd - mss).max(min_rwnd);
+                c.last_adjust = now;
+                c.high_count = 0;
+            }
+        } else if now - c.last_adjust >= 2 * rtt {
+            // A window is judged once it has had one RTT to take effect and one to be measured
+            // (§IV-B).
+            if d <= gamma1 || d <= mss as f64 / c.rwnd as f64 {
+                // Rule 1: increase, only in the second sub-slot and against the quota (§IV-A).
+                if self.in_second {
+                    let delta = match c.phase {
+                        Phase::SlowStart => c.rwnd,
+                        Phase::CongestionAvoidance => mss,
+                    };
+                    let need = rate_bps(delta, rtt);
+                    if self.quota_bps >= need {
+                        c.rwnd += delta;
+                        self.quota_bps -= need;
+                        c.last_adjust = now;
+                    } else {
+                        c.phase = Phase::CongestionAvoidance;
+                    }
+                }
+            } else {
+                c.phase = Phase::CongestionAvoidance; // rules 2 (not yet 3 RTTs) and 3: keep
+            }
+        }
+        // §IV-D fairness: while BW_A < 0.2·C, windows above the average lose one MSS (at
+        // most once per control interval, on an ACK covering ≥ 1 MSS).
+        let c = &mut self.conns[i];
+        let avg = (self.rwnd_sum - old_rwnd + c.rwnd) as f64 / self.controlled.max(1) as f64;
+        if self.bw_a_bps < self.p.fairness_fraction * self.p.capacity_bps
+            && (c.rwnd as f64) > avg
+            && covered >= mss
+            && c.rwnd > min_rwnd
+            && c.last_fairness_cut.is_none_or(|t| now - t >= 2 * rtt)
+        {
+            c.rwnd = (c.rwnd - mss).max(min_rwnd);
+            c.last_fairness_cut = Some(now);
+        }
+    }
+}
