@@ -176,6 +176,7 @@ def run_command(scenario: Path, out: Path | None) -> None:
         "queue_samples": results.queue_samples,
         "pool_samples": results.pool_samples,
         "flow_samples": results.flow_samples,
+        "ictcp_samples": results.ictcp_samples,
     }
     for name, table in tables.items():
         table.to_csv(out / f"{name}.csv", index=False)

@@ -17,8 +17,8 @@ class Results:
 
     Tables: `flows` (one row per flow), `ports` (one row per egress port, switch ports and
     host NICs), `switches` (one row per switch, with its shared memory), `queue_occupancy`
-    (seconds each port held exactly n packets), `queue_samples`, `pool_samples` and
-    `flow_samples` (time series, when the scenario's `measure` asks).
+    (seconds each port held exactly n packets), `queue_samples`, `pool_samples`,
+    `flow_samples` and `ictcp_samples` (time series, when the scenario's `measure` asks).
     Times are seconds, rates bit/s, sizes bytes or packets as the column name says.
     """
 
@@ -117,8 +117,16 @@ class Results:
 
     @cached_property
     def flow_samples(self) -> pd.DataFrame:
-        """Delivered bytes, cwnd and DCTCP alpha of every flow over time."""
+        """Delivered bytes, cwnd and DCTCP alpha of every flow over time; where the receiving
+        host runs ICTCP, also the window ICTCP allows, its measured throughput and the
+        receiver-side RTT (NaN elsewhere)."""
         return pd.DataFrame(self.raw["flow_samples"])
+
+    @cached_property
+    def ictcp_samples(self) -> pd.DataFrame:
+        """ICTCP's interface state on each ICTCP host over time (sampled with the flows):
+        BW_T and BW_A of the last completed first sub-slot, bit/s, and the sub-slot length."""
+        return pd.DataFrame(self.raw["ictcp_samples"])
 
     def summary(self) -> dict[str, Any]:
         """The run in brief: what `dcsim run` writes to summary.json."""

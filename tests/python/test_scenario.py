@@ -48,6 +48,12 @@ def test_load_returns_the_file_as_a_dict(small_toml: Path, small: dict) -> None:
             "sim.duration_s",
             "invalid type",
         ),
+        (SMALL_TOML + "\n[ictcp]\nhosts = [0, 7]\n", "ictcp.hosts[1]", "host 7 does not exist"),
+        (
+            SMALL_TOML + "\n[ictcp]\nhosts = [0]\ngamma1 = 0.6\n",
+            "ictcp.gamma1",
+            "must not exceed gamma2",
+        ),
     ],
     ids=[
         "syntax",
@@ -58,6 +64,8 @@ def test_load_returns_the_file_as_a_dict(small_toml: Path, small: dict) -> None:
         "negative-rate",
         "nan",
         "date",
+        "ictcp-no-such-host",
+        "ictcp-gamma-order",
     ],
 )
 def test_bad_file_names_file_field_and_reason(

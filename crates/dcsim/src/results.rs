@@ -21,6 +21,7 @@ pub struct Results {
     pub queries: Vec<QueryStats>,
     pub queue_samples: QueueSamples,
     pub pool_samples: PoolSamples,
+    pub ictcp_samples: IctcpSamples,
     pub flow_samples: FlowSamples,
     pub conservation: Conservation,
 }
@@ -146,6 +147,22 @@ pub struct FlowSamples {
     pub delivered_bytes: Vec<u64>,
     pub cwnd_bytes: Vec<f64>,
     pub alpha: Vec<f64>,
+    /// ICTCP at the receiving end (NaN where its host runs no ICTCP): the receive window it
+    /// allows, the measured throughput b^m (Eq. 2), and the receiver-side smoothed RTT.
+    pub ictcp_rwnd_bytes: Vec<f64>,
+    pub ictcp_measured_bps: Vec<f64>,
+    pub ictcp_rtt_s: Vec<f64>,
+}
+
+/// ICTCP's interface state over time, sampled with the flows, one row per ICTCP host:
+/// BW_T and BW_A of the last completed first sub-slot (Eq. 1) and the sub-slot length T.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct IctcpSamples {
+    pub host: Vec<u32>,
+    pub t_s: Vec<f64>,
+    pub bw_t_bps: Vec<f64>,
+    pub bw_a_bps: Vec<f64>,
+    pub subslot_s: Vec<f64>,
 }
 
 /// End-to-end packet accounting: injected = delivered + dropped + in_flight.

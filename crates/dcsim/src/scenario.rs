@@ -26,6 +26,9 @@ pub struct Scenario {
     pub host: HostConfig,
     #[serde(default)]
     pub tcp: TcpConfig,
+    /// ICTCP, the receiver-side incast congestion control, on the hosts it names.
+    #[serde(default)]
+    pub ictcp: IctcpConfig,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
     /// Partition/aggregate query workloads (M23).
@@ -283,6 +286,53 @@ impl Default for HostConfig {
             queue_bytes_per_conn: 131_072,
             tx_jitter_us: 1.0,
             offload_burst_segments: 0,
+        }
+    }
+}
+
+/// ICTCP (ICTCP paper §IV-VI; spec algorithms.md §6): a driver on each named host that
+/// measures the interface's incoming traffic and rewrites the receive window of the segments
+/// the host sends, for every TCP connection whose RTT is below `rtt_limit_ms`. It composes with
+/// any sender congestion control. Defaults are the paper's values.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct IctcpConfig {
+    /// Hosts that run ICTCP (empty = none).
+    pub hosts: Vec<u32>,
+    /// BW_A = max(0, α·C − BW_T) (Eq. 1, §IV-A).
+    pub alpha: f64,
+    /// Measured-throughput filter β (Eq. 2, §IV-C).
+    pub beta: f64,
+    /// Grow a window when the throughput difference ratio is at most γ1 (§IV-C).
+    pub gamma1: f64,
+    /// Shrink a window by one MSS after three RTTs with the ratio above γ2 (§IV-C).
+    pub gamma2: f64,
+    /// Smallest receive window, segments: 2 (§IV-C) or 1 (the §VII-A-2 variant).
+    pub min_rwnd_segments: u32,
+    /// Windows above the average lose one MSS while BW_A < this fraction of C (§IV-D).
+    pub fairness_fraction: f64,
+    /// Connections with an RTT at or above this are left alone (§III).
+    pub rtt_limit_ms: f64,
+    /// Sub-slot length before any connection has an RTT, µs (spec ASSUMPTION: the testbed's
+    /// 100 µs base RTT; afterwards T is the traffic-weighted mean RTT, §IV-B).
+    pub initial_subslot_us: f64,
+    /// Tick of the receiver's timestamp clock, ns (§VI-C).
+    pub timestamp_tick_ns: f64,
+}
+
+impl Default for IctcpConfig {
+    fn default() -> Self {
+        Self {
+            hosts: Vec::new(),
+            alpha: 0.9,
+            beta: 0.75,
+            gamma1: 0.1,
+            gamma2: 0.5,
+            min_rwnd_segments: 2,
+            fairness_fraction: 0.2,
+            rtt_limit_ms: 2.0,
+            initial_subslot_us: 100.0,
+            timestamp_tick_ns: 100.0,
         }
     }
 }
@@ -701,14 +751,46 @@ impl Scenario {
             return err("tcp.dctcp_alpha_init", format!("must be in [0, 1], got {}", t.dctcp_alpha_init));
         }
         let hosts = self.host_count();
+        let check_host = |field: &str, h: u32| -> Result<(), ConfigError> {
+            if h >= hosts {
+                return err(field, format!("host {h} does not exist (hosts are 0..{})", hosts - 1));
+            }
+            Ok(())
+        };
+        let ic = &self.ictcp;
+        for (j, &h) in ic.hosts.iter().enumerate() {
+            check_host(&format!("ictcp.hosts[{j}]"), h)?;
+        }
+        for (name, v, lo, hi) in [
+            ("ictcp.alpha", ic.alpha, 0.0, 1.0),
+            ("ictcp.beta", ic.beta, 0.0, 1.0),
+            ("ictcp.gamma1", ic.gamma1, 0.0, 1.0),
+            ("ictcp.gamma2", ic.gamma2, 0.0, 1.0),
+            ("ictcp.fairness_fraction", ic.fairness_fraction, 0.0, 1.0),
+        ] {
+            if !(v.is_finite() && (lo..=hi).contains(&v)) {
+                return err(name, format!("must be in [{lo}, {hi}], got {v}"));
+            }
+        }
+        if ic.gamma1 > ic.gamma2 {
+            return err("ictcp.gamma1", format!("must not exceed gamma2 ({}), got {}", ic.gamma2, ic.gamma1));
+        }
+        if ic.min_rwnd_segments == 0 {
+            return err("ictcp.min_rwnd_segments", "must be at least 1".to_string());
+        }
+        for (name, v) in [
+            ("ictcp.rtt_limit_ms", ic.rtt_limit_ms),
+            ("ictcp.initial_subslot_us", ic.initial_subslot_us),
+            ("ictcp.timestamp_tick_ns", ic.timestamp_tick_ns),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return err(name, format!("must be a positive number, got {v}"));
+            }
+        }
         for (i, f) in self.flows.iter().enumerate() {
             let field = |name: &str| format!("flows[{i}].{name}");
-            if f.src >= hosts {
-                return err(&field("src"), format!("host {} does not exist (hosts are 0..{})", f.src, hosts - 1));
-            }
-            if f.dst >= hosts {
-                return err(&field("dst"), format!("host {} does not exist (hosts are 0..{})", f.dst, hosts - 1));
-            }
+            check_host(&field("src"), f.src)?;
+            check_host(&field("dst"), f.dst)?;
             if f.src == f.dst {
                 return err(&field("dst"), "a flow needs two different hosts".to_string());
             }
@@ -738,22 +820,12 @@ impl Scenario {
         }
         for (i, q) in self.queries.iter().enumerate() {
             let field = |name: &str| format!("queries[{i}].{name}");
-            if q.client >= hosts {
-                return err(
-                    &field("client"),
-                    format!("host {} does not exist (hosts are 0..{})", q.client, hosts - 1),
-                );
-            }
+            check_host(&field("client"), q.client)?;
             if q.servers.is_empty() {
                 return err(&field("servers"), "needs at least one server".to_string());
             }
             for (j, &h) in q.servers.iter().enumerate() {
-                if h >= hosts {
-                    return err(
-                        &field(&format!("servers[{j}]")),
-                        format!("host {h} does not exist (hosts are 0..{})", hosts - 1),
-                    );
-                }
+                check_host(&field(&format!("servers[{j}]")), h)?;
                 if h == q.client {
                     return err(&field(&format!("servers[{j}]")), "a server cannot be the client".to_string());
                 }

@@ -14,9 +14,12 @@ use crate::net::buffer::Refusal;
 use crate::net::packet::Packet;
 use crate::net::port::Port;
 use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_WORKLOAD_BASE};
-use crate::results::{Conservation, FlowSamples, FlowStats, PoolSamples, PortStats, QueryStats, QueueSamples, Results, SwitchStats};
+use crate::results::{
+    Conservation, FlowSamples, FlowStats, IctcpSamples, PoolSamples, PortStats, QueryStats, QueueSamples, Results, SwitchStats,
+};
 use crate::scenario::{CcKind, EctOnControl, Scenario, TcpConfig};
 use crate::tcp::cc::Cc;
+use crate::tcp::ictcp::{IctcpParams, Interface};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::{Endpoint, TcpParams};
 use crate::units::{ps_from_ms, ps_from_s, ps_from_us, s_from_ps, Ps};
@@ -66,6 +69,8 @@ struct Conn {
     /// per-connection host-queue limit (M10).
     in_nic: [VecDeque<(Ps, u32)>; 2],
     in_nic_bytes: [u64; 2],
+    /// Per end: its entry in its host's ICTCP table, if the host runs ICTCP.
+    ictcp: [Option<u32>; 2],
 }
 
 impl Conn {
@@ -164,6 +169,7 @@ impl ConnFactory {
             query: None,
             in_nic: [VecDeque::new(), VecDeque::new()],
             in_nic_bytes: [0; 2],
+            ictcp: [None; 2],
         }
     }
 }
@@ -183,6 +189,8 @@ pub struct Simulation {
     nic_waiting: Vec<Vec<(u32, u8)>>,
     nic_wake: Vec<Option<Ps>>,
     host_queue: HostQueueLimit,
+    /// Per host: ICTCP on its interface, if the scenario runs it there (spec §6).
+    ictcp: Vec<Option<Interface>>,
     conns: Vec<Conn>,
     factory: ConnFactory,
     workloads: Vec<Workload>,
@@ -198,6 +206,7 @@ pub struct Simulation {
     queue_samples: QueueSamples,
     pool_samples: PoolSamples,
     flow_samples: FlowSamples,
+    ictcp_samples: IctcpSamples,
 }
 
 impl Simulation {
@@ -264,6 +273,25 @@ impl Simulation {
                 }
             }
         }
+        let mut ictcp: Vec<Option<Interface>> = vec![None; net.host_port.len()];
+        for &h in &s.ictcp.hosts {
+            let ic = &s.ictcp;
+            ictcp[h as usize] = Some(Interface::new(IctcpParams {
+                capacity_bps: net.ports[net.host_port[h as usize] as usize].rate.bps as f64,
+                alpha: ic.alpha,
+                beta: ic.beta,
+                gamma1: ic.gamma1,
+                gamma2: ic.gamma2,
+                mss: t.mss,
+                min_rwnd_segments: ic.min_rwnd_segments,
+                fairness_fraction: ic.fairness_fraction,
+                rtt_limit: ps_from_ms(ic.rtt_limit_ms),
+                initial_subslot: ps_from_us(ic.initial_subslot_us).max(1),
+                timestamp_tick: ((ic.timestamp_tick_ns * 1000.0).round() as Ps).max(1),
+                // Spec ASSUMPTION: "prolonged idle" = longer than RTO_min (and two slots).
+                idle_restart: ps_from_ms(t.rto_min_ms),
+            }));
+        }
         let mut sim = Simulation {
             name: s.name.clone(),
             seed: s.sim.seed,
@@ -280,6 +308,7 @@ impl Simulation {
             nic_waiting: vec![Vec::new(); net.host_port.len()],
             nic_wake: vec![None; net.host_port.len()],
             host_port: net.host_port,
+            ictcp,
             conns,
             factory,
             workloads,
@@ -294,7 +323,11 @@ impl Simulation {
             queue_samples: QueueSamples::default(),
             pool_samples: PoolSamples::default(),
             flow_samples: FlowSamples::default(),
+            ictcp_samples: IctcpSamples::default(),
         };
+        for c in 0..sim.conns.len() as u32 {
+            sim.attach_ictcp(c);
+        }
         for (i, c) in sim.conns.iter().enumerate() {
             sim.cal.schedule(c.start, Event::Open(i as u32));
             if let Some(stop) = c.stop {
@@ -375,6 +408,23 @@ impl Simulation {
                     self.flow_samples.delivered_bytes.push(c.ends[1 - d].delivered);
                     self.flow_samples.cwnd_bytes.push(c.ends[d].win.cwnd);
                     self.flow_samples.alpha.push(c.ends[d].cc.alpha());
+                    let receiver =
+                        c.ictcp[1 - d].map(|k| &self.ictcp[c.hosts[1 - d] as usize].as_ref().expect("attached").conns[k as usize]);
+                    let f = &mut self.flow_samples;
+                    f.ictcp_rwnd_bytes.push(receiver.map_or(f64::NAN, |r| r.rwnd as f64));
+                    f.ictcp_measured_bps.push(receiver.map_or(f64::NAN, |r| r.measured_bps));
+                    f.ictcp_rtt_s.push(receiver.and_then(|r| r.srtt).map_or(f64::NAN, s_from_ps));
+                }
+                for (h, i) in self.ictcp.iter_mut().enumerate() {
+                    if let Some(i) = i {
+                        i.advance(self.now);
+                        let f = &mut self.ictcp_samples;
+                        f.host.push(h as u32);
+                        f.t_s.push(t);
+                        f.bw_t_bps.push(i.bw_t_bps);
+                        f.bw_a_bps.push(i.bw_a_bps);
+                        f.subslot_s.push(s_from_ps(i.subslot()));
+                    }
                 }
                 self.cal.schedule(self.now + self.flow_sample_every, Event::FlowSample);
             }
@@ -423,7 +473,13 @@ impl Simulation {
             self.enqueue(egress, pkt);
         } else {
             self.delivered += 1;
-            self.drive(pkt.conn, 1 - pkt.from_end, |ep, now, out| ep.on_segment(now, &pkt, out));
+            let e = 1 - pkt.from_end;
+            if let Some(i) = &mut self.ictcp[node] {
+                // ICTCP sees every packet the interface receives (§IV-A).
+                let entry = self.conns[pkt.conn as usize].ictcp[e as usize];
+                i.on_receive(self.now, pkt.size, entry, pkt.len, pkt.ts_ecr);
+            }
+            self.drive(pkt.conn, e, |ep, now, out| ep.on_segment(now, &pkt, out));
         }
     }
 
@@ -442,6 +498,16 @@ impl Simulation {
                 }
             }
         });
+    }
+
+    /// Registers connection `c`'s ends with ICTCP on their hosts, where it runs.
+    fn attach_ictcp(&mut self, c: u32) {
+        let conn = &mut self.conns[c as usize];
+        for e in 0..2 {
+            if let Some(i) = &mut self.ictcp[conn.hosts[e] as usize] {
+                conn.ictcp[e] = Some(i.add_conn(conn.start));
+            }
+        }
     }
 
     /// Runs `f` on end `e` of connection `c` (told first how much its NIC can take), with the
@@ -463,7 +529,13 @@ impl Simulation {
         let host = self.conns[c as usize].hosts[e as usize];
         let nic = self.host_port[host as usize];
         let mut out = std::mem::take(&mut self.out);
-        for pkt in out.drain(..) {
+        let ictcp_entry = self.conns[c as usize].ictcp[e as usize];
+        for mut pkt in out.drain(..) {
+            if let Some(k) = ictcp_entry {
+                // ICTCP rewrites the window of each segment its host sends (§VI-A).
+                let i = self.ictcp[host as usize].as_mut().expect("attached");
+                i.on_send(self.now, k, &mut pkt);
+            }
             self.injected += 1;
             let size = pkt.size;
             if let Some(departure) = self.enqueue(nic, pkt) {
@@ -581,6 +653,7 @@ impl Simulation {
                     responses_seen: 0,
                 });
                 self.conns.push(conn);
+                self.attach_ictcp(first + i as u32);
             }
             (first..self.conns.len() as u32).collect()
         };
@@ -768,6 +841,7 @@ impl Simulation {
             queue_samples: std::mem::take(&mut self.queue_samples),
             pool_samples: std::mem::take(&mut self.pool_samples),
             flow_samples: std::mem::take(&mut self.flow_samples),
+            ictcp_samples: std::mem::take(&mut self.ictcp_samples),
             conservation,
         }
     }

@@ -346,6 +346,11 @@ impl Endpoint {
     }
 
     fn on_established_segment(&mut self, now: Ps, pkt: &Packet, out: &mut Vec<Packet>) {
+        if pkt.len == 0 && pkt.seq <= self.rcv_nxt && pkt.ts_val > self.ts_recent {
+            // RFC 7323 §4.3: a pure ACK in sequence updates TS.Recent too, so the data we send
+            // next echoes the peer's latest ACK (what a receiver-side RTT measures, ICTCP §VI-C).
+            self.ts_recent = pkt.ts_val;
+        }
         if pkt.has(ACK) {
             self.process_ack(now, pkt, out);
         }

@@ -71,7 +71,6 @@ pub struct ConnState {
     high_count: u32,
     /// Last window change (increase or decrease): the 2·RTT control interval runs from here.
     last_adjust: Ps,
-    last_fairness_cut: Option<Ps>,
     /// Last payload received; None before the first.
     last_rx: Option<Ps>,
     /// A throughput sample has been taken since data started (again): rules judge only then.
@@ -100,9 +99,10 @@ pub struct Interface {
     /// What is left of BW_A for increases in the current second sub-slot, bit/s.
     quota_bps: f64,
     pub conns: Vec<ConnState>,
-    /// Sum and count of the windows of the controlled connections (for the fairness rule).
+    /// Sum and count of the windows of the connections with a measured RTT below the limit
+    /// (the fairness rule's average, §IV-D).
     rwnd_sum: u64,
-    controlled: u32,
+    counted: u32,
 }
 
 fn rate_bps(bytes: u64, dt: Ps) -> f64 {
@@ -122,7 +122,7 @@ impl Interface {
             quota_bps: 0.0,
             conns: Vec::new(),
             rwnd_sum: 0,
-            controlled: 0,
+            counted: 0,
             p,
         }
     }
@@ -161,29 +161,39 @@ impl Interface {
             sample_start: now,
             high_count: 0,
             last_adjust: now,
-            last_fairness_cut: None,
             last_rx: None,
             sampled: false,
             last_ack_sent: None,
             slot_bytes: 0,
             slot_rtt_updated: false,
         });
-        // Unknown RTT counts as controlled: the driver targets data-centre connections.
-        self.rwnd_sum += rwnd;
-        self.controlled += 1;
         (self.conns.len() - 1) as u32
     }
 
     /// Sets a connection's window directly (tests), keeping the fairness average right.
     #[cfg(test)]
     pub fn set_rwnd(&mut self, conn: u32, bytes: u64) {
-        let c = &mut self.conns[conn as usize];
-        self.rwnd_sum = self.rwnd_sum - c.rwnd + bytes;
-        c.rwnd = bytes;
+        let old = self.conns[conn as usize].rwnd;
+        self.conns[conn as usize].rwnd = bytes;
+        self.recount(conn as usize, old);
     }
 
+    /// Whether ICTCP sets this connection's window: an RTT below the limit (§III), or no RTT
+    /// yet (a new connection is presumed local: the driver is for data-centre traffic).
     fn is_controlled(&self, c: &ConnState) -> bool {
         c.srtt.is_none_or(|r| r < self.p.rtt_limit)
+    }
+
+    /// Whether the connection counts in the fairness average: a measured RTT below the limit.
+    fn is_counted(&self, c: &ConnState) -> bool {
+        c.srtt.is_some_and(|r| r < self.p.rtt_limit)
+    }
+
+    /// Keeps the fairness sum right after connection `i`'s window changed from `old`.
+    fn recount(&mut self, i: usize, old: u64) {
+        if self.is_counted(&self.conns[i]) {
+            self.rwnd_sum = self.rwnd_sum - old + self.conns[i].rwnd;
+        }
     }
 
     /// Advances the slot clock to `now` (§IV-A): the end of a first sub-slot turns its traffic
@@ -247,7 +257,7 @@ impl Interface {
         let Some(i) = conn else { return };
         let idle_limit = self.p.idle_restart.max(4 * self.subslot);
         let tick = self.p.timestamp_tick.max(1);
-        let was_controlled = self.is_controlled(&self.conns[i as usize]);
+        let was_counted = self.is_counted(&self.conns[i as usize]);
         let c = &mut self.conns[i as usize];
         if payload == 0 {
             return;
@@ -276,15 +286,15 @@ impl Interface {
             });
             c.slot_rtt_updated = true;
         }
-        let now_controlled = self.is_controlled(&self.conns[i as usize]);
-        if was_controlled != now_controlled {
+        let now_counted = self.is_counted(&self.conns[i as usize]);
+        if was_counted != now_counted {
             let rwnd = self.conns[i as usize].rwnd;
-            if now_controlled {
+            if now_counted {
                 self.rwnd_sum += rwnd;
-                self.controlled += 1;
+                self.counted += 1;
             } else {
                 self.rwnd_sum -= rwnd;
-                self.controlled -= 1;
+                self.counted -= 1;
             }
         }
     }
@@ -306,9 +316,8 @@ impl Interface {
         if let Some(rtt) = self.conns[i].srtt {
             self.control(now, i, rtt, covered, old);
         }
-        let new = self.conns[i].rwnd;
-        self.rwnd_sum = self.rwnd_sum - old + new;
-        pkt.rwnd = pkt.rwnd.min(new);
+        self.recount(i, old);
+        pkt.rwnd = pkt.rwnd.min(self.conns[i].rwnd);
     }
 
     /// The difference ratio d = (b^e − b^m)/b^e with b^e = max(b^m, rwnd/RTT) (Eqs. 3-4).
@@ -340,6 +349,13 @@ impl Interface {
             c.high_count = if d > gamma2 { c.high_count + 1 } else { 0 };
         }
         let d = Self::difference_ratio(c.measured_bps, c.rwnd, rtt);
+        // §IV-D fairness: while BW_A < 0.2·C, a window above the average of all controlled
+        // connections loses one MSS. Judged, like an increase, once per control interval, so a
+        // window just raised is not cut before it has been measured (spec ASSUMPTION refined:
+        // judged at every ACK it undid each 1-MSS increase at once and held two flows at
+        // 0.74 Gb/s in total).
+        let avg = (self.rwnd_sum - old_rwnd + c.rwnd) as f64 / self.counted.max(1) as f64;
+        let unfair = self.bw_a_bps < self.p.fairness_fraction * self.p.capacity_bps && (c.rwnd as f64) > avg;
         if !c.sampled {
             // Nothing measured since data started: no judgement yet.
         } else if c.high_count >= 3 {
@@ -353,7 +369,12 @@ impl Interface {
         } else if now - c.last_adjust >= 2 * rtt {
             // A window is judged once it has had one RTT to take effect and one to be measured
             // (§IV-B).
-            if d <= gamma1 || d <= mss as f64 / c.rwnd as f64 {
+            if unfair {
+                if covered >= mss && c.rwnd > min_rwnd {
+                    c.rwnd = (c.rwnd - mss).max(min_rwnd);
+                    c.last_adjust = now;
+                }
+            } else if d <= gamma1 || d <= mss as f64 / c.rwnd as f64 {
                 // Rule 1: increase, only in the second sub-slot and against the quota (§IV-A).
                 if self.in_second {
                     let delta = match c.phase {
@@ -372,19 +393,6 @@ impl Interface {
             } else {
                 c.phase = Phase::CongestionAvoidance; // rules 2 (not yet 3 RTTs) and 3: keep
             }
-        }
-        // §IV-D fairness: while BW_A < 0.2·C, windows above the average lose one MSS (at
-        // most once per control interval, on an ACK covering ≥ 1 MSS).
-        let c = &mut self.conns[i];
-        let avg = (self.rwnd_sum - old_rwnd + c.rwnd) as f64 / self.controlled.max(1) as f64;
-        if self.bw_a_bps < self.p.fairness_fraction * self.p.capacity_bps
-            && (c.rwnd as f64) > avg
-            && covered >= mss
-            && c.rwnd > min_rwnd
-            && c.last_fairness_cut.is_none_or(|t| now - t >= 2 * rtt)
-        {
-            c.rwnd = (c.rwnd - mss).max(min_rwnd);
-            c.last_fairness_cut = Some(now);
         }
     }
 }

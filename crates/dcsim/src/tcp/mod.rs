@@ -2,11 +2,11 @@
 
 pub mod cc;
 pub mod endpoint;
+#[cfg(test)]
+mod endpoint_tests;
 pub mod ictcp;
 #[cfg(test)]
 mod ictcp_tests;
-#[cfg(test)]
-mod endpoint_tests;
 pub mod ranges;
 pub mod rtt;
 #[cfg(test)]
