@@ -3,8 +3,9 @@
 //!
 //! Scenarios are random in every dimension the format offers (star or dumbbell, 2–6 hosts,
 //! link rates and delays, buffer limits in packets or bytes, drop-tail / threshold / RED,
-//! congestion control per flow, TCP knobs, host NIC queue and jitter, flows with random
-//! sizes, start times, jitter and stop times) but short, so each case runs in milliseconds.
+//! congestion control per flow, TCP knobs, host NIC queue and jitter, ICTCP on the fan-in
+//! host, flows with random sizes, start times, jitter and stop times) but short, so each case
+//! runs in milliseconds.
 
 use dcsim::{Results, Scenario, Simulation};
 use proptest::prelude::*;
@@ -178,12 +179,14 @@ fn scenario() -> impl Strategy<Value = Gen> {
     );
     let sim = (0..=i64::MAX as u64, 0.005f64..0.03, prop_oneof![Just(0.0), 0.0f64..0.5]);
     let measure = (prop::sample::select(vec![0.0, 50.0]), prop::sample::select(vec![0.0, 500.0]));
-    (topology(), buffer, aqm(), tcp, host, sim, measure)
-        .prop_flat_map(|(topo, buffer, aqm, tcp, host, sim, measure)| {
+    // ICTCP on host 0 (the fan-in target) in a third of the cases, with either floor.
+    let ictcp = (prop::option::weighted(0.33, 1u32..=2), 0.0f64..=1.0);
+    (topology(), buffer, aqm(), tcp, host, sim, measure, ictcp)
+        .prop_flat_map(|(topo, buffer, aqm, tcp, host, sim, measure, ictcp)| {
             let hosts = topo.1;
-            (Just((topo, buffer, aqm, tcp, host, sim, measure)), flows(hosts))
+            (Just((topo, buffer, aqm, tcp, host, sim, measure, ictcp)), flows(hosts))
         })
-        .prop_map(|((topo, (buffer, lp, lb), (aqm, drop_tail), tcp, host, sim, measure), flows)| {
+        .prop_map(|((topo, (buffer, lp, lb), (aqm, drop_tail), tcp, host, sim, measure, ictcp), flows)| {
             let (cc, m, rto_min, tick, iw, linux, ect, sack, ssai, mss) = tcp;
             let (nicq, burst, txj) = host;
             let (seed, duration_s, warmup_frac) = sim;
@@ -200,6 +203,9 @@ fn scenario() -> impl Strategy<Value = Gen> {
                  ect_on_control = \"{ect}\"\nsack = {sack}\nslow_start_after_idle = {ssai}\n",
                 if linux { "linux" } else { "paper" }
             );
+            if let (Some(floor), gamma1) = ictcp {
+                t += &format!("[ictcp]\nhosts = [0]\nmin_rwnd_segments = {floor}\ngamma1 = {}\n", gamma1 * 0.5);
+            }
             t += &format!("[measure]\nqueue_sample_us = {}\nflow_sample_us = {}\n", measure.0, measure.1);
             let head = t;
             let t = head.clone() + &flows_toml(&flows, 0.0);
