@@ -1,5 +1,6 @@
-"""The ICTCP-paper motivation experiments (ictcp-fig3, ictcp-fig4, ictcp-fig5): interface,
-scenario plans at the paper's scale, and each run end to end at the hidden "smoke" scale."""
+"""The ICTCP-paper experiments (ictcp-fig3, ictcp-fig4, ictcp-fig5, ictcp-sec5-buffer):
+interface, scenario plans at the paper's scale, and each run end to end at the hidden "smoke"
+scale."""
 
 from __future__ import annotations
 
@@ -9,15 +10,16 @@ import math
 import pandas as pd
 import pytest
 
-from dcsim.experiments import ictcp_fig3, ictcp_fig4, ictcp_fig5
+import dcsim
+from dcsim.experiments import ictcp_fig3, ictcp_fig4, ictcp_fig5, ictcp_sec5_buffer
 from dcsim.experiments import ictcp_testbed as tb
 
-MODULES = [ictcp_fig3, ictcp_fig4, ictcp_fig5]
+MODULES = [ictcp_fig3, ictcp_fig4, ictcp_fig5, ictcp_sec5_buffer]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.ID)
 def test_interface(module):
-    assert module.ID.startswith("ictcp-fig")
+    assert module.ID.startswith("ictcp-")
     assert module.TITLE.strip()
     assert module.DESCRIPTION.strip() and "\n" not in module.DESCRIPTION
     assert callable(module.run)
@@ -108,3 +110,26 @@ def test_fig5_window_limited_goodput_and_rtt(tmp_path):
     assert df.goodput_mbps[20] > 0.9 * tb.CEILING_MBPS
     assert df.srtt_us[20] > 1.5 * df.srtt_us[2]
     assert math.isfinite(summary["metrics"]["base_rtt_us"])
+
+
+def test_testbed_base_rtt_is_the_papers_100_us():
+    # §II-B: the base RTT is the RTT with a 1-MSS window and no other traffic, "around 100 μs".
+    # 200 one-segment responses: each is ACKed at once (PSH), one segment in flight, no queue.
+    sc = tb.scenario(
+        "base-rtt",
+        duration_s=0.1,
+        queries=[tb.incast_query(1, tb.MSS, 200)],
+        host={"tx_jitter_us": 0.0},
+    )
+    r = dcsim.run(sc)
+    assert r.flows.srtt_s[0] * 1e6 == pytest.approx(tb.BASE_RTT_US, rel=0.02)
+
+
+def test_sec5_plan_pins_every_window_at_two_segments():
+    plan = ictcp_sec5_buffer.scenarios("full")
+    assert {n for _, n, _ in plan} == set(range(1, 48))
+    assert {q for q, _, _ in plan} == {85_000, 1_000_000}
+    for q, n, sc in plan:
+        assert sc["switch"]["buffer"] == {"kind": "per_port", "limit_bytes": q}
+        assert len(sc["flows"]) == n
+        assert all(f["rcv_buffer_bytes"] == 2 * tb.MSS and f["dst"] == 0 for f in sc["flows"])

@@ -27,6 +27,7 @@ _MODULES = (
     "ictcp_fig3",
     "ictcp_fig4",
     "ictcp_fig5",
+    "ictcp_sec5_buffer",
     "cs244_fig2",
     "cs244_fig3",
     "cs244_fig4",

@@ -11,7 +11,7 @@ throughput is smaller than the available bandwidth at around 900 Mb/s"; cause: "
 the sender's network adaptor". Spec §6 claim 25: with the NIC-queue model on, RTT ≥ 1.2 ×
 RTT(1 MSS) already at an rwnd whose goodput is < 900 Mb/s.
 
-Our setup: :mod:`ictcp_testbed` (1 Gbps star, 25 µs per link, ``quanta_lb4g`` buffer, NewReno +
+Our setup: :mod:`ictcp_testbed` (1 Gbps star, base RTT 100 µs at 1 MSS, ``quanta_lb4g`` buffer, NewReno +
 SACK, delayed ACK m = 2 / 200 ms). One uncapped-cwnd flow from host 1 to host 2, receive
 buffer = rwnd; the host NIC model is on (engine default: a 1000-packet FIFO serialised at
 1 Gbps, 1 µs transmit jitter; spec algorithms.md §1.10 M10), with no per-packet host
@@ -20,7 +20,7 @@ processing delay (the engine has none).
 Assumptions:
 - rwnd grid NOT GIVEN beyond "1 to 20 MSS": spec ASSUMPTION 1-64 MSS. rwnd = 1 MSS is NOT RUN:
   the engine rejects a receive buffer below 2 segments, so the base RTT is RTT(2 MSS) — two
-  segments still fit well within the base BDP (≈ 8-11 segments), so no queue forms at 2 MSS
+  segments still fit well within the base BDP (≈ 8-9 segments), so no queue forms at 2 MSS
   either.
 - Durations: full 10 s per connection (paper) after 0.1 s warm-up; quick 0.3 s.
 - RTT: the sender's smoothed RTT (RFC 6298 srtt, ``flows.srtt_s``) at the end of the run;
@@ -35,8 +35,8 @@ Assumptions:
 
 Known deviation (diagnosed): the engine's sender NIC is a FIFO drained at the line rate, the
 same rate as the switch port, and there is no per-packet host processing time; so the NIC queue
-(and the RTT) only grow once the window exceeds the base BDP (≈ 11.5 segments at our 139 µs
-base RTT), exactly where the goodput reaches the 949 Mb/s ceiling. The paper's RTT growth below
+(and the RTT) only grow once the window exceeds the base BDP (≈ 9 segments at our 113 µs
+RTT with 2 MSS), exactly where the goodput reaches the 949 Mb/s ceiling. The paper's RTT growth below
 saturation (RTT doubles by 20 MSS "while the throughput is smaller than the available
 bandwidth at around 900 Mb/s") needs a host cost the engine does
 not model (spec M10's optional per-packet host delay; interrupt moderation).

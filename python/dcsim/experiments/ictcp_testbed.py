@@ -2,8 +2,11 @@
 ICTCP-paper experiments") as dcsim scenarios, and the incast goodput measurement.
 
 Testbed: 47 servers (≤ 46 senders + 1 receiver) on one Quanta LB4G 48-port GbE switch: a star
-of 1 Gbps links, 38 B Ethernet framing, 25 µs per link so the base RTT is ≈ 100 µs of
-propagation (the paper's "base RTT is around 100 μs", §II-B). The switch is the engine's
+of 1 Gbps links, 38 B Ethernet framing, and a per-link delay chosen so that the base RTT - the
+paper's "observed RTT when there is no other traffic and the TCP receive window is one MSS",
+"around 100 μs" (§II-B) - is 100 µs: 4 link delays + a 1,538-B frame serialised twice (NIC and
+switch port, 12.304 µs each) + a 78-B ACK frame twice (0.624 µs each) = 100 µs gives 18.536 µs
+per link (spec algorithms.md §2.1: reach the base RTT by setting propagation). The switch is the engine's
 ``quanta_lb4g`` preset: 4 MB shared memory with a dynamic threshold calibrated so one busy port
 holds the paper's "85 kB for each port" (§II-C; spec algorithms.md §2.3 M13). Drop-tail.
 TCP is NewReno with SACK (Windows Server 2008 R2, §VII), timeout (RTO_min) 300 ms.
@@ -33,7 +36,10 @@ HOSTS = 48  # 48-port switch; the paper uses 47 servers, the 48th port carries b
 MAX_SENDERS = 46
 RECEIVER = 0
 BACKGROUND_HOST = 47
-LINK = {"rate_gbps": 1.0, "delay_us": 25.0, "framing_bytes": 38}
+# Base RTT 100 µs at rwnd = 1 MSS: (100 - 2 × 12.304 - 2 × 0.624) / 4 µs per link (docstring).
+BASE_RTT_US = 100.0
+LINK_DELAY_US = (BASE_RTT_US - 2 * 12.304 - 2 * 0.624) / 4
+LINK = {"rate_gbps": 1.0, "delay_us": LINK_DELAY_US, "framing_bytes": 38}
 BUFFER = {"kind": "preset", "name": "quanta_lb4g"}
 TCP = {
     "cc": "newreno",
