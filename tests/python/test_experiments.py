@@ -26,6 +26,7 @@ IDS = [
     "ictcp-fig3",
     "ictcp-fig4",
     "ictcp-fig5",
+    "ictcp-sec5-buffer",
     "cs244-fig2",
     "cs244-fig3",
     "cs244-fig4",
