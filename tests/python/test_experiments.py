@@ -27,6 +27,7 @@ IDS = [
     "ictcp-fig4",
     "ictcp-fig5",
     "ictcp-sec5-buffer",
+    "ictcp-fig15",
     "cs244-fig2",
     "cs244-fig3",
     "cs244-fig4",

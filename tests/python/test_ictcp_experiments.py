@@ -1,4 +1,4 @@
-"""The ICTCP-paper experiments (ictcp-fig3, ictcp-fig4, ictcp-fig5, ictcp-sec5-buffer):
+"""The ICTCP-paper experiments (ictcp-fig3, ictcp-fig4, ictcp-fig5, ictcp-sec5-buffer, ictcp-fig15):
 interface, scenario plans at the paper's scale, and each run end to end at the hidden "smoke"
 scale."""
 
@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 import dcsim
-from dcsim.experiments import ictcp_fig3, ictcp_fig4, ictcp_fig5, ictcp_sec5_buffer
+from dcsim.experiments import ictcp_fig3, ictcp_fig4, ictcp_fig5, ictcp_fig15, ictcp_sec5_buffer
 from dcsim.experiments import ictcp_testbed as tb
 
-MODULES = [ictcp_fig3, ictcp_fig4, ictcp_fig5, ictcp_sec5_buffer]
+MODULES = [ictcp_fig3, ictcp_fig4, ictcp_fig5, ictcp_sec5_buffer, ictcp_fig15]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.ID)
@@ -133,3 +133,30 @@ def test_sec5_plan_pins_every_window_at_two_segments():
         assert sc["switch"]["buffer"] == {"kind": "per_port", "limit_bytes": q}
         assert len(sc["flows"]) == n
         assert all(f["rcv_buffer_bytes"] == 2 * tb.MSS and f["dst"] == 0 for f in sc["flows"])
+
+
+def test_with_protocol_sets_the_receiver_driver_or_the_marking():
+    base = tb.scenario("p", duration_s=0.1)
+    ic = tb.with_protocol(base, "ICTCP", min_rwnd_segments=1)
+    assert ic["ictcp"] == {"hosts": [tb.RECEIVER], "min_rwnd_segments": 1}
+    assert ic["tcp"] == base["tcp"] and "ictcp" not in base
+    dc = tb.with_protocol(base, "DCTCP")
+    assert dc["tcp"]["cc"] == "dctcp" and dc["switch"]["aqm"]["kind"] == "threshold"
+    assert base["tcp"]["cc"] == "newreno" and base["switch"]["aqm"]["kind"] == "drop_tail"
+    assert tb.with_protocol(base, "TCP") == base
+    with pytest.raises(ValueError):
+        tb.with_protocol(base, "Vegas")
+
+
+def test_fig15_schedule_is_the_papers():
+    # Flow i active from 20·i to 20·i + 100 s: nine stretches with 1-5-1 active flows.
+    assert [len(a) for _, _, a in ictcp_fig15.phases("full")] == [1, 2, 3, 4, 5, 4, 3, 2, 1]
+    assert ictcp_fig15.phases("full")[-1][:2] == (160.0, 180.0)
+    plan = ictcp_fig15.scenarios("full")
+    assert [p for p, _ in plan] == list(tb.PROTOCOLS)
+    for _, sc in plan:
+        assert sc["sim"]["duration_s"] == 180.0
+        assert [(f["start_s"], f["stop_s"]) for f in sc["flows"]] == [
+            (20.0 * i, 20.0 * i + 100.0) for i in range(5)
+        ]
+    assert ictcp_fig15.jain([1.0, 1.0]) == 1.0 and ictcp_fig15.jain([1.0, 0.0]) == 0.5

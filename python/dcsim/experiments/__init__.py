@@ -28,6 +28,7 @@ _MODULES = (
     "ictcp_fig4",
     "ictcp_fig5",
     "ictcp_sec5_buffer",
+    "ictcp_fig15",
     "cs244_fig2",
     "cs244_fig3",
     "cs244_fig4",

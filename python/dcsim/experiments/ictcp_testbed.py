@@ -187,3 +187,26 @@ def incast_stats(res: dict) -> dict:
         "stalled": len(open_),
         "qct_median_ms": float(np.median(t) * 1e3),
     }
+
+
+# The three transports the ICTCP experiments compare on the same runs (issue: ICTCP, TCP with the
+# Windows 300 ms timeout, DCTCP).
+PROTOCOLS = ("ICTCP", "TCP", "DCTCP")
+DCTCP_K_PACKETS = 20  # the DCTCP paper's K at 1 Gbps (§4.1); the LB4G itself marks nothing
+
+
+def with_protocol(sc: dict, protocol: str, min_rwnd_segments: int = 2) -> dict:
+    """``sc`` run by ``protocol``: ICTCP on the receiver (NewReno + SACK senders, spec §6), plain
+    TCP, or DCTCP (senders, receivers and K = 20 marking at the switch). All keep the testbed's
+    300 ms timeout."""
+    from . import common as c
+
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    sc = {**sc, "tcp": dict(sc["tcp"]), "switch": dict(sc["switch"])}
+    if protocol == "ICTCP":
+        sc["ictcp"] = {"hosts": [RECEIVER], "min_rwnd_segments": int(min_rwnd_segments)}
+    elif protocol == "DCTCP":
+        sc["tcp"]["cc"] = "dctcp"
+        sc["switch"]["aqm"] = c.dctcp_aqm(DCTCP_K_PACKETS)
+    return sc
