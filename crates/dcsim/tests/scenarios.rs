@@ -342,6 +342,12 @@ fn a_full_nic_queue_holds_the_sender_back_instead_of_dropping() {
         "cwnd {} never outgrew the NIC queue",
         f.final_cwnd_bytes
     );
+    // ... but not without bound: a sender held back by its host is not cwnd-limited, so cwnd
+    // grows only while validated (RFC 7661, in flight ≥ cwnd/2). In flight: ≤ 4 packets in the
+    // NIC + one RTT of the wire (≈ 126 µs / 12.304 µs ≈ 10.2 packets) + the ≤ 2 segments a
+    // delayed ACK covers ≈ 16.2, so cwnd ≤ 2 × 17 segments. (Counting NIC-blocked sends as
+    // cwnd-limited once let cwnd grow with every ACK, to tens of MB.)
+    assert!(f.final_cwnd_bytes <= 2.0 * 17.0 * 1460.0, "cwnd {} ran away", f.final_cwnd_bytes);
     assert!(f.goodput_bps > 0.97 * GOODPUT_1G, "goodput {} with a blocked sender", f.goodput_bps);
     let c = &r.conservation;
     assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight);

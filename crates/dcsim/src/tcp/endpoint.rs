@@ -683,6 +683,9 @@ impl Endpoint {
                 }
             }
             if self.nic_full(out) {
+                // Held back by the host, not by cwnd (Linux: TSQ-throttled is not
+                // cwnd-limited): growth now needs the window validated (RFC 7661).
+                self.cwnd_limited = false;
                 return;
             }
             let new_data = self.snd_nxt >= self.snd_max;
