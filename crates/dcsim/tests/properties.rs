@@ -186,41 +186,43 @@ fn scenario() -> impl Strategy<Value = Gen> {
             let hosts = topo.1;
             (Just((topo, buffer, aqm, tcp, host, sim, measure, ictcp)), flows(hosts))
         })
-        .prop_map(|((topo, (buffer, lp, lb), (aqm, drop_tail), tcp, host, sim, measure, ictcp), flows)| {
-            let (cc, m, rto_min, tick, iw, linux, ect, sack, ssai, mss) = tcp;
-            let (nicq, burst, txj) = host;
-            let (seed, duration_s, warmup_frac) = sim;
-            let warmup_s = duration_s * warmup_frac;
-            let mut t = String::new();
-            t += &format!("name = \"prop\"\n[sim]\nseed = {seed}\nduration_s = {duration_s}\nwarmup_s = {warmup_s}\n");
-            t += &format!("[topology]\n{}", topo.0);
-            t += &format!("[switch.buffer]\n{buffer}");
-            t += &format!("[switch.aqm]\n{aqm}");
-            t += &format!("[host]\nnic_queue_packets = {nicq}\noffload_burst_segments = {burst}\ntx_jitter_us = {txj}\n");
-            t += &format!(
-                "[tcp]\ncc = \"{cc}\"\nmss = {mss}\ndelayed_ack_segments = {m}\nrto_min_ms = {rto_min}\n\
+        .prop_map(
+            |((topo, (buffer, lp, lb), (aqm, drop_tail), tcp, host, sim, measure, ictcp), flows)| {
+                let (cc, m, rto_min, tick, iw, linux, ect, sack, ssai, mss) = tcp;
+                let (nicq, burst, txj) = host;
+                let (seed, duration_s, warmup_frac) = sim;
+                let warmup_s = duration_s * warmup_frac;
+                let mut t = String::new();
+                t += &format!("name = \"prop\"\n[sim]\nseed = {seed}\nduration_s = {duration_s}\nwarmup_s = {warmup_s}\n");
+                t += &format!("[topology]\n{}", topo.0);
+                t += &format!("[switch.buffer]\n{buffer}");
+                t += &format!("[switch.aqm]\n{aqm}");
+                t += &format!("[host]\nnic_queue_packets = {nicq}\noffload_burst_segments = {burst}\ntx_jitter_us = {txj}\n");
+                t += &format!(
+                    "[tcp]\ncc = \"{cc}\"\nmss = {mss}\ndelayed_ack_segments = {m}\nrto_min_ms = {rto_min}\n\
                  timer_tick_ms = {tick}\ninit_cwnd_segments = {iw}\ndctcp_receiver = \"{}\"\n\
                  ect_on_control = \"{ect}\"\nsack = {sack}\nslow_start_after_idle = {ssai}\n",
-                if linux { "linux" } else { "paper" }
-            );
-            if let (Some(floor), gamma1) = ictcp {
-                t += &format!("[ictcp]\nhosts = [0]\nmin_rwnd_segments = {floor}\ngamma1 = {}\n", gamma1 * 0.5);
-            }
-            t += &format!("[measure]\nqueue_sample_us = {}\nflow_sample_us = {}\n", measure.0, measure.1);
-            let head = t;
-            let t = head.clone() + &flows_toml(&flows, 0.0);
-            Gen {
-                toml: t,
-                head,
-                seed,
-                flows,
-                limit_packets: lp,
-                limit_bytes: lb,
-                drop_tail,
-                duration_s,
-                warmup_s,
-            }
-        })
+                    if linux { "linux" } else { "paper" }
+                );
+                if let (Some(floor), gamma1) = ictcp {
+                    t += &format!("[ictcp]\nhosts = [0]\nmin_rwnd_segments = {floor}\ngamma1 = {}\n", gamma1 * 0.5);
+                }
+                t += &format!("[measure]\nqueue_sample_us = {}\nflow_sample_us = {}\n", measure.0, measure.1);
+                let head = t;
+                let t = head.clone() + &flows_toml(&flows, 0.0);
+                Gen {
+                    toml: t,
+                    head,
+                    seed,
+                    flows,
+                    limit_packets: lp,
+                    limit_bytes: lb,
+                    drop_tail,
+                    duration_s,
+                    warmup_s,
+                }
+            },
+        )
 }
 
 fn run(toml: &str) -> Results {

@@ -287,7 +287,7 @@ impl Simulation {
                 fairness_fraction: ic.fairness_fraction,
                 rtt_limit: ps_from_ms(ic.rtt_limit_ms),
                 initial_subslot: ps_from_us(ic.initial_subslot_us).max(1),
-                timestamp_tick: ((ic.timestamp_tick_ns * 1000.0).round() as Ps).max(1),
+                timestamp_tick: ps_from_us(ic.timestamp_tick_ns / 1000.0).max(1),
                 // Spec ASSUMPTION: "prolonged idle" = longer than RTO_min (and two slots).
                 idle_restart: ps_from_ms(t.rto_min_ms),
             }));

@@ -127,10 +127,6 @@ impl Interface {
         }
     }
 
-    pub fn params(&self) -> &IctcpParams {
-        &self.p
-    }
-
     /// The current sub-slot length T.
     pub fn subslot(&self) -> Ps {
         self.subslot
