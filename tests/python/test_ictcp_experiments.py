@@ -1,4 +1,5 @@
-"""The ICTCP-paper experiments (ictcp-fig3, ictcp-fig4, ictcp-fig5, ictcp-sec5-buffer, ictcp-fig15):
+"""The ICTCP-paper experiments (ictcp-fig3/4/5, the ICTCP-vs-TCP-vs-DCTCP comparisons
+ictcp-fig8 ... ictcp-fig14, ictcp-fig15, ictcp-sec5-buffer):
 interface, scenario plans at the paper's scale, and each run end to end at the hidden "smoke"
 scale."""
 
@@ -11,10 +12,37 @@ import pandas as pd
 import pytest
 
 import dcsim
-from dcsim.experiments import ictcp_fig3, ictcp_fig4, ictcp_fig5, ictcp_fig15, ictcp_sec5_buffer
+from dcsim.experiments import (
+    ictcp_compare,
+    ictcp_fig3,
+    ictcp_fig4,
+    ictcp_fig5,
+    ictcp_fig8,
+    ictcp_fig9,
+    ictcp_fig10,
+    ictcp_fig11,
+    ictcp_fig12,
+    ictcp_fig13,
+    ictcp_fig14,
+    ictcp_fig15,
+    ictcp_sec5_buffer,
+)
 from dcsim.experiments import ictcp_testbed as tb
 
-MODULES = [ictcp_fig3, ictcp_fig4, ictcp_fig5, ictcp_sec5_buffer, ictcp_fig15]
+MODULES = [
+    ictcp_fig3,
+    ictcp_fig4,
+    ictcp_fig5,
+    ictcp_fig8,
+    ictcp_fig9,
+    ictcp_fig10,
+    ictcp_fig11,
+    ictcp_fig12,
+    ictcp_fig13,
+    ictcp_fig14,
+    ictcp_sec5_buffer,
+    ictcp_fig15,
+]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.ID)
@@ -160,3 +188,47 @@ def test_fig15_schedule_is_the_papers():
             (20.0 * i, 20.0 * i + 100.0) for i in range(5)
         ]
     assert ictcp_fig15.jain([1.0, 1.0]) == 1.0 and ictcp_fig15.jain([1.0, 0.0]) == 0.5
+
+
+def test_comparison_sweeps_are_the_papers_and_shared_by_figure_pairs():
+    # §VII: 1 ... 46 senders, 100 rounds, the three transports on the same rounds; each figure
+    # pair reruns one sweep (identical scenarios, so identical results).
+    plan8 = ictcp_fig8.scenarios("full")
+    assert plan8 == ictcp_fig9.scenarios("full")
+    assert ictcp_fig11.scenarios("full") == ictcp_fig12.scenarios("full")
+    assert ictcp_fig13.scenarios("full") == ictcp_fig14.scenarios("full")
+    assert {n for *_, n, _ in plan8} == set(range(1, 47))
+    assert {v for v, *_ in plan8} == {"ICTCP (2 MSS min)", "TCP", "DCTCP"}
+    assert {w for _, w, *_ in plan8} == {"64 kB/sender", "128 kB/sender", "256 kB/sender"}
+    for v, w, n, sc in plan8:
+        q = sc["queries"][0]
+        assert q["rounds"] == 100 and len(q["servers"]) == n and q["response_bytes"] == int(w.split()[0]) * 1024
+        assert sc["sim"]["stop_when_queries_done"] is True
+        assert sc["tcp"]["rto_min_ms"] == 300.0
+        assert ("ictcp" in sc) == v.startswith("ICTCP") and sc["tcp"]["cc"] == ("dctcp" if v == "DCTCP" else "newreno")
+    plan10 = ictcp_fig10.scenarios("full")
+    assert {sc["ictcp"]["min_rwnd_segments"] for v, *_, sc in plan10 if v.startswith("ICTCP")} == {1, 2}
+    # Fixed totals: 2 MB and 8 MB split evenly.
+    for _, w, n, sc in ictcp_fig11.scenarios("full"):
+        total = int(w.split()[0]) << 20
+        assert sc["queries"][0]["response_bytes"] == total // n
+    # Background: one flow from the 48th port to the receiver, ahead of the rounds.
+    for _, _, _, sc in ictcp_fig13.scenarios("full"):
+        assert sc["flows"] == [{"src": tb.BACKGROUND_HOST, "dst": tb.RECEIVER, "start_s": 0.0}]
+        assert sc["queries"][0]["start_s"] == ictcp_compare.BACKGROUND_LEAD_S
+
+
+def test_collapse_point_and_background_rate():
+    df = pd.DataFrame({"senders": [1, 2, 4, 8], "goodput_mbps": [500.0, 900.0, 600.0, 300.0]})
+    assert ictcp_compare.collapse_point(df) == 8  # first n after the peak below 450
+    assert math.isnan(ictcp_compare.collapse_point(df.iloc[:3]))
+    # Background flow (connection 0) delivers 1 MB per ms before the rounds, then 0.5 MB per ms
+    # during them (rounds from 2 ms to 6 ms).
+    t = [0.0, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006]
+    d = [0, 1e6, 2e6, 2.5e6, 3e6, 3.5e6, 4e6]
+    res = {
+        "flow_samples": {"flow": [0] * 7 + [1] * 7, "t_s": t * 2, "delivered_bytes": d + [0] * 7},
+        "queries": [{"issued_s": 0.002, "qct_s": 0.002}, {"issued_s": 0.004, "qct_s": 0.002}],
+    }
+    before, during = ictcp_compare.background_mbps(res)
+    assert before == pytest.approx(8000.0) and during == pytest.approx(4000.0)

@@ -549,3 +549,37 @@ fn limited_transmit_turns_a_small_window_loss_into_a_fast_retransmit() {
     // ≈ 0.16 ms (request, 5 segments over 2 RTTs of slow start).
     assert!(q.qct_s > 0.2e-3, "with limited transmit: qct {}", q.qct_s);
 }
+
+#[test]
+fn a_run_may_stop_when_its_last_round_is_done() {
+    // Five barrier rounds of 4 × 20 kB; the run is allowed 1 s. With stop_when_queries_done
+    // it ends at the last round's completion, and every round is what the full run gives.
+    let toml = |stop: bool| {
+        format!(
+            r#"
+            [sim]
+            duration_s = 1.0
+            stop_when_queries_done = {stop}
+            [topology]
+            kind = "star"
+            hosts = 5
+            [tcp]
+            cc = "newreno"
+            [[queries]]
+            client = 0
+            servers = [1, 2, 3, 4]
+            response_bytes = 20000
+            rounds = 5
+        "#
+        )
+    };
+    let full = run(&toml(false));
+    let early = run(&toml(true));
+    assert_eq!(full.duration_s, 1.0);
+    let last = early.queries.iter().map(|q| q.completed_s).fold(0.0, f64::max);
+    assert_eq!(early.duration_s, last, "the run ends at the last completion");
+    assert!(last < 0.01, "5 rounds of 80 kB at 1 Gbps take ≈ 3.5 ms, not {last} s");
+    let qct = |r: &Results| r.queries.iter().map(|q| (q.issued_s, q.qct_s)).collect::<Vec<_>>();
+    assert_eq!(qct(&full), qct(&early));
+    check_conservation(&early);
+}

@@ -25,12 +25,11 @@ Assumptions:
 - Collapse point of a curve: the smallest n after the peak at which goodput falls below half
   of the peak (NaN if it never does on the grid).
 
-Buffer: the ``quanta_lb4g`` preset lets one busy port hold 85 kB, the per-port share the ICTCP
-paper itself gives ("85 kB for each port (if equally divided)", §II-C) and uses in its buffer
-analysis (§V). With the Triumph's 700 KB calibration instead (an earlier default), most rounds
-absorbed the synchronised burst and TCP did not collapse (10-30% of rounds timed out at n = 40):
-the collapse depth is set by the buffer model, and the paper's collapse is only possible with a
-per-port share of the order it states.
+Buffer: the ``quanta_lb4g`` preset lets one busy port hold 128.5 kB (see :mod:`ictcp_testbed`).
+With the Triumph's 700 KB calibration instead (an earlier default), most rounds absorbed the
+synchronised burst and TCP did not collapse (10-30% of rounds timed out at n = 40): the
+collapse depth is set by the buffer model, and the paper's collapse needs a one-port share of
+the order its §V analysis works with (85-128.5 kB).
 
 Outputs: fig3_goodput.csv (amount_kb, senders, goodput_mbps, aggregate_mbps, timeout_ratio,
 rounds), fig3_goodput.png/.svg.

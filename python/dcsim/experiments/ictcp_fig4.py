@@ -36,8 +36,7 @@ exactly the drain rate; whatever incast packets add to the port queue is never d
 queue ratchets up to its dynamic-threshold limit and stays pinned there, and incast packets
 (retransmissions included) are dropped on arrival - a drop-tail lock-out. The background flow
 itself never loses a packet (it is clocked by its NIC at exactly the port's rate), so nothing
-makes it back off. With the ICTCP paper's 85 kB per port (``quanta_lb4g``) most background
-points stall. We report the stalls (an unfinished round counts with its duration so far, see
+makes it back off. With the ``quanta_lb4g`` buffer most background points stall. We report the stalls (an unfinished round counts with its duration so far, see
 ``incast_stats``) rather than perturb the hosts to avoid them.
 
 Outputs: fig4_goodput.csv (background, rw_mss [0 = uncapped], senders, goodput_mbps,

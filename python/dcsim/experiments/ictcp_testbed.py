@@ -8,7 +8,9 @@ paper's "observed RTT when there is no other traffic and the TCP receive window 
 switch port, 12.304 µs each) + a 78-B ACK frame twice (0.624 µs each) = 100 µs gives 18.536 µs
 per link (spec algorithms.md §2.1: reach the base RTT by setting propagation). The switch is the engine's
 ``quanta_lb4g`` preset: 4 MB shared memory with a dynamic threshold calibrated so one busy port
-holds the paper's "85 kB for each port" (§II-C; spec algorithms.md §2.3 M13). Drop-tail.
+holds 128.5 kB, the buffer the paper's §V finds its own 47-server incast needs at 2 MSS; its
+"85 kB for each port" (§II-C) is the equal split, the limit only when every port is busy
+(spec algorithms.md §2.3 M13; ASSUMPTION, see the preset's documentation). Drop-tail.
 TCP is NewReno with SACK (Windows Server 2008 R2, §VII), timeout (RTO_min) 300 ms.
 
 Assumptions shared by the ICTCP motivation experiments (ictcp-fig3/4/5):
@@ -68,7 +70,13 @@ def scenario(
 ) -> dict:
     return {
         "name": name,
-        "sim": {"seed": int(seed), "duration_s": float(duration_s), "warmup_s": float(warmup_s)},
+        "sim": {
+            "seed": int(seed),
+            "duration_s": float(duration_s),
+            "warmup_s": float(warmup_s),
+            # Incast runs end with their last round (background flows would run on).
+            "stop_when_queries_done": bool(queries),
+        },
         "topology": {"kind": "star", "hosts": HOSTS, "link": dict(LINK)},
         "switch": {"buffer": dict(BUFFER), "aqm": {"kind": "drop_tail"}},
         "host": dict(host or {}),
@@ -109,7 +117,7 @@ def incast_duration_s(
 ) -> float:
     """A first guess at the simulated time the rounds need: the ideal round at ``share`` of the
     link, plus slack per round. Rounds that still do not finish are re-run longer
-    (:func:`run_incast`); the engine simulates to ``duration_s`` even after the last round."""
+    (:func:`run_incast`); runs stop at their last round (``sim.stop_when_queries_done``)."""
     ideal = senders * response_bytes * 8 / (CEILING_MBPS * 1e6 * share) + 300e-6
     return start_s + rounds * (ideal * 1.3 + slack_per_round_s) + 0.4
 

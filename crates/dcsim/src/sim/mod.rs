@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::error::ConfigError;
 use crate::net::buffer::Refusal;
-use crate::net::packet::Packet;
+use crate::net::packet::{Packet, ACK};
 use crate::net::port::Port;
 use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_WORKLOAD_BASE};
 use crate::results::{
@@ -179,6 +179,8 @@ pub struct Simulation {
     seed: u64,
     now: Ps,
     end: Ps,
+    /// Query rounds still to finish before the run may stop early (None: run to `end`).
+    rounds_left: Option<u64>,
     warmup: Ps,
     cal: Calendar<Event>,
     nodes: Vec<Node>,
@@ -297,6 +299,7 @@ impl Simulation {
             seed: s.sim.seed,
             now: 0,
             end: ps_from_s(s.sim.duration_s),
+            rounds_left: (s.sim.stop_when_queries_done && !s.queries.is_empty()).then(|| s.queries.iter().map(|q| q.rounds as u64).sum()),
             warmup: ps_from_s(s.sim.warmup_s),
             cal: Calendar::default(),
             nodes: net.nodes,
@@ -359,6 +362,10 @@ impl Simulation {
             self.now = t;
             self.events += 1;
             self.dispatch(ev);
+            if self.rounds_left == Some(0) {
+                self.end = t; // every round is done (sim.stop_when_queries_done)
+                break;
+            }
         }
         self.now = self.end;
         self.results()
@@ -536,6 +543,9 @@ impl Simulation {
                 let i = self.ictcp[host as usize].as_mut().expect("attached");
                 i.on_send(self.now, k, &mut pkt);
             }
+            if pkt.has(ACK) {
+                self.conns[c as usize].ends[e as usize].advertised_edge = pkt.ack + pkt.rwnd;
+            }
             self.injected += 1;
             let size = pkt.size;
             if let Some(departure) = self.enqueue(nic, pkt) {
@@ -704,6 +714,9 @@ impl Simulation {
                 record.servers_done += 1;
                 if record.servers_done == servers {
                     record.done = Some(now);
+                    if let Some(left) = &mut self.rounds_left {
+                        *left -= 1;
+                    }
                     let conns = match record.first_conn {
                         Some(first) => first..first + servers,
                         None => wl.conns[0]..wl.conns[0] + servers,

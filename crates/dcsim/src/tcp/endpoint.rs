@@ -109,6 +109,9 @@ pub struct Endpoint {
     sack_recent: [u64; 4],
     unacked_segments: u32,
     pub delack_deadline: Option<Ps>,
+    /// Right edge of the receive window in the last ACK this end sent (rcv_nxt + window as it
+    /// left the host, after any ICTCP rewrite); u64::MAX until the first ACK.
+    pub advertised_edge: u64,
     /// DCTCP receiver: CE bit of the last data segment (Fig. 10 state).
     ce_state: bool,
     /// RFC 3168 receiver: echo ECE until CWR arrives.
@@ -160,6 +163,7 @@ impl Endpoint {
             sack_recent: [0; 4],
             unacked_segments: 0,
             delack_deadline: None,
+            advertised_edge: u64::MAX,
             ce_state: false,
             ece_latch: false,
             ts_recent: 0,
@@ -791,7 +795,12 @@ impl Endpoint {
         self.ooo.remove_below(self.rcv_nxt);
         self.delivered += self.rcv_nxt - before;
         self.unacked_segments += 1;
-        if filled_hole || pkt.has(PSH) || linux_extra_ack || self.unacked_segments >= self.p.delack_segments {
+        // A segment that fills the advertised window is ACKed at once: the sender can send
+        // nothing more until it hears from us, and an application that reads at once reopens
+        // the window (RFC 1122 §4.2.3.3 window update; Linux tcp_cleanup_rbuf). Without it a
+        // 1-MSS window waits out the delayed-ACK timer on every segment (ICTCP §VII-A-2).
+        let window_full = self.rcv_nxt >= self.advertised_edge;
+        if filled_hole || pkt.has(PSH) || window_full || linux_extra_ack || self.unacked_segments >= self.p.delack_segments {
             self.send_ack(now, self.echo_ece(), out);
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.p.delack_timeout);

@@ -1046,3 +1046,21 @@ fn delayed_ack_deadline_is_not_pushed_back_by_later_segments() {
     // The ACK echoes the earliest unACKed segment's timestamp (RFC 7323 §4.3): 1 ms + 1.
     assert_eq!(out[0].ts_ecr, MS + 1);
 }
+
+#[test]
+fn a_segment_that_fills_the_advertised_window_is_acked_at_once() {
+    // m = 2. The receiver advertised a window ending one segment past rcv_nxt (a 1-MSS ICTCP
+    // window): the first segment fills it and is ACKed at once, not after the 40 ms timer.
+    // With the edge two segments away the first segment waits as usual.
+    let cc = CcKind::Newreno;
+    for (edge_segments, acked_at_once) in [(1u64, true), (2, false)] {
+        let mut s = endpoint(cc, 0);
+        let mut r = endpoint(cc, 1);
+        establish(&mut s, &mut r);
+        r.advertised_edge = r.rcv_nxt + edge_segments * 1460;
+        let mut out = Vec::new();
+        r.on_segment(MS, &data_pkt(1, Ecn::NotEct, 0, MS), &mut out);
+        assert_eq!(out.len(), usize::from(acked_at_once), "edge {edge_segments} segments");
+        assert_eq!(r.delack_deadline.is_some(), !acked_at_once);
+    }
+}

@@ -1,0 +1,275 @@
+"""ICTCP paper §VII (Figs. 8-14): incast sweeps that compare ICTCP, TCP and DCTCP on the same
+runs, shared by the experiment modules ``ictcp_fig8`` ... ``ictcp_fig14``.
+
+Each figure pair of the paper comes from one set of runs (Figs. 8/9: goodput and timeout ratio
+of the same rounds; 11/12; 13/14). Here each figure's module reruns its sweep - the engine is
+deterministic, so ``ictcp-fig8`` and ``ictcp-fig9`` see byte-identical runs - and plots its own
+metric. A sweep is a list of :class:`Run`: one transport variant, one workload (data per sender
+or total data), one number of senders.
+
+Setup (:mod:`ictcp_testbed`): 47-server GbE star, base RTT 100 µs, the ``quanta_lb4g`` shared
+buffer, drop-tail (DCTCP: K = 20 marking), NewReno + SACK senders, RTO_min 300 ms for every
+transport. ICTCP runs on the receiver only (host 0) and controls every connection to it,
+including a background flow (§VII-C: "ICTCP has no preknowledge of which TCP connection is on
+incast").
+
+Measurements (:func:`ictcp_testbed.incast_stats`): goodput per round (all response bytes / the
+round's duration) averaged over the rounds - "the average value of 100 experimental rounds"
+(§VII-A) - and the ratio of rounds with at least one timeout (§VII-A, Fig. 9). With a
+background flow, its goodput over the incast rounds is measured from its delivered bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import common as c
+from . import ictcp_testbed as tb
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A transport as the figures label it: ``protocol`` of :data:`ictcp_testbed.PROTOCOLS`,
+    and ICTCP's minimum receive window in segments."""
+
+    protocol: str
+    min_rwnd_segments: int = 2
+
+    @property
+    def label(self) -> str:
+        if self.protocol == "ICTCP":
+            return f"ICTCP ({self.min_rwnd_segments} MSS min)"
+        return self.protocol
+
+
+ICTCP_2MSS = Variant("ICTCP", 2)
+ICTCP_1MSS = Variant("ICTCP", 1)
+TCP = Variant("TCP")
+DCTCP = Variant("DCTCP")
+COMPARED = (ICTCP_2MSS, TCP, DCTCP)
+
+STYLE = {
+    ICTCP_2MSS.label: ("tab:blue", "o-"),
+    ICTCP_1MSS.label: ("tab:cyan", "s-"),
+    TCP.label: ("tab:red", "^-"),
+    DCTCP.label: ("tab:green", "v-"),
+}
+
+# Senders grid and rounds per point (the paper: 1 ... 46 senders, 100 rounds, §VII-A).
+GRIDS = {
+    "smoke": {"senders": (2, 8, 40), "rounds": 3},
+    "quick": {"senders": (1, 2, 4, 8, 12, 16, 24, 32, 40, 46), "rounds": 30},
+    "full": {"senders": tuple(range(1, tb.MAX_SENDERS + 1)), "rounds": 100},
+}
+
+# Background flow (§VII-C): one long TCP connection from the 48th port to the receiver, started
+# at 0; the incast rounds start once it has reached its rate (≈ 900 Mb/s in the paper).
+BACKGROUND_LEAD_S = 0.2
+ROUND_SLACK_S = 0.35
+BACKGROUND_SAMPLE_US = 1000.0
+BACKGROUND_CONN = 0  # connections are numbered flows first, then the query connections
+
+
+@dataclass(frozen=True)
+class Run:
+    variant: Variant
+    workload: str  # "64 kB/sender" or "2 MB total"
+    senders: int
+    response_bytes: int
+    rounds: int
+    background: bool
+    scenario: dict
+
+
+def per_sender_workloads(amounts_kb: Sequence[int]) -> list[tuple[str, callable]]:
+    """Fixed data per sender (Figs. 8-10, 13-14); kB = 1024 B."""
+    return [(f"{kb} kB/sender", lambda n, kb=kb: kb * 1024) for kb in amounts_kb]
+
+
+def total_workloads(totals_mb: Sequence[int]) -> list[tuple[str, callable]]:
+    """Fixed total data split evenly over the senders (Figs. 11-12); MB = 1024 kB."""
+    return [(f"{mb} MB total", lambda n, mb=mb: max(1, (mb << 20) // n)) for mb in totals_mb]
+
+
+def sweep(
+    exp_id: str,
+    scale: str,
+    variants: Sequence[Variant],
+    workloads: list[tuple[str, callable]],
+    background: bool = False,
+) -> list[Run]:
+    g = c.check_scale(scale, GRIDS)
+    start = BACKGROUND_LEAD_S if background else tb.QUERY_START_S
+    runs = []
+    for v in variants:
+        for name, size in workloads:
+            for n in g["senders"]:
+                by = int(size(n))
+                # Runs stop at their last round, so the duration is only a bound: room for one
+                # 300 ms timeout per round, and a share of the link under a background flow.
+                share = 0.3 if background else 1.0
+                sc = tb.scenario(
+                    f"{exp_id}-{v.label}-{name}-n{n}".replace(" ", "_"),
+                    duration_s=tb.incast_duration_s(n, by, g["rounds"], start, share, ROUND_SLACK_S),
+                    queries=[tb.incast_query(n, by, g["rounds"], start_s=start)],
+                    flows=[{"src": tb.BACKGROUND_HOST, "dst": tb.RECEIVER, "start_s": 0.0}] if background else [],
+                )
+                if background:
+                    sc["measure"]["flow_sample_us"] = BACKGROUND_SAMPLE_US
+                runs.append(
+                    Run(v, name, n, by, g["rounds"], background, tb.with_protocol(sc, v.protocol, v.min_rwnd_segments))
+                )
+    return runs
+
+
+def plan(runs: list[Run]) -> list[tuple[str, str, int, dict]]:
+    """``(variant, workload, senders, scenario)`` of each run, as the experiments list them."""
+    return [(r.variant.label, r.workload, r.senders, r.scenario) for r in runs]
+
+
+def background_mbps(res: dict) -> tuple[float, float]:
+    """The background flow's goodput (Mb/s) before the first round and during the rounds (from
+    the first request to the last response), from its sampled delivered bytes."""
+    fs = res.get("flow_samples") or {}
+    mine = np.asarray(fs.get("flow") or [], dtype=int) == BACKGROUND_CONN
+    t = np.asarray(fs.get("t_s") or [], dtype=float)[mine]
+    d = np.asarray(fs.get("delivered_bytes") or [], dtype=float)[mine]
+    qs = [q for q in (res.get("queries") or []) if q.get("issued_s") is not None]
+    if len(t) < 2 or not qs:
+        return float("nan"), float("nan")
+    first = min(q["issued_s"] for q in qs)
+    done = [q["issued_s"] + q["qct_s"] for q in qs if q.get("qct_s") is not None and math.isfinite(q["qct_s"])]
+    last = max(done) if done else float(t[-1])
+
+    def rate(a: float, b: float) -> float:
+        i, j = np.searchsorted(t, a), np.searchsorted(t, b, side="right") - 1
+        if j <= i:
+            return float("nan")
+        return float((d[j] - d[i]) * 8 / (t[j] - t[i]) / 1e6)
+
+    return rate(first / 2, first), rate(first, last)
+
+
+def run_sweep(runs: list[Run], jobs: int) -> pd.DataFrame:
+    results = tb.run_incast([r.scenario for r in runs], jobs, [r.rounds for r in runs])
+    rows = []
+    for r, res in zip(runs, results):
+        row = {
+            "variant": r.variant.label,
+            "workload": r.workload,
+            "senders": r.senders,
+            "response_bytes": r.response_bytes,
+            **tb.incast_stats(res),
+        }
+        if r.background:
+            row["background_before_mbps"], row["background_during_mbps"] = background_mbps(res)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def at(df: pd.DataFrame, variant: Variant, workload: str, senders: int, metric: str) -> float:
+    d = df[(df.variant == variant.label) & (df.workload == workload) & (df.senders == senders)]
+    return float(d[metric].iloc[0]) if len(d) else float("nan")
+
+
+def curve(df: pd.DataFrame, variant: Variant, workload: str) -> pd.DataFrame:
+    return df[(df.variant == variant.label) & (df.workload == workload)].sort_values("senders")
+
+
+def collapse_point(d: pd.DataFrame) -> float:
+    """Smallest n beyond a curve's peak where goodput < 0.5 × peak (NaN if none)."""
+    if not len(d):
+        return float("nan")
+    i = int(d.goodput_mbps.values.argmax())
+    peak = float(d.goodput_mbps.values[i])
+    low = d.iloc[i:][d.goodput_mbps.iloc[i:] < 0.5 * peak]
+    return float(low.senders.iloc[0]) if len(low) else float("nan")
+
+
+def beyond_tcp_collapse(df: pd.DataFrame, variant: Variant = ICTCP_2MSS) -> dict[str, tuple[float, list[int], float]]:
+    """Per workload: TCP's collapse point n0 (:func:`collapse_point`), the n ≥ n0 at which
+    ``variant``'s goodput is not above TCP's, and ``variant``'s lowest goodput there."""
+    out = {}
+    for w in dict.fromkeys(df.workload):
+        tcp = curve(df, TCP, w)
+        n0 = collapse_point(tcp)
+        t = tcp.set_index("senders").goodput_mbps
+        v = curve(df, variant, w).set_index("senders").goodput_mbps
+        beyond = [n for n in t.index if math.isfinite(n0) and n >= n0 and n in v.index]
+        out[w] = (n0, [int(n) for n in beyond if not v[n] > t[n]], min((float(v[n]) for n in beyond), default=float("nan")))
+    return out
+
+
+def beyond_tcp_collapse_text(per: dict) -> tuple[str, bool]:
+    """The measured text and the verdict of a "beats TCP beyond its collapse" claim."""
+    text = "; ".join(
+        f"{w}: TCP collapses from n={c.fmt(n0, 0)}, ICTCP there ≥ {c.fmt(low, 0)} Mb/s"
+        + (f", not above TCP at n={lost}" if lost else "")
+        for w, (n0, lost, low) in per.items()
+    )
+    return text, bool(per) and all(math.isfinite(n0) and not lost for n0, lost, _ in per.values())
+
+
+def plot(
+    df: pd.DataFrame,
+    out: Path,
+    stem: str,
+    metric: str,
+    ylabel: str,
+    title: str,
+    variants: Sequence[Variant],
+    references: Sequence[tuple[float, float, str]] = (),
+    ymax: float | None = None,
+) -> list[str]:
+    """One panel per workload, one curve per variant; ``references`` are the paper's published
+    values (senders, value, label), drawn as marks."""
+    workloads = list(dict.fromkeys(df.workload))
+    fig, axes = c.figure(ncols=len(workloads), size=(4.2 * len(workloads), 3.8), sharey=True, squeeze=False)
+    for ax, w in zip(axes[0], workloads):
+        for v in variants:
+            d = curve(df, v, w)
+            if len(d):
+                color, style = STYLE[v.label]
+                ax.plot(d.senders, d[metric], style, ms=3, color=color, label=f"{v.label} (ours)")
+        for x, y, label in references:
+            if label.startswith(w):
+                ax.plot([x], [y], "k*", ms=9, label=f"paper: {label[len(w) + 2:]}")
+        ax.set_title(w, fontsize=9)
+        ax.set_xlabel("Number of senders")
+        ax.set_xlim(0, tb.MAX_SENDERS + 1)
+        if ymax is not None:
+            ax.set_ylim(0, ymax)
+        ax.legend(loc="best", fontsize=6)
+    axes[0][0].set_ylabel(ylabel)
+    fig.suptitle(title, fontsize=10)
+    return c.save_figure(fig, out, stem)
+
+
+def worst(df: pd.DataFrame, variant: Variant, metric: str, workload: str | None = None) -> tuple[float, int, str]:
+    """Largest ``metric`` over a variant's runs: (value, senders, workload)."""
+    d = df[df.variant == variant.label]
+    if workload is not None:
+        d = d[d.workload == workload]
+    d = d[d[metric].notna()]
+    if not len(d):
+        return float("nan"), 0, ""
+    i = d[metric].values.argmax()
+    return float(d[metric].values[i]), int(d.senders.values[i]), str(d.workload.values[i])
+
+
+def metrics_table(df: pd.DataFrame, variants: Sequence[Variant], n: int) -> dict:
+    """Goodput and timeout ratio of every variant and workload at ``n`` senders."""
+    out = {}
+    for v in variants:
+        for w in dict.fromkeys(df.workload):
+            out[f"{v.label} | {w} | n={n}"] = {
+                "goodput_mbps": at(df, v, w, n, "goodput_mbps"),
+                "timeout_ratio": at(df, v, w, n, "timeout_ratio"),
+            }
+    return out
