@@ -214,7 +214,8 @@ def test_comparison_sweeps_are_the_papers_and_shared_by_figure_pairs():
         assert sc["queries"][0]["response_bytes"] == total // n
     # Background: one flow from the 48th port to the receiver, ahead of the rounds.
     for _, _, _, sc in ictcp_fig13.scenarios("full"):
-        assert sc["flows"] == [{"src": tb.BACKGROUND_HOST, "dst": tb.RECEIVER, "start_s": 0.0}]
+        assert sc["flows"] == [ictcp_compare.BACKGROUND_FLOW]
+        assert sc["flows"][0]["src"] == tb.BACKGROUND_HOST and sc["flows"][0]["dst"] == tb.RECEIVER
         assert sc["queries"][0]["start_s"] == ictcp_compare.BACKGROUND_LEAD_S
 
 

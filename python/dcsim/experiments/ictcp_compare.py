@@ -69,8 +69,20 @@ GRIDS = {
 }
 
 # Background flow (§VII-C): one long TCP connection from the 48th port to the receiver, started
-# at 0; the incast rounds start once it has reached its rate (≈ 900 Mb/s in the paper).
+# at 0; the incast rounds start once it has reached its rate ("it occupies 900 Mb/s before
+# incast traffic starts"). Its receive buffer is 9 MSS, which alone gives ≈ 920 Mb/s at the
+# testbed's RTT (ASSUMPTION: how the paper's flow came to 900 Mb/s is NOT GIVEN). Uncapped, it
+# would be NIC-bound at exactly the port's drain rate: every incast round would add a standing
+# queue at the receiver's port that it never drains, and incast packets would meet a full
+# port (the drop-tail lock-out described in ictcp-fig4).
+BACKGROUND_RCV_SEGMENTS = 9
 BACKGROUND_LEAD_S = 0.2
+BACKGROUND_FLOW = {
+    "src": tb.BACKGROUND_HOST,
+    "dst": tb.RECEIVER,
+    "start_s": 0.0,
+    "rcv_buffer_bytes": BACKGROUND_RCV_SEGMENTS * tb.MSS,
+}
 ROUND_SLACK_S = 0.35
 BACKGROUND_SAMPLE_US = 1000.0
 BACKGROUND_CONN = 0  # connections are numbered flows first, then the query connections
@@ -118,7 +130,7 @@ def sweep(
                     f"{exp_id}-{v.label}-{name}-n{n}".replace(" ", "_"),
                     duration_s=tb.incast_duration_s(n, by, g["rounds"], start, share, ROUND_SLACK_S),
                     queries=[tb.incast_query(n, by, g["rounds"], start_s=start)],
-                    flows=[{"src": tb.BACKGROUND_HOST, "dst": tb.RECEIVER, "start_s": 0.0}] if background else [],
+                    flows=[BACKGROUND_FLOW] if background else [],
                 )
                 if background:
                     sc["measure"]["flow_sample_us"] = BACKGROUND_SAMPLE_US

@@ -34,6 +34,7 @@ DESCRIPTION = "Incast with ICTCP's minimum window at 1 MSS: no timeouts, at some
 SCALES = fig8.SCALES
 VARIANTS = (cmp.ICTCP_1MSS, cmp.ICTCP_2MSS, cmp.TCP, cmp.DCTCP)
 PAPER = {"ictcp_1mss_40x64": 564.0, "ictcp_2mss_40x64": 741.0}
+LOWER_BY = 0.01
 
 
 def runs(scale: str) -> list[cmp.Run]:
@@ -86,10 +87,11 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
             math.isfinite(worst1) and worst1 == 0.0,
         ),
         c.claim(
-            "... at lower goodput than 2 MSS (claim 21): goodput(1 MSS) < goodput(2 MSS) at 40 senders × 64 kB",
+            "... at lower goodput than 2 MSS (claim 21): goodput(1 MSS) < goodput(2 MSS) at 40 senders × 64 kB, "
+            f"by more than {100 * LOWER_BY:.0f}% (a smaller gap is a tie)",
             "564 vs 741 Mb/s (a 36 ms round)",
             f"{c.fmt(g1, 0)} vs {c.fmt(g2, 0)} Mb/s (1-MSS median round {c.fmt(qct1, 1)} ms)",
-            math.isfinite(g1) and math.isfinite(g2) and g1 < g2,
+            math.isfinite(g1) and math.isfinite(g2) and g1 < (1.0 - LOWER_BY) * g2,
         ),
     ]
     metrics = {

@@ -15,7 +15,9 @@ starts at 0 and the rounds start at 0.2 s. Its goodput is measured before the fi
 over the rounds.
 
 Assumptions: incast amounts per sender as Fig. 8 (NOT GIVEN for §VII-C); the background flow
-runs under the same transport as the incast (TCP, DCTCP, or TCP senders under ICTCP).
+runs under the same transport as the incast (TCP, DCTCP, or TCP senders under ICTCP); its
+receive buffer is 9 MSS so that alone it runs at ≈ 920 Mb/s, the paper's "900 Mb/s"
+(:data:`ictcp_compare.BACKGROUND_RCV_SEGMENTS` gives why).
 
 Outputs: fig13_14_runs.csv (incl. background_before_mbps, background_during_mbps),
 fig13_goodput.png/.svg, fig13_background.png/.svg.
