@@ -279,6 +279,12 @@ pub struct HostConfig {
     /// with equal paths stay phase-locked and one can lose every same-instant race for the
     /// last buffer slot (Floyd & Jacobson's "phase effects"). 0 = perfectly regular hosts.
     pub tx_jitter_us: f64,
+    /// Each host's NIC clock is off its nominal rate by a fixed amount drawn from the seed,
+    /// uniform in ±clock_ppm parts per million (IEEE 802.3 allows ±100 ppm). A host whose NIC
+    /// is its bottleneck then does not feed a switch port at exactly its drain rate: without
+    /// it, such a sender keeps any queue it meets standing forever and wins every freed slot
+    /// from other senders. 0 = every clock exact.
+    pub clock_ppm: f64,
     /// Segmentation offload burst: the sender waits until it may send this many segments
     /// and sends them back to back (0 = off). 30-40 mimics the 10G hosts (DCTCP paper §3.5).
     pub offload_burst_segments: u32,
@@ -290,6 +296,7 @@ impl Default for HostConfig {
             nic_queue_packets: 1000,
             queue_bytes_per_conn: 131_072,
             tx_jitter_us: 1.0,
+            clock_ppm: 100.0,
             offload_burst_segments: 0,
         }
     }
@@ -716,6 +723,9 @@ impl Scenario {
         }
         if !(self.host.tx_jitter_us.is_finite() && self.host.tx_jitter_us >= 0.0) {
             return err("host.tx_jitter_us", format!("must be >= 0, got {}", self.host.tx_jitter_us));
+        }
+        if !(self.host.clock_ppm.is_finite() && (0.0..=10_000.0).contains(&self.host.clock_ppm)) {
+            return err("host.clock_ppm", format!("must be in [0, 10000], got {}", self.host.clock_ppm));
         }
         if self.host.nic_queue_packets == 0 {
             return err("host.nic_queue_packets", "must be at least 1".to_string());

@@ -55,6 +55,7 @@ fn static_burst(limit_packets: u32) -> String {
         kind = "drop_tail"
         [host]
         tx_jitter_us = 0.0
+        clock_ppm = 0.0
         [tcp]
         cc = "newreno"
         init_cwnd_segments = 64
@@ -242,6 +243,7 @@ fn tail_loss(limit_packets: u32) -> Results {
         kind = "drop_tail"
         [host]
         tx_jitter_us = 0.0
+        clock_ppm = 0.0
         [tcp]
         cc = "newreno"
         rto_min_ms = 10.0
@@ -308,6 +310,7 @@ fn jittered_incast(seed: u64, jitter_us: f64) -> Results {
         k_packets = 20
         [host]
         tx_jitter_us = 0.0
+        clock_ppm = 0.0
         [tcp]
         cc = "dctcp"
         rto_min_ms = 10.0
@@ -362,6 +365,7 @@ fn small_queries(persistent: bool) -> Results {
         hosts = 5
         [host]
         tx_jitter_us = 0.0
+        clock_ppm = 0.0
         [tcp]
         cc = "newreno"
         [[queries]]
@@ -493,6 +497,7 @@ fn one_early_loss(limited_transmit: bool) -> Results {
         kind = "drop_tail"
         [host]
         tx_jitter_us = 0.0
+        clock_ppm = 0.0
         [tcp]
         cc = "newreno"
         init_cwnd_segments = 3

@@ -217,7 +217,7 @@ fn handshake_expectations() -> [f64; 4] {
 #[test]
 fn handshake_completes_one_rtt_after_start() {
     // Perfectly regular hosts (no transmit jitter): the handshake takes exactly RTT_hs.
-    let toml = HANDSHAKE_SCENARIO.replacen("[[flows]]", "[host]\ntx_jitter_us = 0.0\n[[flows]]", 1);
+    let toml = HANDSHAKE_SCENARIO.replacen("[[flows]]", "[host]\ntx_jitter_us = 0.0\nclock_ppm = 0.0\n[[flows]]", 1);
     let r = run(&toml);
     assert_eq!(r.flows.len(), 4);
     for (f, want) in r.flows.iter().zip(handshake_expectations()) {
@@ -244,7 +244,7 @@ fn handshake_with_host_jitter_is_delayed_by_at_most_two_jitters() {
     // waits once at the opener, the SYN-ACK once at the listener:
     //   RTT_hs ≤ established − start ≤ RTT_hs + 2·tx_jitter_us.
     let jitter = 3.0e-6;
-    let toml = HANDSHAKE_SCENARIO.replacen("[[flows]]", "[host]\ntx_jitter_us = 3.0\n[[flows]]", 1);
+    let toml = HANDSHAKE_SCENARIO.replacen("[[flows]]", "[host]\ntx_jitter_us = 3.0\nclock_ppm = 0.0\n[[flows]]", 1);
     let r = run(&toml);
     let mut delayed = 0;
     for (f, want) in r.flows.iter().zip(handshake_expectations()) {
@@ -406,4 +406,32 @@ fn the_per_connection_host_queue_limit_keeps_acks_out_of_a_standing_queue() {
     let nic = port(&r, "h0->s0");
     assert!(nic.max_bytes > 1_000_000, "NIC peaked at only {} B", nic.max_bytes);
     assert!(r.flows[2].srtt_s > 5e-3, "flow 2 srtt {} s", r.flows[2].srtt_s);
+}
+
+#[test]
+fn each_host_nic_clock_is_off_by_its_own_seeded_ppm() {
+    // IEEE 802.3: a NIC's clock is within ±100 ppm of nominal. Host NIC ports run at
+    // 1 Gbps × (1 + ε), ε drawn per host from the seed, |ε| ≤ 100 ppm; switch ports stay
+    // nominal; clock_ppm = 0 makes every clock exact.
+    let rates = |seed: u64, ppm: f64| -> (Vec<f64>, Vec<f64>) {
+        let toml = format!("[sim]\nseed = {seed}\nduration_s = 0.001\n[topology]\nkind = \"star\"\nhosts = 8\n[host]\nclock_ppm = {ppm}\n");
+        let r = run(&toml);
+        let host = r.ports.iter().filter(|p| !p.is_switch).map(|p| p.rate_bps).collect();
+        let switch = r.ports.iter().filter(|p| p.is_switch).map(|p| p.rate_bps).collect();
+        (host, switch)
+    };
+    let (h, s) = rates(1, 100.0);
+    assert_eq!(h.len(), 8);
+    assert!(s.iter().all(|&r| r == 1e9), "{s:?}");
+    assert!(h.iter().all(|&r| (r - 1e9).abs() <= 1e5), "{h:?}");
+    let mut distinct = h.clone();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 8, "each host its own clock: {h:?}");
+    assert!(
+        h.iter().any(|&r| r > 1e9) && h.iter().any(|&r| r < 1e9),
+        "both signs among 8: {h:?}"
+    );
+    assert_eq!(rates(1, 100.0).0, h, "the seed fixes the offsets");
+    assert_ne!(rates(2, 100.0).0, h, "another seed, other offsets");
+    assert!(rates(1, 0.0).0.iter().all(|&r| r == 1e9));
 }

@@ -3,7 +3,7 @@
 //! Node numbering: hosts are nodes `0..hosts`, switches follow. Every node has a route table
 //! indexed by destination host giving its egress port.
 
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::aqm::{Aqm, Red, Threshold};
@@ -207,8 +207,15 @@ impl Builder<'_> {
         let name = format!("h{h}->{}", self.net.nodes[sw as usize].name);
         let limit = self.s.host.nic_queue_packets;
         let jitter = ps_from_us(self.s.host.tx_jitter_us);
+        let mut rng = port_rng(self.s.sim.seed, nic);
+        // IEEE 802.3: each NIC's transmit clock is within ±100 ppm of nominal (its own).
+        let ppm = self.s.host.clock_ppm;
+        let offset = if ppm > 0.0 { rng.gen_range(-ppm..=ppm) * 1e-6 } else { 0.0 };
+        let rate = Rate {
+            bps: ((rate.bps as f64) * (1.0 + offset)).round() as u64,
+        };
         let port = Port::new(name, h, sw, false, rate, delay, framing, limit, u64::MAX, Aqm::DropTail);
-        self.net.ports.push(port.with_jitter(jitter, port_rng(self.s.sim.seed, nic)));
+        self.net.ports.push(port.with_jitter(jitter, rng));
         self.net.host_port[h as usize] = nic;
         let hosts = self.net.host_port.len();
         self.net.nodes[h as usize].route = vec![nic; hosts];

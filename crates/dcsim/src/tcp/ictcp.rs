@@ -99,10 +99,6 @@ pub struct Interface {
     /// What is left of BW_A for increases in the current second sub-slot, bit/s.
     quota_bps: f64,
     pub conns: Vec<ConnState>,
-    /// Sum and count of the windows of the connections with a measured RTT below the limit
-    /// (the fairness rule's average, §IV-D).
-    rwnd_sum: u64,
-    counted: u32,
 }
 
 fn rate_bps(bytes: u64, dt: Ps) -> f64 {
@@ -121,8 +117,6 @@ impl Interface {
             bw_a_bps: p.alpha * p.capacity_bps,
             quota_bps: 0.0,
             conns: Vec::new(),
-            rwnd_sum: 0,
-            counted: 0,
             p,
         }
     }
@@ -166,12 +160,10 @@ impl Interface {
         (self.conns.len() - 1) as u32
     }
 
-    /// Sets a connection's window directly (tests), keeping the fairness average right.
+    /// Sets a connection's window directly (tests).
     #[cfg(test)]
     pub fn set_rwnd(&mut self, conn: u32, bytes: u64) {
-        let old = self.conns[conn as usize].rwnd;
         self.conns[conn as usize].rwnd = bytes;
-        self.recount(conn as usize, old);
     }
 
     /// Whether ICTCP sets this connection's window: an RTT below the limit (§III), or no RTT
@@ -180,16 +172,24 @@ impl Interface {
         c.srtt.is_none_or(|r| r < self.p.rtt_limit)
     }
 
-    /// Whether the connection counts in the fairness average: a measured RTT below the limit.
-    fn is_counted(&self, c: &ConnState) -> bool {
-        c.srtt.is_some_and(|r| r < self.p.rtt_limit)
+    /// How long without data makes a connection "prolonged idle" (§IV-C).
+    fn idle_limit(&self) -> Ps {
+        self.p.idle_restart.max(4 * self.subslot)
     }
 
-    /// Keeps the fairness sum right after connection `i`'s window changed from `old`.
-    fn recount(&mut self, i: usize, old: u64) {
-        if self.is_counted(&self.conns[i]) {
-            self.rwnd_sum = self.rwnd_sum - old + self.conns[i].rwnd;
-        }
+    /// The fairness rule's average window (§IV-D, "the average window value of all
+    /// connections"), over the connections ICTCP controls that are competing: a measured RTT
+    /// below the limit and data within the idle limit. A connection whose flow has ended or
+    /// gone quiet is not in the contest (spec ASSUMPTION: counting it held a lone remaining
+    /// flow above "the average" and cut it at every control interval).
+    fn average_active_rwnd(&self, now: Ps) -> f64 {
+        let idle = self.idle_limit();
+        let (sum, n) = self
+            .conns
+            .iter()
+            .filter(|c| c.srtt.is_some_and(|r| r < self.p.rtt_limit) && c.last_rx.is_some_and(|t| now - t <= idle))
+            .fold((0u64, 0u32), |(s, n), c| (s + c.rwnd, n + 1));
+        sum as f64 / n.max(1) as f64
     }
 
     /// Advances the slot clock to `now` (§IV-A): the end of a first sub-slot turns its traffic
@@ -251,9 +251,8 @@ impl Interface {
         self.advance(now);
         self.rx_bytes += size as u64;
         let Some(i) = conn else { return };
-        let idle_limit = self.p.idle_restart.max(4 * self.subslot);
+        let idle_limit = self.idle_limit();
         let tick = self.p.timestamp_tick.max(1);
-        let was_counted = self.is_counted(&self.conns[i as usize]);
         let c = &mut self.conns[i as usize];
         if payload == 0 {
             return;
@@ -282,17 +281,6 @@ impl Interface {
             });
             c.slot_rtt_updated = true;
         }
-        let now_counted = self.is_counted(&self.conns[i as usize]);
-        if was_counted != now_counted {
-            let rwnd = self.conns[i as usize].rwnd;
-            if now_counted {
-                self.rwnd_sum += rwnd;
-                self.counted += 1;
-            } else {
-                self.rwnd_sum -= rwnd;
-                self.counted -= 1;
-            }
-        }
     }
 
     /// A segment of connection `conn` leaves the host: run the window rules (§IV-C, §IV-D)
@@ -308,11 +296,9 @@ impl Interface {
         if !self.is_controlled(&self.conns[i]) {
             return; // §III: connections with an RTT of 2 ms or more are left alone
         }
-        let old = self.conns[i].rwnd;
         if let Some(rtt) = self.conns[i].srtt {
-            self.control(now, i, rtt, covered, old);
+            self.control(now, i, rtt, covered);
         }
-        self.recount(i, old);
         pkt.rwnd = pkt.rwnd.min(self.conns[i].rwnd);
     }
 
@@ -330,9 +316,16 @@ impl Interface {
         sample_bps.max(beta * measured_bps + (1.0 - beta) * sample_bps)
     }
 
-    fn control(&mut self, now: Ps, i: usize, rtt: Ps, covered: u64, old_rwnd: u64) {
+    fn control(&mut self, now: Ps, i: usize, rtt: Ps, covered: u64) {
         let (mss, min_rwnd) = (self.p.mss as u64, self.min_rwnd());
         let (beta, gamma1, gamma2) = (self.p.beta, self.p.gamma1, self.p.gamma2);
+        // §IV-D fairness: while BW_A < 0.2·C, a window above the average of the competing
+        // connections loses one MSS. Judged, like an increase, once per control interval, so a
+        // window just raised is not cut before it has been measured (spec ASSUMPTION refined:
+        // judged at every ACK it undid each 1-MSS increase at once and held two flows at
+        // 0.74 Gb/s in total).
+        let short = self.bw_a_bps < self.p.fairness_fraction * self.p.capacity_bps;
+        let unfair = short && (self.conns[i].rwnd as f64) > self.average_active_rwnd(now);
         let c = &mut self.conns[i];
         // §IV-C: one throughput sample per RTT, filtered (Eq. 2); d > γ2 is counted per RTT.
         if now - c.sample_start >= rtt {
@@ -345,13 +338,6 @@ impl Interface {
             c.high_count = if d > gamma2 { c.high_count + 1 } else { 0 };
         }
         let d = Self::difference_ratio(c.measured_bps, c.rwnd, rtt);
-        // §IV-D fairness: while BW_A < 0.2·C, a window above the average of all controlled
-        // connections loses one MSS. Judged, like an increase, once per control interval, so a
-        // window just raised is not cut before it has been measured (spec ASSUMPTION refined:
-        // judged at every ACK it undid each 1-MSS increase at once and held two flows at
-        // 0.74 Gb/s in total).
-        let avg = (self.rwnd_sum - old_rwnd + c.rwnd) as f64 / self.counted.max(1) as f64;
-        let unfair = self.bw_a_bps < self.p.fairness_fraction * self.p.capacity_bps && (c.rwnd as f64) > avg;
         if !c.sampled {
             // Nothing measured since data started: no judgement yet.
         } else if c.high_count >= 3 {

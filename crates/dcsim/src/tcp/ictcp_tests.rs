@@ -305,43 +305,63 @@ fn a_decrease_waits_for_an_ack_that_covers_one_mss() {
     assert_eq!(ack(&mut i, t, c, acked + MSS), 3 * MSS);
 }
 
-#[test]
-fn fairness_cuts_windows_above_the_average_until_they_meet() {
-    // Two connections at 10 and 4 MSS while the link is full (BW_A = 0 < 0.2·C): the larger
-    // loses one MSS per 2·RTT while it is above the average (7, 6.5, 6, 5.5, 5, 4.5 MSS), so
-    // 10 → 4 in six cuts; the smaller is never cut, and nothing grows (no quota).
+/// Connections a (10 MSS) and b (4 MSS) while other traffic fills the link (BW_A = 0 < 0.2·C),
+/// each sender filling its window every RTT (1 ms) so that d stays near 0 (rule 1 wants to
+/// grow but finds no quota). b stops sending after `b_rtts` RTTs; at RTT `reset_a_at` a is
+/// given 10 MSS again. Returns the interface, a, b and the RTTs in which a was cut.
+fn fairness_run(rtts: u64, b_rtts: u64, reset_a_at: Option<u64>) -> (Interface, u32, u32, Vec<u64>) {
     let mut i = Interface::new(params());
     let a = i.add_conn(0);
     let b = i.add_conn(0);
     i.set_rwnd(a, 10 * MSS);
     i.set_rwnd(b, 4 * MSS);
     let (mut t, mut acked) = (T0, [1u64, 1]);
-    let mut a_cuts = vec![];
-    for _ in 0..40 {
-        // 125,000 B of other traffic per RTT (1 ms) fills the link: BW_A = 0.
+    let mut cuts = vec![];
+    for rtt in 0..rtts {
+        if reset_a_at == Some(rtt) {
+            i.set_rwnd(a, 10 * MSS);
+        }
+        // 125,000 B of other traffic per RTT fills the link.
         i.on_receive(t, 125_000, None, 0, 0);
         for (k, c) in [a, b].into_iter().enumerate() {
+            if c == b && rtt >= b_rtts {
+                continue;
+            }
             let w = i.conns[c as usize].rwnd;
-            // Each sender fills its window, so d stays near 0: rule 1 wants to grow but
-            // finds no quota.
             for s in 0..w / MSS {
                 data_rtt(&mut i, t + s * US, c, MSS as u32, SLOW);
             }
             acked[k] += w;
             ack(&mut i, t + 50 * US, c, acked[k]);
-            if k == 0 && i.conns[a as usize].rwnd < w {
-                a_cuts.push(t);
+            if c == a && i.conns[a as usize].rwnd < w {
+                cuts.push(rtt);
             }
         }
         t += SLOW;
     }
     assert_eq!(i.bw_a_bps, 0.0);
+    (i, a, b, cuts)
+}
+
+#[test]
+fn fairness_cuts_windows_above_the_average_until_they_meet() {
+    // The larger window loses one MSS per 2·RTT while it is above the average (7, 6.5, 6,
+    // 5.5, 5, 4.5 MSS), so 10 → 4 in six cuts; the smaller is never cut, nothing grows.
+    let (i, a, b, cuts) = fairness_run(40, 40, None);
     assert_eq!(i.conns[b as usize].rwnd, 4 * MSS, "the smaller window is never cut");
     assert_eq!(i.conns[a as usize].rwnd, 4 * MSS, "the larger comes down to meet it");
-    assert_eq!(a_cuts.len(), 6, "{a_cuts:?}");
-    for pair in a_cuts.windows(2) {
-        assert!(pair[1] - pair[0] >= 2 * SLOW, "one cut per 2·RTT: {a_cuts:?}");
-    }
+    assert_eq!(cuts, [1, 3, 5, 7, 9, 11], "one cut per 2·RTT");
+}
+
+#[test]
+fn a_connection_gone_quiet_leaves_the_fairness_average() {
+    // As above, but b stops sending after 5 RTTs: a is cut down to b's 4 MSS while b still
+    // counts. Once b has been quiet for the idle limit (max(300 ms, 4 sub-slots) = 300 ms), a
+    // is alone in the contest - its window is the average - so a window of 10 MSS given to it
+    // at RTT 320 is never cut, though BW_A stays 0.
+    let (i, a, _, cuts) = fairness_run(400, 5, Some(320));
+    assert_eq!(cuts, [1, 3, 5, 7, 9, 11], "10 → 4 MSS while b counts");
+    assert_eq!(i.conns[a as usize].rwnd, 10 * MSS, "no cut once b has gone quiet");
 }
 
 #[test]
@@ -351,4 +371,31 @@ fn connections_with_an_rtt_of_2_ms_or_more_are_left_alone() {
     // One sample of 3 ms.
     i.on_receive(10 * PS_PER_MS, 1500, Some(c), 1460, 7 * PS_PER_MS + 1);
     assert_eq!(ack(&mut i, 10 * PS_PER_MS, c, 1461), 8_000_000, "window field untouched");
+}
+
+#[test]
+fn a_difference_between_gamma1_and_gamma2_keeps_the_window() {
+    // Rule 3. A window of 8 MSS over a 1 ms RTT expects b^e = 8·1460·8/1 ms = 93.44 Mb/s; the
+    // sender sends 6 MSS per RTT, so b^m settles at 70.08 Mb/s and d = 0.25: above γ1 = 0.1
+    // and MSS/rwnd = 0.125, not above γ2 = 0.5. With the whole quota free (no other traffic)
+    // the window neither grows nor shrinks, and the connection is in congestion avoidance.
+    let mut i = Interface::new(params());
+    let c = i.add_conn(T0);
+    i.set_rwnd(c, 8 * MSS);
+    let (mut t, mut acked) = (T0, 1);
+    for _ in 0..40 {
+        for k in 0..6u64 {
+            let now = t + k * SLOW / 6;
+            data_rtt(&mut i, now, c, MSS as u32, SLOW);
+            acked += MSS;
+            if k % 2 == 1 {
+                ack(&mut i, now, c, acked);
+            }
+            assert_eq!(i.conns[c as usize].rwnd, 8 * MSS, "kept at {now}");
+        }
+        t += SLOW;
+    }
+    let d = 1.0 - i.conns[c as usize].measured_bps / 93.44e6;
+    assert!((d - 0.25).abs() < 0.01, "d = {d}");
+    assert_eq!(i.conns[c as usize].phase, Phase::CongestionAvoidance);
 }
