@@ -223,13 +223,15 @@ def test_collapse_point_and_background_rate():
     df = pd.DataFrame({"senders": [1, 2, 4, 8], "goodput_mbps": [500.0, 900.0, 600.0, 300.0]})
     assert ictcp_compare.collapse_point(df) == 8  # first n after the peak below 450
     assert math.isnan(ictcp_compare.collapse_point(df.iloc[:3]))
-    # Background flow (connection 0) delivers 1 MB per ms before the rounds, then 0.5 MB per ms
-    # during them (rounds from 2 ms to 6 ms).
-    t = [0.0, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006]
-    d = [0, 1e6, 2e6, 2.5e6, 3e6, 3.5e6, 4e6]
+    # Background flow (connection 0) sampled from the end of the warm-up (0.2 s) on: 20 MB
+    # delivered by 0.2 s (800 Mb/s) before the rounds; during them the engine's goodput over
+    # the measured window.
+    lead = ictcp_compare.BACKGROUND_LEAD_S
+    t = [0.2, 0.4]
     res = {
-        "flow_samples": {"flow": [0] * 7 + [1] * 7, "t_s": t * 2, "delivered_bytes": d + [0] * 7},
-        "queries": [{"issued_s": 0.002, "qct_s": 0.002}, {"issued_s": 0.004, "qct_s": 0.002}],
+        "flow_samples": {"flow": [0, 0, 1, 1], "t_s": t * 2, "delivered_bytes": [20e6, 30e6, 0, 0]},
+        "flows": [{"workload": None, "goodput_bps": 4e8}, {"workload": 0, "goodput_bps": 1e8}],
     }
+    assert lead == 0.2
     before, during = ictcp_compare.background_mbps(res)
-    assert before == pytest.approx(8000.0) and during == pytest.approx(4000.0)
+    assert before == pytest.approx(800.0) and during == pytest.approx(400.0)

@@ -84,7 +84,9 @@ BACKGROUND_FLOW = {
     "rcv_buffer_bytes": BACKGROUND_RCV_SEGMENTS * tb.MSS,
 }
 ROUND_SLACK_S = 0.35
-BACKGROUND_SAMPLE_US = 1000.0
+# Samples of every connection's delivered bytes (from the end of the warm-up on), only to read
+# what the background flow delivered before the rounds (see background_mbps).
+BACKGROUND_SAMPLE_US = BACKGROUND_LEAD_S * 1e6
 BACKGROUND_CONN = 0  # connections are numbered flows first, then the query connections
 
 
@@ -133,6 +135,8 @@ def sweep(
                     flows=[BACKGROUND_FLOW] if background else [],
                 )
                 if background:
+                    # Flow goodput over [first request, last response] = the rounds.
+                    sc["sim"]["warmup_s"] = start
                     sc["measure"]["flow_sample_us"] = BACKGROUND_SAMPLE_US
                 runs.append(
                     Run(v, name, n, by, g["rounds"], background, tb.with_protocol(sc, v.protocol, v.min_rwnd_segments))
@@ -146,26 +150,19 @@ def plan(runs: list[Run]) -> list[tuple[str, str, int, dict]]:
 
 
 def background_mbps(res: dict) -> tuple[float, float]:
-    """The background flow's goodput (Mb/s) before the first round and during the rounds (from
-    the first request to the last response), from its sampled delivered bytes."""
+    """The background flow's goodput (Mb/s) before the first round - what it delivered by the
+    first request, over the lead time (its handshake and slow start take well under 1 ms of
+    the 200) - and during the rounds: its goodput over the run's measured window, which is
+    [first request, last response] (warm-up = the lead time; the run stops at its last round)."""
     fs = res.get("flow_samples") or {}
     mine = np.asarray(fs.get("flow") or [], dtype=int) == BACKGROUND_CONN
     t = np.asarray(fs.get("t_s") or [], dtype=float)[mine]
     d = np.asarray(fs.get("delivered_bytes") or [], dtype=float)[mine]
-    qs = [q for q in (res.get("queries") or []) if q.get("issued_s") is not None]
-    if len(t) < 2 or not qs:
-        return float("nan"), float("nan")
-    first = min(q["issued_s"] for q in qs)
-    done = [q["issued_s"] + q["qct_s"] for q in qs if q.get("qct_s") is not None and math.isfinite(q["qct_s"])]
-    last = max(done) if done else float(t[-1])
-
-    def rate(a: float, b: float) -> float:
-        i, j = np.searchsorted(t, a), np.searchsorted(t, b, side="right") - 1
-        if j <= i:
-            return float("nan")
-        return float((d[j] - d[i]) * 8 / (t[j] - t[i]) / 1e6)
-
-    return rate(first / 2, first), rate(first, last)
+    at_lead = np.isclose(t, BACKGROUND_LEAD_S, rtol=0, atol=1e-9)
+    before = float(d[at_lead][0] * 8 / BACKGROUND_LEAD_S / 1e6) if at_lead.any() else float("nan")
+    flows = [f for f in (res.get("flows") or []) if f.get("workload") is None]
+    during = float(flows[0]["goodput_bps"]) / 1e6 if flows else float("nan")
+    return before, during
 
 
 def run_sweep(runs: list[Run], jobs: int) -> pd.DataFrame:

@@ -23,18 +23,17 @@ Assumptions:
 - Flows stop writing at their end time and finish what they have sent.
 - Fairness is Jain's index over the flows active in a phase (phases with one flow have none).
 
-Measured at full scale (diagnosis in progress, issue 4):
-- ICTCP shares perfectly (Jain ≥ 0.998 in every phase), but the total sticks at 812 Mb/s with
-  4 flows, 648 with 3 and 643 with 2 once the 5-flow phase has pushed every window to the 2-MSS
-  floor. Cause: an increase must find Δrwnd/RTT of quota (§IV-C); at a 115 µs RTT one MSS is
-  101 Mb/s, while 4 flows at 2 MSS leave BW_A = 0.9·C − 834 Mb/s = 66 Mb/s. The paper's rules
-  as written, at this RTT; the paper's testbed RTT grew to 200 µs with the window (Fig. 5),
-  which halves the quota a step needs.
-- TCP: a flow that joins a port held full by a flow whose own NIC is the bottleneck is locked
-  out for whole phases (0 Mb/s). The first flow's packets reach the port exactly as fast as it
-  drains, so its queue never falls and newcomers' segments (and SYNs, 1 s timeout) meet a full
-  port. Whether real hosts' timing noise breaks this lock-out is open.
-- DCTCP: Jain ≥ 0.999 from the second phase on, 949 Mb/s in every phase.
+Measured at full scale:
+- ICTCP shares perfectly (Jain ≥ 0.9999 in every phase) and fills 921-949 Mb/s with 1, 2, 3 and
+  5 flows, but holds 812 Mb/s with 4: four windows at the 2-MSS floor (8 MSS at a 115 µs RTT)
+  leave BW_A = 0.9·C − 834 Mb/s = 66 Mb/s, less than the 101 Mb/s one more MSS needs (an
+  increase must find Δrwnd/RTT of quota, §IV-C). The paper's rules as written at this RTT;
+  the paper's testbed RTT grew towards 200 µs with the window (Fig. 5), which halves the quota
+  a step needs.
+- TCP: Jain ≥ 0.957 in every phase, 904-951 Mb/s. (Before host NIC clocks had their ±100 ppm
+  offsets, a flow whose own NIC was its bottleneck fed the port at exactly its drain rate and
+  locked newcomers out for whole phases.)
+- DCTCP: Jain ≥ 0.999, 949 Mb/s in every phase.
 
 Outputs: fig15_phases.csv (protocol, phase, start_s, end_s, active, flow_mbps - the active
 flows' goodputs joined by ";" - total_mbps, jain), fig15_series.csv (protocol, flow, t_s, mbps
