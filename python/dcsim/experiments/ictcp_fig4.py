@@ -35,8 +35,9 @@ limit of 128 KiB, and the sender, blocked), and its NIC then feeds the switch po
 exactly the drain rate; whatever incast packets add to the port queue is never drained, the
 queue ratchets up to its dynamic-threshold limit and stays pinned there, and incast packets
 (retransmissions included) are dropped on arrival - a drop-tail lock-out. The background flow
-itself never loses a packet (it is clocked by its NIC at exactly the port's rate), so nothing
-makes it back off. With the ``quanta_lb4g`` buffer most background points stall. We report the stalls (an unfinished round counts with its duration so far, see
+itself hardly loses a packet (it is clocked by its NIC at the port's rate, give or take its
+clock's offset of at most 100 ppm, 8 packets/s), so little makes it back off. At full scale 80
+of the 112 background runs have a stalled round. We report the stalls (an unfinished round counts with its duration so far, see
 ``incast_stats``) rather than perturb the hosts to avoid them.
 
 Outputs: fig4_goodput.csv (background, rw_mss [0 = uncapped], senders, goodput_mbps,
