@@ -235,3 +235,10 @@ def test_collapse_point_and_background_rate():
     assert lead == 0.2
     before, during = ictcp_compare.background_mbps(res)
     assert before == pytest.approx(800.0) and during == pytest.approx(400.0)
+
+
+def test_published_marks_take_their_variants_colour():
+    style = ictcp_compare.STYLE
+    assert ictcp_compare.reference_color("TCP 879 Mb/s") == style["TCP"][0]
+    assert ictcp_compare.reference_color("ICTCP 607 Mb/s") == style["ICTCP (2 MSS min)"][0]
+    assert ictcp_compare.reference_color("ICTCP 1 MSS 564 Mb/s") == style["ICTCP (1 MSS min)"][0]

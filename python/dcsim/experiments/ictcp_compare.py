@@ -225,6 +225,15 @@ def beyond_tcp_collapse_text(per: dict) -> tuple[str, bool]:
     return text, bool(per) and all(math.isfinite(n0) and not lost for n0, lost, _ in per.values())
 
 
+def reference_color(text: str) -> str:
+    """The colour of the variant a published value belongs to ("ICTCP 1 MSS ...", "TCP ...")."""
+    if text.startswith("ICTCP 1 MSS"):
+        return STYLE[ICTCP_1MSS.label][0]
+    if text.startswith("ICTCP"):
+        return STYLE[ICTCP_2MSS.label][0]
+    return STYLE[TCP.label][0] if text.startswith("TCP") else "k"
+
+
 def plot(
     df: pd.DataFrame,
     out: Path,
@@ -248,7 +257,9 @@ def plot(
                 ax.plot(d.senders, d[metric], style, ms=3, color=color, label=f"{v.label} (ours)")
         for x, y, label in references:
             if label.startswith(w):
-                ax.plot([x], [y], "k*", ms=9, label=f"paper: {label[len(w) + 2:]}")
+                text = label[len(w) + 2 :]
+                color = reference_color(text)
+                ax.plot([x], [y], "*", ms=11, color=color, mec="k", label=f"paper: {text}")
         ax.set_title(w, fontsize=9)
         ax.set_xlabel("Number of senders")
         ax.set_xlim(0, tb.MAX_SENDERS + 1)

@@ -69,7 +69,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
         "fig8_goodput",
         "goodput_mbps",
         "Goodput (Mb/s)",
-        "Incast goodput, 100 rounds per point (paper Fig. 8)",
+        f"Incast goodput, {cmp.GRIDS[scale]['rounds']} rounds per point (paper Fig. 8: 100)",
         cmp.COMPARED,
         references=[
             (4, PAPER["tcp_4x256"], "256 kB/sender: TCP 879 Mb/s"),
