@@ -310,6 +310,8 @@ impl Endpoint {
                 if pkt.has(SYN) && !pkt.has(ACK) {
                     self.rcv_nxt = pkt.seq + 1;
                     self.ts_recent = pkt.ts_val;
+                    // RFC 793 §3.9: SND.WND from the SYN.
+                    self.peer_rwnd = pkt.rwnd;
                     // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR.
                     self.ecn_ok = self.cc.ecn_capable() && pkt.has(ECE) && pkt.has(CWR);
                     self.state = State::SynRcvd;
@@ -322,6 +324,8 @@ impl Endpoint {
                 if pkt.has(SYN) && pkt.has(ACK) && pkt.ack == 1 {
                     self.rcv_nxt = pkt.seq + 1;
                     self.ts_recent = pkt.ts_val;
+                    // RFC 793 §3.9: SND.WND from the SYN-ACK.
+                    self.peer_rwnd = pkt.rwnd;
                     self.ecn_ok = self.cc.ecn_capable() && pkt.has(ECE);
                     self.become_established(now, pkt);
                     self.send_ack(now, self.echo_ece(), out);
@@ -644,12 +648,14 @@ impl Endpoint {
             return;
         }
         // Segmentation offload (M10): once the window has room for a whole burst (or for all
-        // that is left to send), send back to back; until then, hold new data.
+        // that is left to send), send back to back; until then, hold new data. Never wait for
+        // more than a third of the window (Linux tcp_tso_should_defer, tcp_tso_win_divisor =
+        // 3): a burst the receiver's delayed ACKs cannot open would wait for their timer.
         let burst = self.p.offload_burst_segments as u64;
         if burst > 0 && self.snd_nxt >= self.snd_max && self.snd_nxt > self.snd_una {
             let wnd = (self.win.cwnd as u64).min(self.peer_rwnd);
             let room = wnd.saturating_sub(self.snd_nxt - self.snd_una);
-            let want = (burst * mss).min(self.app_end.saturating_sub(self.snd_nxt)).min(wnd);
+            let want = (burst * mss).min(self.app_end.saturating_sub(self.snd_nxt)).min((wnd / 3).max(mss));
             if room < want {
                 self.cwnd_limited = true;
                 return;

@@ -1064,3 +1064,44 @@ fn a_segment_that_fills_the_advertised_window_is_acked_at_once() {
         assert_eq!(r.delack_deadline.is_some(), !acked_at_once);
     }
 }
+
+/// A sender with a 64-segment offload burst (M10), its peer's window `rwnd_segments`, IW
+/// `iw`; returns the ends after the handshake and the data sent with it.
+fn offload_pair(rwnd_segments: u64, iw: u32) -> (Endpoint, Vec<Packet>) {
+    let cc = CcKind::Newreno;
+    let mut ps = params(cc, false);
+    ps.offload_burst_segments = 64;
+    ps.init_cwnd_segments = iw;
+    let mut pr = params(cc, false);
+    pr.rcv_buffer = rwnd_segments * MSS;
+    let mut s = endpoint_with(ps, cc, 1.0, 0);
+    let mut r = endpoint_with(pr, cc, 1.0, 1);
+    s.write(10_000_000);
+    let sent = establish(&mut s, &mut r);
+    (s, sent)
+}
+
+#[test]
+fn offload_waits_for_a_burst_but_never_for_more_than_a_third_of_the_window() {
+    // Peer window 3 MSS: 3 segments go out; the receiver ACKs two (its delayed ACK holds the
+    // third). 2 MSS of room is less than a burst but more than a third of the window, so the
+    // sender sends at once (Linux tcp_tso_win_divisor = 3); waiting for a 3-MSS room would
+    // wait for the receiver's 40 ms timer.
+    let (mut s, sent) = offload_pair(3, 10);
+    assert_eq!(sent.len(), 3);
+    let mut out = Vec::new();
+    let mut a = ack_pkt(acked(2), false);
+    a.rwnd = 3 * MSS;
+    s.on_segment(300 * US, &a, &mut out);
+    assert_eq!(out.len(), 2, "sent as soon as a third of the window is free");
+    // A 300-MSS window: the first 300 segments leave at once (IW 300). ACKs that open 4 MSS
+    // are held (a burst is 64, a third of the window 100); the one that opens ≥ 64 sends them
+    // back to back.
+    let (mut s, sent) = offload_pair(1_000, 300);
+    assert_eq!(sent.len(), 300);
+    let mut out = Vec::new();
+    s.on_segment(300 * US, &ack_pkt(acked(2), false), &mut out);
+    assert!(out.is_empty(), "4 MSS of room: held for the burst");
+    s.on_segment(310 * US, &ack_pkt(acked(66), false), &mut out);
+    assert!(out.len() >= 64, "a whole burst: {}", out.len());
+}
