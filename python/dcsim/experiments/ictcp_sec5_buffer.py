@@ -26,11 +26,11 @@ Assumptions:
 
 Measured (full scale): the steady-state queue is n·w·δ − 11,680 B within one packet for every
 n ≥ 6 (P = 0.93 × the paper's R·C; below 6 senders the link is not full), and 47 senders hold
-130.8 kB against the paper's 128.5 kB. Known deviation (diagnosed): at n = 32 the steady queue is
-84,320 B, 680 B under the 85 kB port - less than one packet of margin, as in the paper's own
-arithmetic (96,000 − 12,500 = 83,500 B, one 1,500-B packet below 85,000) - so two senders'
-ACK-released pairs that arrive within one serialisation time overflow it now and then: 1 drop
-in 1 s at n = 32, against the claim's "no loss". From n = 33 on, every run loses.
+129.6 kB against the paper's 128.5 kB. At n = 32 the steady queue is 84,320 B, 680 B under the
+85 kB port - less than one packet of margin, as in the paper's own arithmetic (96,000 − 12,500
+= 83,500 B, one 1,500-B packet below 85,000). With exact host clocks two senders' ACK-released
+pairs stayed phase-locked and overflowed it once in 1 s; with each NIC's clock off by its own
+offset (≤ 100 ppm) n = 32 runs loss-free and every run from n = 33 on loses, as the claim says.
 
 Outputs: sec5_buffer.csv (senders, predicted_paper_bytes, predicted_model_bytes,
 max_queue_bytes for the 1 MB port, drops and max queue at 85 kB), sec5_buffer.png/.svg.
