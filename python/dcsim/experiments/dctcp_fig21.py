@@ -28,7 +28,10 @@ Known deviation (diagnosed, not tuned away): TCP's median is about one round tri
 the long flows' standing queue (≈ 4-5 ms at up to 700 KB), because the 20 KB connection keeps
 its window between transfers (RFC 5681 restarts only after idle > RTO). The paper's 19 ms, and
 DCTCP's < 1 ms, both match ≈ 3 round trips per transfer, i.e. a window that starts small for
-each transfer in the paper's stack; the papers do not say why.
+each transfer in the paper's stack; the papers do not say why. DCTCP's completion times are
+bimodal (full scale: modes at 0.80 and 1.10 ms, a quarter at ≤ 0.80 ms), and the median sits on
+the boundary: host timing noise moves it between 0.85 ms and 1.07 ms, either side of the
+paper's "< 1 ms".
 
 Outputs: fig21_cdf.csv (protocol, qct_ms, cdf), fig21.csv (per-protocol statistics, long-flow
 goodput, receiver-port queue), fig21.png/.svg.
