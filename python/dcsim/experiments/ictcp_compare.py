@@ -165,7 +165,8 @@ def background_mbps(res: dict) -> tuple[float, float]:
     return before, during
 
 
-def run_sweep(runs: list[Run], jobs: int) -> pd.DataFrame:
+def run_sweep(runs: list[Run], jobs: int, csv: Path) -> pd.DataFrame:
+    """Runs the sweep; one row per run, also written to ``csv``."""
     results = tb.run_incast([r.scenario for r in runs], jobs, [r.rounds for r in runs])
     rows = []
     for r, res in zip(runs, results):
@@ -179,7 +180,9 @@ def run_sweep(runs: list[Run], jobs: int) -> pd.DataFrame:
         if r.background:
             row["background_before_mbps"], row["background_during_mbps"] = background_mbps(res)
         rows.append(row)
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    df.to_csv(csv, index=False)
+    return df
 
 
 def at(df: pd.DataFrame, variant: Variant, workload: str, senders: int, metric: str) -> float:
@@ -271,12 +274,9 @@ def plot(
     return c.save_figure(fig, out, stem)
 
 
-def worst(df: pd.DataFrame, variant: Variant, metric: str, workload: str | None = None) -> tuple[float, int, str]:
+def worst(df: pd.DataFrame, variant: Variant, metric: str) -> tuple[float, int, str]:
     """Largest ``metric`` over a variant's runs: (value, senders, workload)."""
-    d = df[df.variant == variant.label]
-    if workload is not None:
-        d = d[d.workload == workload]
-    d = d[d[metric].notna()]
+    d = df[(df.variant == variant.label) & df[metric].notna()]
     if not len(d):
         return float("nan"), 0, ""
     i = d[metric].values.argmax()

@@ -48,8 +48,7 @@ def scenarios(scale: str) -> list[tuple[str, str, int, dict]]:
 
 def run(scale: str, out_dir: Path, jobs: int) -> dict:
     out = c.prepare_out(out_dir)
-    df = cmp.run_sweep(runs(scale), jobs)
-    df.to_csv(out / "fig10_runs.csv", index=False)
+    df = cmp.run_sweep(runs(scale), jobs, out / "fig10_runs.csv")
     files = cmp.plot(
         df,
         out,

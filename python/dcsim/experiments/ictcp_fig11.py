@@ -17,7 +17,6 @@ Outputs: fig11_12_runs.csv, fig11_goodput.png/.svg.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from . import common as c
@@ -43,9 +42,7 @@ def scenarios(scale: str) -> list[tuple[str, str, int, dict]]:
 
 
 def run_figs_11_12(scale: str, out: Path, jobs: int):
-    df = cmp.run_sweep(runs(scale), jobs)
-    df.to_csv(out / "fig11_12_runs.csv", index=False)
-    return df
+    return cmp.run_sweep(runs(scale), jobs, out / "fig11_12_runs.csv")
 
 
 def run(scale: str, out_dir: Path, jobs: int) -> dict:
@@ -72,10 +69,8 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
             holds,
         ),
     ]
-    collapse = [n0 for n0, _, _ in per.values()]
     metrics = {
         "tcp_collapse_senders": {w: v[0] for w, v in per.items()},
-        "tcp_collapse_close": len(collapse) == 2 and all(map(math.isfinite, collapse)) and abs(collapse[0] - collapse[1]) <= 8,
         "at_40": cmp.metrics_table(df, VARIANTS, 40),
         "files": ["fig11_12_runs.csv", *files],
     }

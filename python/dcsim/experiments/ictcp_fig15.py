@@ -105,7 +105,7 @@ def jain(x: list[float]) -> float:
 
 
 def run(scale: str, out_dir: Path, jobs: int) -> dict:
-    s = c.check_scale(scale, SCALES)
+    c.check_scale(scale, SCALES)
     out = c.prepare_out(out_dir)
     plan = scenarios(scale)
     results = c.run_all([sc for _, sc in plan], jobs)

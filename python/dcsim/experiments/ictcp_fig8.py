@@ -55,9 +55,7 @@ def scenarios(scale: str) -> list[tuple[str, str, int, dict]]:
 
 
 def run_figs_8_9(scale: str, out: Path, jobs: int):
-    df = cmp.run_sweep(runs(scale), jobs)
-    df.to_csv(out / "fig8_9_runs.csv", index=False)
-    return df
+    return cmp.run_sweep(runs(scale), jobs, out / "fig8_9_runs.csv")
 
 
 def run(scale: str, out_dir: Path, jobs: int) -> dict:
