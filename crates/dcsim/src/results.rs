@@ -23,6 +23,8 @@ pub struct Results {
     pub pool_samples: PoolSamples,
     pub ictcp_samples: IctcpSamples,
     pub flow_samples: FlowSamples,
+    /// Packet records of `measure.trace_ports` and `measure.trace_flows` (empty otherwise).
+    pub trace: PacketTrace,
     pub conservation: Conservation,
 }
 
@@ -120,6 +122,40 @@ pub struct FlowStats {
     pub final_cwnd_bytes: f64,
     pub final_alpha: f64,
     pub srtt_s: f64,
+}
+
+/// One record per traced packet event, in the order they were recorded (not sorted by time).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct PacketTrace {
+    /// 0 = a port's capture, 1 = a flow's capture at its sender's host.
+    pub view: Vec<u8>,
+    pub t_s: Vec<f64>,
+    /// Index into `ports`: the port whose link the packet crossed (or that refused it).
+    pub port: Vec<u32>,
+    /// 0 = left the port or the host (end of transmission), 1 = arrived at the host,
+    /// 2 = refused by the port.
+    pub event: Vec<u8>,
+    /// Connection index (flows first, then query connections).
+    pub flow: Vec<u32>,
+    /// Which end sent it: 0 = the end that opened the connection.
+    pub from_end: Vec<u8>,
+    /// Sending and receiving host.
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    /// TCP flags: SYN 1, ACK 2, FIN 4, PSH 8, ECE 16, CWR 32.
+    pub flags: Vec<u8>,
+    /// IP ECN field: 0 not-ECT, 2 ECT(0), 3 CE.
+    pub ecn: Vec<u8>,
+    pub seq: Vec<u64>,
+    pub ack: Vec<u64>,
+    /// Advertised receive window, bytes.
+    pub rwnd: Vec<u64>,
+    /// Payload bytes, and bytes of the IP packet.
+    pub len: Vec<u32>,
+    pub size: Vec<u32>,
+    /// SACK blocks as absolute [start, end) sequence numbers, the first `sack_blocks` pairs.
+    pub sack_blocks: Vec<u8>,
+    pub sack: Vec<[u64; 6]>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]

@@ -95,6 +95,7 @@ impl Default for LinkConfig {
 pub enum Topology {
     /// `hosts` hosts on one switch (`s0`), host `i` on switch port `i`.
     Star {
+        /// Number of hosts.
         hosts: u32,
         #[serde(default)]
         link: LinkConfig,
@@ -104,7 +105,9 @@ pub enum Topology {
     },
     /// Two switches joined by one core link: hosts `0..left` on `s0`, the next `right` on `s1`.
     Dumbbell {
+        /// Hosts on the left switch, `s0`.
         left: u32,
+        /// Hosts on the right switch, `s1`.
         right: u32,
         #[serde(default)]
         host_link: LinkConfig,
@@ -136,8 +139,10 @@ impl Default for SwitchConfig {
 pub enum BufferConfig {
     /// A fixed allocation per port, in packets and/or bytes (whichever is hit first) (M12).
     PerPort {
+        /// Packets a port may hold (none = no packet limit).
         #[serde(default)]
         limit_packets: Option<u32>,
+        /// Bytes a port may hold (none = no byte limit).
         #[serde(default)]
         limit_bytes: Option<u64>,
     },
@@ -145,7 +150,9 @@ pub enum BufferConfig {
     /// Choudhury–Hahne): a packet of s bytes joins port p iff q_p + s ≤ alpha·(B − Σq) and
     /// Σq + s ≤ B, where B = `total_bytes` and Σq is what all ports hold.
     Shared {
+        /// B: the shared memory, bytes.
         total_bytes: u64,
+        /// The dynamic threshold's multiplier.
         alpha: f64,
         /// Optional static cap per port as well, packets.
         #[serde(default)]
@@ -226,6 +233,7 @@ pub enum AqmConfig {
         min_th: f64,
         /// Upper threshold, packets.
         max_th: f64,
+        /// Marking (or drop) probability at `max_th`.
         #[serde(default = "default_max_p")]
         max_p: f64,
         /// EWMA weight w_q = 2^-weight_log2 ("weight = 9", DCTCP paper §4.1).
@@ -288,6 +296,11 @@ pub struct HostConfig {
     /// Segmentation offload burst: the sender waits until it may send this many segments
     /// and sends them back to back (0 = off). 30-40 mimics the 10G hosts (DCTCP paper §3.5).
     pub offload_burst_segments: u32,
+    /// Receive interrupt moderation, µs: the NIC raises a receive interrupt at most once per
+    /// this interval (Intel's ITR; Windows drivers' "interrupt moderation"). Packets arriving
+    /// sooner after the last interrupt wait for the next one and reach the stack together; a
+    /// packet after a quiet interval goes at once. 0 = every packet on arrival.
+    pub rx_interrupt_interval_us: f64,
 }
 
 impl Default for HostConfig {
@@ -298,6 +311,7 @@ impl Default for HostConfig {
             tx_jitter_us: 1.0,
             clock_ppm: 100.0,
             offload_burst_segments: 0,
+            rx_interrupt_interval_us: 0.0,
         }
     }
 }
@@ -467,7 +481,9 @@ impl Default for TcpConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
+    /// Sending host.
     pub src: u32,
+    /// Receiving host.
     pub dst: u32,
     /// Congestion control of this flow (default: `tcp.cc`).
     #[serde(default)]
@@ -537,9 +553,13 @@ fn default_request_bytes() -> u64 {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Arrival {
+    /// The next query is issued when the previous one has completed.
     #[default]
     Barrier,
+    /// Queries are issued at exponentially distributed intervals, whether or not the
+    /// previous ones have completed.
     Poisson {
+        /// Mean interval between queries, milliseconds.
         mean_interval_ms: f64,
     },
 }
@@ -554,6 +574,12 @@ pub struct MeasureConfig {
     pub queue_ports: Vec<String>,
     /// Per-flow time series (delivered bytes, cwnd, DCTCP alpha) every interval, µs (0 = off).
     pub flow_sample_us: f64,
+    /// Ports whose packets are traced, by name (`s0->h0`): each packet leaving the port,
+    /// and each it refuses (`dcsim run --trace`).
+    pub trace_ports: Vec<String>,
+    /// Flows (indices into `flows`) whose packets are traced at their sender's host: what
+    /// it sends and what it receives.
+    pub trace_flows: Vec<u32>,
 }
 
 impl Default for MeasureConfig {
@@ -562,6 +588,8 @@ impl Default for MeasureConfig {
             queue_sample_us: 1000.0,
             queue_ports: Vec::new(),
             flow_sample_us: 0.0,
+            trace_ports: Vec::new(),
+            trace_flows: Vec::new(),
         }
     }
 }
@@ -727,6 +755,10 @@ impl Scenario {
         if !(self.host.clock_ppm.is_finite() && (0.0..=10_000.0).contains(&self.host.clock_ppm)) {
             return err("host.clock_ppm", format!("must be in [0, 10000], got {}", self.host.clock_ppm));
         }
+        let itr = self.host.rx_interrupt_interval_us;
+        if !(itr.is_finite() && (0.0..=10_000.0).contains(&itr)) {
+            return err("host.rx_interrupt_interval_us", format!("must be in [0, 10000], got {itr}"));
+        }
         if self.host.nic_queue_packets == 0 {
             return err("host.nic_queue_packets", "must be at least 1".to_string());
         }
@@ -753,10 +785,10 @@ impl Scenario {
         if t.delayed_ack_segments == 0 {
             return err("tcp.delayed_ack_segments", "must be at least 1 (1 = ACK every segment)".to_string());
         }
-        if t.rcv_buffer_bytes < 2 * t.mss as u64 {
+        if t.rcv_buffer_bytes < t.mss as u64 {
             return err(
                 "tcp.rcv_buffer_bytes",
-                format!("must hold at least 2 segments, got {}", t.rcv_buffer_bytes),
+                format!("must hold at least 1 segment, got {}", t.rcv_buffer_bytes),
             );
         }
         if !(t.dctcp_g > 0.0 && t.dctcp_g <= 1.0) {
@@ -820,11 +852,8 @@ impl Scenario {
                     return err(&field("stop_s"), format!("must be after start_s, got {stop}"));
                 }
             }
-            if f.rcv_buffer_bytes.is_some_and(|b| b < 2 * t.mss as u64) {
-                return err(
-                    &field("rcv_buffer_bytes"),
-                    format!("must hold at least 2 segments ({} B)", 2 * t.mss),
-                );
+            if f.rcv_buffer_bytes.is_some_and(|b| b < t.mss as u64) {
+                return err(&field("rcv_buffer_bytes"), format!("must hold at least 1 segment ({} B)", t.mss));
             }
             if f.bytes == Some(0) {
                 return err(
@@ -851,11 +880,8 @@ impl Scenario {
             if q.response_bytes == 0 {
                 return err(&field("response_bytes"), "must be at least 1 byte".to_string());
             }
-            if q.rcv_buffer_bytes.is_some_and(|b| b < 2 * t.mss as u64) {
-                return err(
-                    &field("rcv_buffer_bytes"),
-                    format!("must hold at least 2 segments ({} B)", 2 * t.mss),
-                );
+            if q.rcv_buffer_bytes.is_some_and(|b| b < t.mss as u64) {
+                return err(&field("rcv_buffer_bytes"), format!("must hold at least 1 segment ({} B)", t.mss));
             }
             if q.rounds == 0 {
                 return err(&field("rounds"), "must be at least 1".to_string());
@@ -878,6 +904,14 @@ impl Scenario {
         ] {
             if !(v.is_finite() && (v == 0.0 || v >= 0.001)) {
                 return err(name, format!("must be 0 (off) or >= 0.001 µs, got {v}"));
+            }
+        }
+        for (i, &f) in self.measure.trace_flows.iter().enumerate() {
+            if f as usize >= self.flows.len() {
+                return err(
+                    &format!("measure.trace_flows[{i}]"),
+                    format!("flow {f} does not exist (the scenario has {} flows)", self.flows.len()),
+                );
             }
         }
         Ok(())

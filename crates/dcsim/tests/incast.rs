@@ -13,6 +13,9 @@
 use dcsim::results::{PortStats, QueryStats};
 use dcsim::{Results, Scenario, Simulation};
 
+mod common;
+use common::DCTCP_TWO_FLOWS;
+
 fn scenario(toml: &str) -> Scenario {
     Scenario::from_toml(toml).unwrap_or_else(|e| panic!("scenario does not parse: {e}"))
 }
@@ -587,4 +590,51 @@ fn a_run_may_stop_when_its_last_round_is_done() {
     let qct = |r: &Results| r.queries.iter().map(|q| (q.issued_s, q.qct_s)).collect::<Vec<_>>();
     assert_eq!(qct(&full), qct(&early));
     check_conservation(&early);
+}
+
+#[test]
+fn a_traced_port_records_every_packet_it_sends_and_every_drop() {
+    // The static 100-packet burst of test 1 with s0->h0 traced: by the counts derived there,
+    // 8 + 8 + 119 packets leave the port (all of them within the 5 ms run: the last of the
+    // 100 queued data packets leaves 100·T after the burst's start) and 41 are refused.
+    let toml = static_burst(100).replacen("[measure]", "[measure]\n        trace_ports = [\"s0->h0\"]", 1);
+    let r = run(&toml);
+    let t = &r.trace;
+    let (tx, drops): (Vec<usize>, Vec<usize>) = (0..t.event.len()).partition(|&i| t.event[i] == 0);
+    assert_eq!(tx.len(), 8 + 8 + 119);
+    assert_eq!(drops.len(), 41);
+    assert_eq!(port(&r, "s0->h0").sent_packets, tx.len() as u64);
+    let p = r.ports.iter().position(|p| p.name == "s0->h0").unwrap() as u32;
+    assert!(t.port.iter().all(|&q| q == p) && t.view.iter().all(|&v| v == 0));
+    // Departures are recorded at the end of each transmission: back to back, one T apart,
+    // while the port is busy (the 119 data packets: 1538 B at 1 Gbps = 12.304 µs).
+    let data: Vec<f64> = tx.iter().filter(|&&i| t.len[i] == 1460).map(|&i| t.t_s[i]).collect();
+    assert_eq!(data.len(), 119);
+    for w in data.windows(2) {
+        assert!((w[1] - w[0] - 12.304e-6).abs() < 1e-12, "gap {} s", w[1] - w[0]);
+    }
+    // Every drop is a data packet to h0; server 0 never loses one (test 1).
+    assert!(drops.iter().all(|&i| t.len[i] == 1460 && t.dst[i] == 0 && t.src[i] != 1));
+}
+
+#[test]
+fn a_traced_flow_is_seen_from_its_senders_host() {
+    // Flow 0 (h1 → h0) of a two-flow run: at h1 every packet is either h1's own leaving its
+    // NIC (tx) or h0's arriving (rx); the tx records are exactly h1->s0's packets and the
+    // rx records exactly the packets s0->h1 delivered.
+    let r = run(&format!("{DCTCP_TWO_FLOWS}\n[measure]\ntrace_flows = [0]\n"));
+    let t = &r.trace;
+    let n = t.event.len();
+    assert!(n > 100);
+    assert!(t.flow.iter().all(|&f| f == 0) && t.view.iter().all(|&v| v == 1));
+    let tx = (0..n).filter(|&i| t.event[i] == 0).count() as u64;
+    let rx = (0..n).filter(|&i| t.event[i] == 1).count() as u64;
+    assert!((0..n).all(|i| (t.event[i] == 0) == (t.src[i] == 1 && t.from_end[i] == 0)));
+    let out_of_h1 = port(&r, "h1->s0");
+    let into_h1 = port(&r, "s0->h1");
+    // Both NICs carry only flow 0's packets; those still on a link at the end are not seen.
+    assert!(tx <= out_of_h1.sent_packets && out_of_h1.sent_packets - tx <= 3);
+    assert!(rx <= into_h1.sent_packets && into_h1.sent_packets - rx <= 3);
+    // DCTCP: the receiver echoes CE marks, so some ACKs arriving at h1 carry ECE.
+    assert!((0..n).any(|i| t.event[i] == 1 && t.flags[i] & 16 != 0));
 }

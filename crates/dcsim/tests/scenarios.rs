@@ -5,6 +5,9 @@
 use dcsim::results::PortStats;
 use dcsim::{Results, Scenario, Simulation};
 
+mod common;
+use common::DCTCP_TWO_FLOWS;
+
 fn run(toml: &str) -> Results {
     let s = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("scenario does not parse: {e}"));
     Simulation::new(&s).expect("scenario builds").run()
@@ -39,29 +42,7 @@ const GOODPUT_1G: f64 = 1e9 * 1460.0 / 1538.0;
 
 #[test]
 fn dctcp_two_flows_full_throughput_queue_near_k() {
-    // DCTCP paper Fig. 1 / Fig. 13 setup, N = 2 senders h1, h2 → h0 at 1 Gbps, K = 20, m = 2.
-    let r = run(r#"
-        [sim]
-        seed = 1
-        duration_s = 0.3
-        warmup_s = 0.1
-        [topology]
-        kind = "star"
-        hosts = 3
-        link = { rate_gbps = 1.0, delay_us = 25.0 }
-        [switch.aqm]
-        kind = "threshold"
-        k_packets = 20
-        [tcp]
-        cc = "dctcp"
-        delayed_ack_segments = 2
-        [[flows]]
-        src = 1
-        dst = 0
-        [[flows]]
-        src = 2
-        dst = 0
-    "#);
+    let r = run(DCTCP_TWO_FLOWS);
     let (k, n) = (20.0, 2.0);
     // Throughput. K = 20 ≫ C·RTT/7 ≈ 10/7 packets (eq. 13; C·RTT ≈ 125 µs / 12.3 µs per
     // packet ≈ 10 packets), so the queue never drains and s0->h0 stays busy: goodput is the
@@ -434,4 +415,82 @@ fn each_host_nic_clock_is_off_by_its_own_seeded_ppm() {
     assert_eq!(rates(1, 100.0).0, h, "the seed fixes the offsets");
     assert_ne!(rates(2, 100.0).0, h, "another seed, other offsets");
     assert!(rates(1, 0.0).0.iter().all(|&r| r == 1e9));
+}
+
+/// One flow h0 → h1 through s0 (1 Gbps, 25 µs per link, exact clocks, no jitter) whose
+/// receive buffer holds 2 segments, with the given receive interrupt interval.
+fn two_segment_window(rx_interrupt_interval_us: f64) -> Results {
+    run(&format!(
+        r#"
+        [sim]
+        duration_s = 0.21
+        warmup_s = 0.01
+        [topology]
+        kind = "star"
+        hosts = 2
+        link = {{ rate_gbps = 1.0, delay_us = 25.0 }}
+        [host]
+        tx_jitter_us = 0.0
+        clock_ppm = 0.0
+        rx_interrupt_interval_us = {rx_interrupt_interval_us}
+        [[flows]]
+        src = 0
+        dst = 1
+        rcv_buffer_bytes = 2920
+    "#
+    ))
+}
+
+#[test]
+fn receive_interrupt_moderation_holds_the_second_segment_of_a_window() {
+    // Window 2 segments: the sender sends both back to back; the receiver ACKs the pair when
+    // the second arrives (it fills the window); the ACK releases the next pair.
+    // Data: 12.304 µs NIC + 25 + 12.304 µs switch + 25 = 74.608 µs to the first arrival, the
+    // second 12.304 µs later; ACK back: 2 × (0.624 + 25) = 51.248 µs.
+    //   Without moderation: cycle = 74.608 + 12.304 + 51.248 = 138.16 µs.
+    //   With a 50 µs interval: the first segment finds the receiver's NIC quiet for a whole
+    //   cycle and goes up at once; the second, 12.304 µs later, waits for the interrupt 50 µs
+    //   after the first; the lone ACK finds the sender's NIC quiet: cycle = 74.608 + 50 +
+    //   51.248 = 175.856 µs.
+    // Goodput = 2 × 1460 × 8 bit per cycle: 169.08 vs 132.83 Mb/s.
+    for (interval, cycle_us) in [(0.0, 138.16), (50.0, 175.856)] {
+        let r = two_segment_window(interval);
+        let f = &r.flows[0];
+        let want = 2.0 * 1460.0 * 8.0 / (cycle_us * 1e-6);
+        assert!(
+            (f.goodput_bps - want).abs() < 0.002 * want,
+            "interval {interval} µs: goodput {:.4} Mb/s, expected {:.4}",
+            f.goodput_bps / 1e6,
+            want / 1e6
+        );
+        assert_eq!(f.retransmits + f.timeouts, 0);
+        let c = &r.conservation;
+        assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight, "interval {interval} µs");
+    }
+}
+
+#[test]
+fn an_observed_run_reports_progress_and_can_be_stopped() {
+    let s = Scenario::from_toml(DCTCP_TWO_FLOWS).expect("parses");
+    let plain = Simulation::new(&s).expect("builds").run();
+    // Observed every 1000 events: fractions rise within (0, 1], and the results are the same.
+    let mut seen = Vec::new();
+    let observed = Simulation::new(&s)
+        .expect("builds")
+        .run_observed(1000, |done| {
+            seen.push(done);
+            true
+        })
+        .expect("not stopped");
+    assert_eq!(seen.len() as u64, plain.events / 1000);
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]) && seen[0] > 0.0 && *seen.last().unwrap() <= 1.0);
+    assert_eq!(observed.to_json(), plain.to_json());
+    // Stopped at the third call: no results.
+    let mut calls = 0;
+    let stopped = Simulation::new(&s).expect("builds").run_observed(1000, |_| {
+        calls += 1;
+        calls < 3
+    });
+    assert!(stopped.is_none());
+    assert_eq!(calls, 3);
 }

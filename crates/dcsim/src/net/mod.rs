@@ -4,4 +4,5 @@ pub mod aqm;
 pub mod buffer;
 pub mod packet;
 pub mod port;
+pub mod rx_moderation;
 pub mod topology;

@@ -2,6 +2,7 @@
 //! TCP ends are state machines it drives with the current time.
 
 pub mod calendar;
+mod trace;
 mod workload;
 
 use std::collections::VecDeque;
@@ -13,6 +14,7 @@ use crate::error::ConfigError;
 use crate::net::buffer::Refusal;
 use crate::net::packet::{Packet, ACK};
 use crate::net::port::Port;
+use crate::net::rx_moderation::{RxArrival, RxModeration};
 use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_WORKLOAD_BASE};
 use crate::results::{
     Conservation, FlowSamples, FlowStats, IctcpSamples, PoolSamples, PortStats, QueryStats, QueueSamples, Results, SwitchStats,
@@ -24,7 +26,26 @@ use crate::tcp::rtt::RttEstimator;
 use crate::tcp::{Endpoint, TcpParams};
 use crate::units::{ps_from_ms, ps_from_s, ps_from_us, s_from_ps, Ps};
 use calendar::Calendar;
+use trace::Tracer;
 use workload::{QueryRecord, QueryRole, Workload};
+
+/// Indices of the ports named in `names` (scenario field `field`).
+fn port_indices(ports: &[Port], field: &str, names: &[String]) -> Result<Vec<u32>, ConfigError> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| match ports.iter().position(|p| &p.name == name) {
+            Some(p) => Ok(p as u32),
+            None => {
+                let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+                Err(ConfigError::new(
+                    format!("{field}[{i}]"),
+                    format!("no port named {name:?} (ports: {})", names.join(", ")),
+                ))
+            }
+        })
+        .collect()
+}
 
 /// Everything that can happen. Small and `Copy`: packets in flight live on their link.
 #[derive(Debug, Clone, Copy)]
@@ -43,6 +64,8 @@ enum Event {
     Respond(u32),
     /// A slot frees in a host's full NIC queue: its blocked senders may go on (M10).
     NicRoom(u32),
+    /// A host NIC's pending receive interrupt: its held packets reach the stack (M10).
+    RxInterrupt(u32),
     QueueSample,
     FlowSample,
     WarmupEnd,
@@ -191,6 +214,8 @@ pub struct Simulation {
     nic_waiting: Vec<Vec<(u32, u8)>>,
     nic_wake: Vec<Option<Ps>>,
     host_queue: HostQueueLimit,
+    /// Per node: receive interrupt moderation on a host's NIC, if the scenario turns it on.
+    rx_moderation: Vec<Option<RxModeration>>,
     /// Per host: ICTCP on its interface, if the scenario runs it there (spec §6).
     ictcp: Vec<Option<Interface>>,
     conns: Vec<Conn>,
@@ -204,6 +229,8 @@ pub struct Simulation {
     delivered: u64,
     queue_sample_every: Ps,
     sampled_ports: Vec<u32>,
+    /// Packet traces (`measure.trace_*`).
+    tracer: Tracer,
     flow_sample_every: Ps,
     queue_samples: QueueSamples,
     pool_samples: PoolSamples,
@@ -258,23 +285,14 @@ impl Simulation {
             }
             workloads.push(wl);
         }
-        let mut sampled_ports = Vec::new();
-        if s.measure.queue_ports.is_empty() {
-            sampled_ports.extend((0..net.ports.len() as u32).filter(|&p| net.ports[p as usize].is_switch));
+        let sampled_ports = if s.measure.queue_ports.is_empty() {
+            (0..net.ports.len() as u32).filter(|&p| net.ports[p as usize].is_switch).collect()
         } else {
-            for (i, name) in s.measure.queue_ports.iter().enumerate() {
-                match net.ports.iter().position(|p| &p.name == name) {
-                    Some(p) => sampled_ports.push(p as u32),
-                    None => {
-                        let names: Vec<&str> = net.ports.iter().filter(|p| p.is_switch).map(|p| p.name.as_str()).collect();
-                        return Err(ConfigError::new(
-                            format!("measure.queue_ports[{i}]"),
-                            format!("no port named {name:?} (switch ports: {})", names.join(", ")),
-                        ));
-                    }
-                }
-            }
-        }
+            port_indices(&net.ports, "measure.queue_ports", &s.measure.queue_ports)?
+        };
+        let traced_ports = port_indices(&net.ports, "measure.trace_ports", &s.measure.trace_ports)?;
+        let traced_conns: Vec<(u32, u32)> = s.measure.trace_flows.iter().map(|&f| (f, s.flows[f as usize].src)).collect();
+        let tracer = Tracer::new(net.ports.len(), &traced_ports, conns.len(), &traced_conns);
         let mut ictcp: Vec<Option<Interface>> = vec![None; net.host_port.len()];
         for &h in &s.ictcp.hosts {
             let ic = &s.ictcp;
@@ -294,6 +312,12 @@ impl Simulation {
                 idle_restart: ps_from_ms(t.rto_min_ms),
             }));
         }
+        let itr = ps_from_us(s.host.rx_interrupt_interval_us);
+        let rx_moderation = net
+            .nodes
+            .iter()
+            .map(|n| (!n.is_switch && itr > 0).then(|| RxModeration::new(itr)))
+            .collect();
         let mut sim = Simulation {
             name: s.name.clone(),
             seed: s.sim.seed,
@@ -308,6 +332,7 @@ impl Simulation {
                 bytes_per_conn: s.host.queue_bytes_per_conn,
                 max_packet: (s.tcp.mss + s.tcp.header_bytes) as u64,
             },
+            rx_moderation,
             nic_waiting: vec![Vec::new(); net.host_port.len()],
             nic_wake: vec![None; net.host_port.len()],
             host_port: net.host_port,
@@ -322,6 +347,7 @@ impl Simulation {
             delivered: 0,
             queue_sample_every: ps_from_us(s.measure.queue_sample_us),
             sampled_ports,
+            tracer,
             flow_sample_every: ps_from_us(s.measure.flow_sample_us),
             queue_samples: QueueSamples::default(),
             pool_samples: PoolSamples::default(),
@@ -354,6 +380,14 @@ impl Simulation {
 
     /// Runs to the scenario's end time and returns the results.
     pub fn run(&mut self) -> Results {
+        self.run_observed(u64::MAX, |_| true).expect("never stopped")
+    }
+
+    /// Runs like [`Simulation::run`], calling `observe` with the fraction of the simulated
+    /// time done (0..1) every `every_events` events; the run stops, returning `None`, when
+    /// `observe` returns false (the user interrupted it).
+    pub fn run_observed(&mut self, every_events: u64, mut observe: impl FnMut(f64) -> bool) -> Option<Results> {
+        let mut countdown = every_events;
         while let Some(t) = self.cal.peek_time() {
             if t > self.end {
                 break;
@@ -366,9 +400,16 @@ impl Simulation {
                 self.end = t; // every round is done (sim.stop_when_queries_done)
                 break;
             }
+            countdown -= 1;
+            if countdown == 0 {
+                countdown = every_events;
+                if !observe(t as f64 / self.end.max(1) as f64) {
+                    return None;
+                }
+            }
         }
         self.now = self.end;
-        self.results()
+        Some(self.results())
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -379,6 +420,11 @@ impl Simulation {
             Event::Open(c) => self.drive(c, 0, |ep, now, out| ep.connect(now, out)),
             Event::StopWriting(c) => self.conns[c as usize].ends[0].stop_writing(),
             Event::NicRoom(h) => self.nic_room(h),
+            Event::RxInterrupt(h) => {
+                while let Some(pkt) = self.rx_moderation[h as usize].as_mut().and_then(RxModeration::take_next) {
+                    self.host_receive(h as usize, pkt);
+                }
+            }
             Event::IssueQuery(w) => self.issue_query(w),
             Event::Respond(c) => {
                 let w = self.conns[c as usize].query.expect("a query connection").workload;
@@ -454,10 +500,14 @@ impl Simulation {
             let port_bytes = self.ports[p as usize].occupancy_bytes(now, ws);
             if let Err(refusal) = shared.admit(used, port_bytes, size) {
                 self.ports[p as usize].refuse(refusal == Refusal::PoolFull);
+                self.trace_drop(p, &pkt);
                 return None;
             }
         }
-        let (departure, next_arrival) = self.ports[p as usize].offer(now, pkt, ws).ok()?;
+        let Ok((departure, next_arrival)) = self.ports[p as usize].offer(now, pkt, ws) else {
+            self.trace_drop(p, &pkt);
+            return None;
+        };
         if let Some(shared) = &mut self.nodes[node].shared {
             shared.hold(size, departure);
         }
@@ -467,27 +517,51 @@ impl Simulation {
         Some(departure)
     }
 
+    /// Records a refused packet if port `p` is traced.
+    #[inline]
+    fn trace_drop(&mut self, p: u32, pkt: &Packet) {
+        if self.tracer.on {
+            let src = self.conns[pkt.conn as usize].hosts[pkt.from_end as usize];
+            self.tracer.on_drop(self.now, p, pkt, src);
+        }
+    }
+
     fn link_arrive(&mut self, p: u32) {
         self.hops += 1;
         let port = &mut self.ports[p as usize];
         let (pkt, next) = port.pop_wire();
         let node = port.peer as usize;
+        if self.tracer.on {
+            let src = self.conns[pkt.conn as usize].hosts[pkt.from_end as usize];
+            self.tracer.on_link_arrival(self.now, p, &self.ports[p as usize], &pkt, src);
+        }
         if let Some(t) = next {
             self.cal.schedule(t, Event::LinkArrive(p));
         }
         if self.nodes[node].is_switch {
             let egress = self.nodes[node].route[pkt.dst as usize];
             self.enqueue(egress, pkt);
-        } else {
-            self.delivered += 1;
-            let e = 1 - pkt.from_end;
-            if let Some(i) = &mut self.ictcp[node] {
-                // ICTCP sees every packet the interface receives (§IV-A).
-                let entry = self.conns[pkt.conn as usize].ictcp[e as usize];
-                i.on_receive(self.now, pkt.size, entry, pkt.len, pkt.ts_ecr);
+        } else if let Some(rx) = &mut self.rx_moderation[node] {
+            match rx.on_arrival(self.now, pkt) {
+                RxArrival::Deliver => self.host_receive(node, pkt),
+                RxArrival::Held(Some(at)) => self.cal.schedule(at, Event::RxInterrupt(node as u32)),
+                RxArrival::Held(None) => {}
             }
-            self.drive(pkt.conn, e, |ep, now, out| ep.on_segment(now, &pkt, out));
+        } else {
+            self.host_receive(node, pkt);
         }
+    }
+
+    /// Host `node`'s stack takes a packet its NIC received.
+    fn host_receive(&mut self, node: usize, pkt: Packet) {
+        self.delivered += 1;
+        let e = 1 - pkt.from_end;
+        if let Some(i) = &mut self.ictcp[node] {
+            // ICTCP sees every packet the interface receives (§IV-A).
+            let entry = self.conns[pkt.conn as usize].ictcp[e as usize];
+            i.on_receive(self.now, pkt.size, entry, pkt.len, pkt.ts_ecr);
+        }
+        self.drive(pkt.conn, e, |ep, now, out| ep.on_segment(now, &pkt, out));
     }
 
     fn timer_fired(&mut self, c: u32, e: u8, kind: usize) {
@@ -740,6 +814,8 @@ impl Simulation {
             delivered: self.delivered,
             ..Default::default()
         };
+        // Packets a NIC holds for its next receive interrupt are still in flight.
+        conservation.in_flight += self.rx_moderation.iter().flatten().map(|rx| rx.held() as u64).sum::<u64>();
         for port in &mut self.ports {
             port.close(self.end, self.warmup);
             let queued_at_end = port.occupancy_packets(self.end, self.warmup) as u64;
@@ -852,6 +928,7 @@ impl Simulation {
                 })
                 .collect(),
             queue_samples: std::mem::take(&mut self.queue_samples),
+            trace: std::mem::take(&mut self.tracer.records),
             pool_samples: std::mem::take(&mut self.pool_samples),
             flow_samples: std::mem::take(&mut self.flow_samples),
             ictcp_samples: std::mem::take(&mut self.ictcp_samples),

@@ -1,0 +1,134 @@
+//! Receive interrupt moderation on a host NIC (spec algorithms.md §1.10 M10: "interrupt
+//! moderation increase[s] burstiness", DCTCP paper §3.5; the host delay behind the ICTCP
+//! paper's RTT growth, §II-B).
+//!
+//! The model is an interrupt throttle: the NIC raises a receive interrupt at most once per
+//! `interval` (the minimum inter-interrupt interval of Intel's ITR register and of the
+//! "interrupt moderation" setting of Windows NIC drivers). A packet that arrives when the
+//! last interrupt is at least `interval` old reaches the stack at once; one that arrives
+//! sooner waits, with everything that arrives after it, for the next allowed interrupt,
+//! and the batch reaches the stack together, in arrival order. A lone packet is therefore
+//! never delayed (the base RTT is unchanged), while a train of packets is delivered in
+//! batches - the host delay grows with the load, as the ICTCP paper observes.
+
+use std::collections::VecDeque;
+
+use super::packet::Packet;
+use crate::units::Ps;
+
+#[derive(Debug)]
+pub struct RxModeration {
+    interval: Ps,
+    /// Time of the last interrupt, or of the pending one.
+    last_irq: Option<Ps>,
+    pending: bool,
+    /// Packets waiting for the pending interrupt, oldest first.
+    ring: VecDeque<Packet>,
+}
+
+/// What becomes of a packet arriving at the NIC.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RxArrival {
+    /// Interrupt now: the stack takes the packet at once.
+    Deliver,
+    /// Held for the pending interrupt; `Some(t)` when this arrival set it up for time `t`
+    /// (the caller schedules it), `None` when one was already pending.
+    Held(Option<Ps>),
+}
+
+impl RxModeration {
+    pub fn new(interval: Ps) -> Self {
+        debug_assert!(interval > 0);
+        Self {
+            interval,
+            last_irq: None,
+            pending: false,
+            ring: VecDeque::new(),
+        }
+    }
+
+    /// A packet arrives at `now`; if it is held, the NIC keeps it until `take_next` drains it.
+    pub fn on_arrival(&mut self, now: Ps, pkt: Packet) -> RxArrival {
+        if self.pending {
+            self.ring.push_back(pkt);
+            return RxArrival::Held(None);
+        }
+        match self.last_irq {
+            Some(last) if now < last + self.interval => {
+                let at = last + self.interval;
+                self.last_irq = Some(at);
+                self.pending = true;
+                self.ring.push_back(pkt);
+                RxArrival::Held(Some(at))
+            }
+            _ => {
+                self.last_irq = Some(now);
+                RxArrival::Deliver
+            }
+        }
+    }
+
+    /// The pending interrupt fires: the next held packet, oldest first (call until `None`).
+    pub fn take_next(&mut self) -> Option<Packet> {
+        self.pending = false;
+        self.ring.pop_front()
+    }
+
+    /// Packets held in the NIC, waiting for their interrupt.
+    pub fn held(&self) -> usize {
+        self.ring.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{Ecn, ACK};
+    use crate::units::PS_PER_US as US;
+
+    fn packet(seq: u64) -> Packet {
+        Packet {
+            conn: 0,
+            dst: 1,
+            from_end: 0,
+            flags: ACK,
+            ecn: Ecn::NotEct,
+            len: 1460,
+            size: 1500,
+            seq,
+            ack: 1,
+            rwnd: 65_535,
+            ts_val: 0,
+            ts_ecr: 0,
+            sack: [(0, 0); 3],
+            sack_blocks: 0,
+        }
+    }
+
+    fn batch(rx: &mut RxModeration) -> Vec<u64> {
+        std::iter::from_fn(|| rx.take_next()).map(|p| p.seq).collect()
+    }
+
+    #[test]
+    fn a_lone_packet_goes_at_once_and_a_train_in_batches() {
+        // Interval 50 µs; a train of packets 12 µs apart from t = 100 µs.
+        let mut rx = RxModeration::new(50 * US);
+        let arrive = |rx: &mut RxModeration, i: u64| rx.on_arrival((100 + 12 * i) * US, packet(i));
+        // t = 100: the NIC has been quiet, interrupt now.
+        assert_eq!(arrive(&mut rx, 0), RxArrival::Deliver);
+        // t = 112: the next interrupt is allowed at 150; t = 124, 136, 148 join it.
+        assert_eq!(arrive(&mut rx, 1), RxArrival::Held(Some(150 * US)));
+        for i in 2..=4 {
+            assert_eq!(arrive(&mut rx, i), RxArrival::Held(None));
+        }
+        assert_eq!(rx.held(), 4);
+        assert_eq!(batch(&mut rx), vec![1, 2, 3, 4], "the interrupt at 150 takes them in order");
+        // t = 160, 172: 50 µs after the interrupt at 150, so they wait for 200.
+        assert_eq!(arrive(&mut rx, 5), RxArrival::Held(Some(200 * US)));
+        assert_eq!(arrive(&mut rx, 6), RxArrival::Held(None));
+        assert_eq!(batch(&mut rx), vec![5, 6]);
+        // Exactly one interval after the last interrupt (200): through at once.
+        assert_eq!(rx.on_arrival(250 * US, packet(7)), RxArrival::Deliver);
+        assert_eq!(rx.held(), 0);
+    }
+}
