@@ -1,15 +1,21 @@
 # Everyday commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install test test-rust test-py bench schema reproduce
+.PHONY: help install lock test test-tools test-rust test-py bench bench-sweep schema docs validation reproduce
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
-install: ## Build the engine and install dcsim with what the tests need
-	$(PYTHON) -m pip install ".[test]"
+install: ## Build the engine and install dcsim with what the tests need (pinned versions)
+	$(PYTHON) -m pip install ".[test]" -c constraints.txt
 
-test: test-rust test-py ## Run every Rust and Python test
+lock: ## Re-pin constraints.txt to what pip resolves today for .[test]
+	$(PYTHON) scripts/lock.py
+
+test: test-tools test-rust test-py ## Run every Rust and Python test
+
+test-tools: ## Install the programs the tests drive (Debian's chromium, chromium-driver, tshark) if missing
+	./scripts/install-test-tools.sh
 
 test-rust: ## Rust tests of the engine and bindings
 	cargo test --workspace --release
@@ -20,9 +26,21 @@ test-py: ## Python tests (against the installed dcsim: run `make install` after 
 bench: ## Engine speed on a fixed scenario
 	cargo run --release -p dcsim --example bench
 
+bench-sweep: ## Sweep throughput: 200 small runs, local processes vs a Dask LocalCluster
+	$(PYTHON) benchmarks/sweep_bench.py
+
 schema: ## Regenerate schema/scenario.schema.json from the engine's types
 	$(PYTHON) -m dcsim schema > schema/scenario.schema.json.tmp
 	mv schema/scenario.schema.json.tmp schema/scenario.schema.json
+
+docs: ## Regenerate docs/scenario-reference.md from the engine's schema
+	$(PYTHON) -m dcsim.docgen scenario-reference > docs/scenario-reference.md.tmp
+	mv docs/scenario-reference.md.tmp docs/scenario-reference.md
+
+validation: ## Run the quick suite into build/validation and regenerate docs/validation.md
+	$(PYTHON) -m dcsim reproduce --out build/validation --quiet || true
+	$(PYTHON) -m dcsim.docgen validation build/validation > docs/validation.md.tmp
+	mv docs/validation.md.tmp docs/validation.md
 
 reproduce: ## Run the quick paper suite and write dcsim-results/index.html
 	$(PYTHON) -m dcsim reproduce

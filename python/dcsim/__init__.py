@@ -12,5 +12,6 @@ from ._core import __version__
 from .results import Results
 from .run import run, run_many
 from .scenario import ScenarioError, load_scenario
+from .sweep import sweep
 
-__all__ = ["Results", "ScenarioError", "__version__", "load_scenario", "run", "run_many"]
+__all__ = ["Results", "ScenarioError", "__version__", "load_scenario", "run", "run_many", "sweep"]

@@ -7,20 +7,20 @@ one `error: ...` line on stderr and exit status 2, and is found before anything 
 from __future__ import annotations
 
 import json
-import math
 import os
+import re
+import shutil
 import sys
-import time
-import traceback
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 import pandas as pd
 
-from . import __version__, _core
+from . import __version__, _core, executor
 from .run import run as run_scenario
 from .scenario import ScenarioError, load_scenario
+from .scenario import validate as validate_scenario
 
 USER_ERROR = 2
 
@@ -62,6 +62,47 @@ def main(ctx: click.Context) -> None:
         click.echo(ctx.get_help())
 
 
+def _executor_options(command):
+    """--jobs, --scheduler, --force and --quiet, shared by the commands that run many
+    simulations (`reproduce`, `sweep`)."""
+    options = (
+        click.option(
+            "--jobs",
+            type=click.IntRange(min=1),
+            default=None,
+            show_default="number of cores",
+            help="Simulations to run at once, in local processes.",
+        ),
+        click.option(
+            "--scheduler",
+            default=None,
+            metavar="ADDRESS",
+            help="Run on this Dask distributed scheduler (e.g. tcp://10.0.0.1:8786) instead.",
+        ),
+        click.option("--force", is_flag=True, help="Rerun everything, ignoring cached results."),
+        click.option(
+            "--quiet",
+            "-q",
+            is_flag=True,
+            help="No progress or summary: only errors and where results went.",
+        ),
+    )
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _check_executor(jobs: int | None, scheduler: str | None) -> None:
+    """Refuse --jobs with --scheduler, and a scheduler that cannot be reached, before anything
+    is written."""
+    if jobs is not None and scheduler:
+        raise click.UsageError("--jobs and --scheduler exclude each other")
+    try:
+        executor.check_scheduler(scheduler)
+    except executor.SchedulerError as e:
+        raise click.ClickException(str(e)) from None
+
+
 @main.command("list")
 def list_experiments() -> None:
     """Print every experiment id with a one-line description."""
@@ -88,16 +129,21 @@ def list_experiments() -> None:
     show_default=True,
     help="Directory for the results and index.html.",
 )
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    show_default="number of cores",
-    help="Simulations to run at once.",
-)
-def reproduce(ids: tuple[str, ...], scale: str, out: Path, jobs: int | None) -> None:
-    """Run paper experiments (all of them when no ID is given) and write the HTML report."""
-    from . import experiments, report
+@_executor_options
+def reproduce(
+    ids: tuple[str, ...],
+    scale: str,
+    out: Path,
+    jobs: int | None,
+    scheduler: str | None,
+    force: bool,
+    quiet: bool,
+) -> None:
+    """Run paper experiments (all of them when no ID is given) and write the HTML report.
+
+    Unchanged experiments are kept and cached simulations reused, unless --force."""
+    from . import experiments
+    from . import reproduce as reproducing
 
     registry = experiments.EXPERIMENTS
     unknown = [exp_id for exp_id in ids if exp_id not in registry]
@@ -106,49 +152,87 @@ def reproduce(ids: tuple[str, ...], scale: str, out: Path, jobs: int | None) -> 
             f"unknown experiment {', '.join(map(repr, unknown))}; valid ids: {', '.join(registry)}"
         )
     selected = list(dict.fromkeys(ids)) or list(registry)
-    jobs = jobs or os.cpu_count() or 1
+    _check_executor(jobs, scheduler)
     _make_dir(out)
+    try:
+        outcomes, index = reproducing.run(
+            registry,
+            selected,
+            scale,
+            out,
+            jobs or os.cpu_count() or 1,
+            force=force,
+            quiet=quiet,
+            scheduler=scheduler,
+        )
+    except executor.SchedulerError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"report: {index}")
+    if any(o.status == "failed" for o in outcomes):
+        raise click.exceptions.Exit(1)
 
-    failures: dict[str, str] = {}
-    for n, exp_id in enumerate(selected, 1):
-        module = registry[exp_id]
-        exp_dir = out / exp_id
-        _make_dir(exp_dir)
-        # A failed run must not leave an older summary behind to be reported as this one.
-        (exp_dir / "summary.json").unlink(missing_ok=True)
-        prefix = f"[{n}/{len(selected)}] {exp_id}"
-        click.echo(f"{prefix}: {module.TITLE} ({scale}) ...", err=True)
-        start = time.perf_counter()
-        try:
-            outcome = module.run(scale, exp_dir, jobs)
-            # Plain Python values, so that a numpy bool counts as the JSON `true` it becomes.
-            summary = _plain(
-                {
-                    "id": exp_id,
-                    "title": module.TITLE,
-                    "scale": scale,
-                    "wall_seconds": round(time.perf_counter() - start, 3),
-                    "claims": outcome["claims"],
-                    "metrics": outcome["metrics"],
-                }
-            )
-        except Exception as e:  # an experiment's bug: report it and go on with the others
-            traceback.print_exc()
-            failures[exp_id] = f"{type(e).__name__}: {e}"
-            click.echo(f"{prefix}: FAILED ({failures[exp_id]})", err=True)
-            continue
-        _write_json(exp_dir / "summary.json", summary)
-        held = sum(claim["holds"] is True for claim in summary["claims"])
+
+@main.command("sweep")
+@click.argument("plan", type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Output directory [default: dcsim-sweeps/<plan name>].",
+)
+@_executor_options
+def sweep_command(
+    plan: Path, out: Path | None, jobs: int | None, scheduler: str | None, force: bool, quiet: bool
+) -> None:
+    """Run a parameter sweep (PLAN.toml: base scenario, axes, repetitions, metrics) and
+    write one table of runs (Parquet and CSV) and a plot per metric."""
+    from .sweep import expand, load_plan, preflight, sweep
+
+    p = load_plan(plan)
+    preflight(p, expand(p))
+    out = out or Path("dcsim-sweeps") / p.name
+    _check_executor(jobs, scheduler)
+    try:
+        _make_dir(out)
+        table = sweep(p, out, jobs=jobs, scheduler=scheduler, force=force, quiet=quiet)
+    except executor.SchedulerError as e:
+        raise click.ClickException(str(e)) from None
+    info = json.loads((out / "sweep.json").read_text())
+    failed = table[table["error"] != ""]
+    if not quiet:
         click.echo(
-            f"{prefix}: done in {summary['wall_seconds']:.1f} s, "
-            f"{held} of {len(summary['claims'])} claims hold",
+            f"{info['runs']} runs ({info['simulated']} simulated, {info['from_cache']} cached), "
+            f"{info['failed']} failed, in {info['wall_seconds']:.1f} s on {info['executor']}",
             err=True,
         )
-
-    index = report.write_index(out, registry, failures)
-    click.echo(f"report: {index}")
-    if failures:
+        for _, row in failed.head(5).iterrows():
+            click.echo(f"  run {row['run']} failed: {row['error']}", err=True)
+    click.echo(f"wrote {out}/results.parquet, results.csv, sweep.json and the plots")
+    if len(failed):
         raise click.exceptions.Exit(1)
+
+
+@main.command("report")
+@click.argument(
+    "directory", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR"
+)
+@click.option("--serve", is_flag=True, help="Serve the report on localhost until Ctrl-C.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port for --serve."
+)
+def report_command(directory: Path, serve: bool, port: int) -> None:
+    """Rebuild DIR/index.html from the results in DIR, without rerunning anything."""
+    from . import experiments, report
+
+    if not any(p.parent.name[:1] != "." for p in directory.glob("*/summary.json")):
+        raise click.ClickException(
+            f"{directory}: no experiment results here (no ID/summary.json); "
+            f"`dcsim reproduce --out {directory}` writes them"
+        )
+    index = report.write_index(directory, experiments.EXPERIMENTS, {})
+    click.echo(f"report: {index}")
+    if serve:
+        report.serve(directory, port)
 
 
 @main.command("run")
@@ -157,16 +241,82 @@ def reproduce(ids: tuple[str, ...], scale: str, out: Path, jobs: int | None) -> 
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Output directory [default: dcsim-out/<scenario name>].",
+    help="Output directory [default: dcsim-out/<scenario file name>].",
 )
-def run_command(scenario: Path, out: Path | None) -> None:
+@click.option(
+    "--quiet", "-q", is_flag=True, help="No progress or overview: only errors and where results went."
+)
+@click.option(
+    "--trace",
+    "trace_formats",
+    type=click.Choice(["pcap", "csv"]),
+    multiple=True,
+    help="Write packet traces of the ports and flows named by --trace-ports/--trace-flows: "
+    "pcap files (one per port and per flow) or trace.csv. May be given twice.",
+)
+@click.option(
+    "--trace-ports",
+    default="",
+    metavar="NAMES",
+    help="Comma-separated port names to trace, e.g. s0->h0 (every packet leaving the port).",
+)
+@click.option(
+    "--trace-flows",
+    default="",
+    metavar="IDS",
+    help="Comma-separated flow ids to trace, at their sender's host (both directions).",
+)
+def run_command(
+    scenario: Path,
+    out: Path | None,
+    quiet: bool,
+    trace_formats: tuple[str, ...],
+    trace_ports: str,
+    trace_flows: str,
+) -> None:
     """Run one scenario file and write its summary and tables."""
+    from .files import write_csv, write_json
+
+    ports = [name.strip() for name in trace_ports.split(",") if name.strip()]
+    if trace_ports and not ports:
+        raise click.BadParameter(f"no port names in {trace_ports!r}", param_hint="--trace-ports")
+    try:
+        flows = [int(f) for f in trace_flows.split(",") if f.strip()]
+    except ValueError:
+        flows = []
+    if trace_flows and (not flows or any(f < 0 for f in flows)):
+        raise click.BadParameter(
+            f"expected comma-separated flow ids, got {trace_flows!r}", param_hint="--trace-flows"
+        )
+    if (ports or flows) and not trace_formats:
+        trace_formats = ("pcap",)
+    if trace_formats and not (ports or flows):
+        raise click.UsageError("--trace needs --trace-ports or --trace-flows")
     spec = load_scenario(scenario)
+    if ports or flows:
+        measure = spec.setdefault("measure", {})
+        already = {"ports": len(measure.get("trace_ports", [])), "flows": len(measure.get("trace_flows", []))}
+        measure["trace_ports"] = [*measure.get("trace_ports", []), *ports]
+        measure["trace_flows"] = [*measure.get("trace_flows", []), *flows]
+        try:
+            validate_scenario(spec, str(scenario))
+        except ScenarioError as e:
+            # A name given on the command line is the command line's mistake, not the file's.
+            for kind in ("ports", "flows"):
+                m = re.fullmatch(rf"measure\.trace_{kind}\[(\d+)\]", e.field)
+                if m and int(m.group(1)) >= already[kind]:
+                    raise click.BadParameter(e.reason, param_hint=f"--trace-{kind}") from None
+            raise
     out = out or Path("dcsim-out") / scenario.stem
+    created = not out.exists()
     _make_dir(out)
-    results = run_scenario(spec)
+    try:
+        results = _run_with_progress(spec, f"{scenario.name}: simulated time", quiet)
+    except KeyboardInterrupt:
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
     summary = results.summary()
-    _write_json(out / "summary.json", summary)
     tables = {
         "flows": results.flows,
         "queries": results.queries,
@@ -178,16 +328,73 @@ def run_command(scenario: Path, out: Path | None) -> None:
         "flow_samples": results.flow_samples,
         "ictcp_samples": results.ictcp_samples,
     }
+    for stale in [*out.glob("port-*.pcap"), *out.glob("flow-*.pcap"), out / "trace.csv"]:
+        stale.unlink(missing_ok=True)  # an earlier run's traces must not pass for this one's
     for name, table in tables.items():
-        table.to_csv(out / f"{name}.csv", index=False)
-    _print_overview(summary, results.flows)
-    click.echo(f"wrote {out}/summary.json and {', '.join(f'{n}.csv' for n in tables)}")
+        write_csv(out / f"{name}.csv", table)
+    written = [f"{n}.csv" for n in tables]
+    trace = results.trace
+    if "csv" in trace_formats or (not trace.empty and not trace_formats):
+        write_csv(out / "trace.csv", trace)
+        written.append("trace.csv")
+    if "pcap" in trace_formats:
+        written += _write_pcaps(out, trace, spec)
+    write_json(out / "summary.json", summary)
+    if not quiet:
+        _print_overview(summary, results.flows)
+    click.echo(f"wrote {out}/summary.json and {', '.join(written)}")
+
+
+def _write_pcaps(out: Path, trace: pd.DataFrame, spec: dict[str, Any]) -> list[str]:
+    """One pcap file per traced port and per traced flow; their names."""
+    from . import pcap
+
+    tcp = spec.get("tcp", {})
+    options = {"mss": int(tcp.get("mss", 1460)), "sack": bool(tcp.get("sack", True))}
+    measure = spec.get("measure", {})
+    files = []
+    for name in dict.fromkeys(measure.get("trace_ports", [])):
+        path = out / f"port-{name.replace('->', '-to-')}.pcap"
+        view = trace[(trace.view == "port") & (trace.port_name == name)] if len(trace) else trace
+        pcap.write(path, view, **options)
+        files.append(path.name)
+    for flow in dict.fromkeys(measure.get("trace_flows", [])):
+        path = out / f"flow-{flow}.pcap"
+        view = trace[(trace.view == "flow") & (trace.flow == flow)] if len(trace) else trace
+        pcap.write(path, view, **options)
+        files.append(path.name)
+    return files
+
+
+def _run_with_progress(spec: dict[str, Any], label: str, quiet: bool):
+    """Run one scenario with a progress bar (simulated time done, time left) on a terminal."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    if quiet or not console.is_terminal:
+        return run_scenario(spec, progress=_ignore)  # still checks for Ctrl-C
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.percentage:>5.1f}%"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task(label, total=1.0)
+        return run_scenario(spec, progress=lambda done: progress.update(task, completed=done))
 
 
 @main.command()
 def schema() -> None:
     """Print the JSON Schema of scenario files."""
     click.echo(_core.scenario_schema())
+
+
+def _ignore(_: float) -> None:
+    pass
 
 
 def _print_overview(summary: dict[str, Any], flows: pd.DataFrame) -> None:
@@ -221,20 +428,3 @@ def _make_dir(path: Path) -> None:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise click.ClickException(f"{path}: cannot create the directory: {e.strerror}") from None
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(_plain(data), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def _plain(value: Any) -> Any:
-    """JSON-ready: numpy scalars to Python numbers, NaN and infinity to null (strict JSON)."""
-    if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    if hasattr(value, "tolist"):  # numpy scalars and arrays
-        return _plain(value.tolist())
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value

@@ -1,14 +1,26 @@
 """The reproduction report: one self-contained HTML page over a `dcsim reproduce` directory.
 
-The page is built from the `ID/summary.json` files on disk, so it always shows every
-experiment whose results are in the directory, whichever run produced them. Plots are
-linked relatively, so the directory can be copied or served as it is.
+The page is built from the `ID/summary.json` files on disk (`dcsim report DIR` rebuilds it
+without running anything), so it shows every experiment whose results are in the directory,
+whichever run produced them. It needs no server and no network: styles are inline, plots
+and data files are linked relatively, so the directory can be opened, copied or served as
+it is (`dcsim report DIR --serve`).
+
+At the top: how many claims hold per paper, the failing claims, and the engine, scales,
+seeds and run time behind them. Then one section per experiment, experiments with failures
+first: what it reproduces, its claims (paper value beside ours), plots, parameters, setup
+notes and data files.
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
+import http.server
+import inspect
 import json
+import os
+from collections import defaultdict
 from html import escape
 from pathlib import Path
 from types import ModuleType
@@ -16,9 +28,11 @@ from typing import Any
 from urllib.parse import quote
 
 from . import __version__
+from .files import atomic
+from .experiments import paper_of, reproduces
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem;
+body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
        color: #222; line-height: 1.4; }
 table { border-collapse: collapse; margin: 0.5rem 0 1rem; }
 th, td { border: 1px solid #ccc; padding: 0.3rem 0.6rem; text-align: left; vertical-align: top; }
@@ -29,39 +43,67 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .undecided { color: #777; }
 section { border-top: 2px solid #ddd; margin-top: 2rem; padding-top: 0.5rem; }
 figure { display: inline-block; margin: 0 1rem 1rem 0; }
-figure img { max-width: 32rem; border: 1px solid #eee; }
+figure img { max-width: 34rem; border: 1px solid #eee; }
 figcaption, .meta { color: #555; font-size: 0.9rem; }
-pre { background: #f7f7f7; padding: 0.5rem; overflow-x: auto; }
+pre { background: #f7f7f7; padding: 0.5rem; overflow-x: auto; white-space: pre-wrap; }
+ul.failing li { margin-bottom: 0.3rem; }
 """
 
 _DATA_SUFFIXES = (".csv", ".parquet", ".svg", ".json")
+
+Entry = tuple[str, ModuleType | None, dict[str, Any] | None, str | None]
 
 
 def write_index(
     out_dir: Path, experiments: dict[str, ModuleType], failures: dict[str, str]
 ) -> Path:
-    """Write `out_dir/index.html`, in the order of `experiments`; `failures` maps the id of
-    each experiment that raised in this run to its error message."""
-    entries = []
-    for exp_id, module in experiments.items():
-        summary_path = out_dir / exp_id / "summary.json"
+    """Write `out_dir/index.html` over every experiment with results in `out_dir` (those of
+    `experiments` in its order, then any other `ID/summary.json` found); `failures` maps the
+    id of each experiment that raised in this run to its error message."""
+    ids = list(experiments)
+    ids += sorted(
+        p.parent.name
+        for p in out_dir.glob("*/summary.json")
+        if p.parent.name not in experiments and not p.parent.name.startswith(".")
+    )
+    entries: list[Entry] = []
+    for exp_id in ids:
+        module = experiments.get(exp_id)
         if exp_id in failures:
             entries.append((exp_id, module, None, failures[exp_id]))
-        elif summary_path.is_file():
-            entries.append((exp_id, module, json.loads(summary_path.read_text()), None))
+            continue
+        try:
+            summary = json.loads((out_dir / exp_id / "summary.json").read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as e:
+            entries.append((exp_id, module, None, f"unreadable summary.json: {e}"))
+            continue
+        entries.append((exp_id, module, summary, None))
     index = out_dir / "index.html"
-    index.write_text(_page(out_dir, entries), encoding="utf-8")
+    with atomic(index) as tmp:
+        tmp.write_text(_page(out_dir, entries), encoding="utf-8")
     return index
 
 
-def _page(out_dir: Path, entries: list[tuple[str, ModuleType, Any, str | None]]) -> str:
+def serve(directory: Path, port: int) -> None:
+    """Serve `directory` on http://localhost:`port`/ until interrupted."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=os.fspath(directory))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as httpd:
+        host, bound = httpd.server_address[:2]
+        print(f"serving {directory} at http://{host}:{bound}/ (Ctrl-C to stop)", flush=True)
+        try:
+            httpd.serve_forever()
+        except KeyboardInterrupt:
+            pass
+
+
+# --- page -------------------------------------------------------------------------------
+
+
+def _page(out_dir: Path, entries: list[Entry]) -> str:
     generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    sections = [
-        _failed_section(exp_id, module, error)
-        if error is not None
-        else _section(out_dir, exp_id, module, summary)
-        for exp_id, module, summary, error in entries
-    ]
+    ordered = sorted(entries, key=_failures_first)
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -70,49 +112,150 @@ def _page(out_dir: Path, entries: list[tuple[str, ModuleType, Any, str | None]])
             "<title>dcsim reproduction report</title>",
             f"<style>{_STYLE}</style></head><body>",
             "<h1>dcsim reproduction report</h1>",
-            f'<p class="meta">dcsim {escape(__version__)}, generated {generated}. '
-            "Each claim is the paper's statement; <em>measured</em> is what this run "
-            "got and <em>holds</em> is computed from that measurement.</p>",
-            _overview(entries),
-            *sections,
+            _provenance(entries, generated),
+            _per_paper(entries),
+            _failing(entries),
+            _overview(ordered),
+            *(
+                _failed_section(exp_id, module, error)
+                if error is not None
+                else _section(out_dir, exp_id, module, summary)
+                for exp_id, module, summary, error in ordered
+            ),
             "</body></html>",
         ]
     )
 
 
-def _overview(entries: list[tuple[str, ModuleType, Any, str | None]]) -> str:
+def _failures_first(entry: Entry) -> int:
+    _, _, summary, error = entry
+    if error is not None:
+        return 0
+    held, total = _held(summary)
+    return 1 if held < total else 2
+
+
+def _held(summary: dict[str, Any] | None) -> tuple[int, int]:
+    claims = (summary or {}).get("claims") or []
+    return sum(c.get("holds") is True for c in claims), len(claims)
+
+
+def _provenance(entries: list[Entry], generated: str) -> str:
+    summaries = [s for _, _, s, _ in entries if s is not None]
+    engines = sorted({s.get("engine") or "not recorded" for s in summaries})
+    scales = sorted({s.get("scale", "?") for s in summaries})
+    seeds = sorted({seed for s in summaries for seed in s.get("seeds") or []})
+    wall = sum(float(s.get("wall_seconds") or 0.0) for s in summaries)
+    sims = sum((s.get("simulations") or {}).get("run", 0) for s in summaries)
+    cached = sum((s.get("simulations") or {}).get("from_cache", 0) for s in summaries)
+    return (
+        '<p class="meta">'
+        f"Report by dcsim {escape(__version__)}, {generated}. "
+        f"Engine: {escape(', '.join(engines) or 'none')}. "
+        f"Scale: {escape(', '.join(scales) or 'none')}. "
+        f"Seeds: {escape(', '.join(map(str, seeds)) or 'not recorded')}. "
+        f"Run time: {wall:.1f} s over {len(summaries)} experiments "
+        f"({sims} simulations run, {cached} from the cache).</p>"
+        "<p>Each claim is the paper's statement; <em>paper</em> is its published value, "
+        "<em>ours</em> what this run measured, and <em>holds</em> is computed from that "
+        "measurement.</p>"
+    )
+
+
+def _per_paper(entries: list[Entry]) -> str:
+    tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # held, total, exps, broken
+    citations: dict[str, str] = {}
+    for exp_id, _, summary, error in entries:
+        name, citation = paper_of(exp_id)
+        citations[name] = citation
+        t = tally[name]
+        t[2] += 1
+        if error is not None:
+            t[3] += 1
+            continue
+        held, total = _held(summary)
+        t[0] += held
+        t[1] += total
     rows = []
-    held_total = claims_total = 0
-    for exp_id, module, summary, error in entries:
+    for name in sorted(tally, key=lambda n: (tally[n][0] - tally[n][1] == 0 and not tally[n][3], n)):
+        held, total, exps, broken = tally[name]
+        failing = total - held
+        status = (
+            f'<td class="fails">{failing} fail</td>' if failing else '<td class="holds">all hold</td>'
+        )
+        broken_note = f", {broken} failed to run" if broken else ""
+        rows.append(
+            f"<tr><td>{escape(name)}</td><td>{escape(citations[name])}</td>"
+            f'<td class="num">{held} / {total}</td>{status}'
+            f'<td class="num">{exps}{broken_note}</td></tr>'
+        )
+    held_all = sum(t[0] for t in tally.values())
+    total_all = sum(t[1] for t in tally.values())
+    return (
+        f"<p><strong>{held_all} of {total_all} claims hold</strong> over "
+        f"{len(entries)} experiments.</p>"
+        "<table><tr><th>paper</th><th>source</th><th>claims holding</th><th></th>"
+        "<th>experiments</th></tr>" + "".join(rows) + "</table>"
+    )
+
+
+def _failing(entries: list[Entry]) -> str:
+    items = []
+    for exp_id, _, summary, error in sorted(entries, key=_failures_first):
         link = f'<a href="#{escape(exp_id)}">{escape(exp_id)}</a>'
         if error is not None:
+            items.append(f"<li>{link}: failed to run ({escape(error)})</li>")
+            continue
+        for claim in (summary or {}).get("claims") or []:
+            if claim.get("holds") is not True:
+                items.append(
+                    f"<li>{link}: {escape(str(claim.get('claim')))} "
+                    f"<span class=\"meta\">(paper: {escape(str(claim.get('paper')))}; "
+                    f"ours: {escape(str(claim.get('measured')))})</span></li>"
+                )
+    if not items:
+        return "<p class=\"holds\">Every claim holds.</p>"
+    return "<h2>Claims that do not hold</h2><ul class=\"failing\">" + "".join(items) + "</ul>"
+
+
+def _overview(entries: list[Entry]) -> str:
+    rows = []
+    for exp_id, module, summary, error in entries:
+        link = f'<a href="#{escape(exp_id)}">{escape(exp_id)}</a>'
+        title = _title(module, summary, exp_id)
+        if error is not None:
             rows.append(
-                f"<tr><td>{link}</td><td>{escape(module.TITLE)}</td><td></td>"
+                f"<tr><td>{link}</td><td>{escape(title)}</td><td></td>"
                 '<td class="fails">failed to run</td><td></td></tr>'
             )
             continue
-        claims = summary["claims"]
-        held = sum(claim["holds"] is True for claim in claims)
-        held_total += held
-        claims_total += len(claims)
+        held, total = _held(summary)
+        cls = "holds" if held == total else "fails"
         rows.append(
-            f"<tr><td>{link}</td><td>{escape(summary['title'])}</td>"
-            f"<td>{escape(summary['scale'])}</td>"
-            f'<td class="num">{held} / {len(claims)}</td>'
-            f'<td class="num">{summary["wall_seconds"]:.1f}</td></tr>'
+            f"<tr><td>{link}</td><td>{escape(title)}</td>"
+            f"<td>{escape(str(summary.get('scale', '')))}</td>"
+            f'<td class="num {cls}">{held} / {total}</td>'
+            f'<td class="num">{float(summary.get("wall_seconds") or 0):.1f}</td></tr>'
         )
     return (
-        f"<p>{len(entries)} experiments; {held_total} of {claims_total} claims hold.</p>"
+        "<h2>Experiments</h2>"
         "<table><tr><th>experiment</th><th>title</th><th>scale</th>"
         "<th>claims holding</th><th>wall seconds</th></tr>" + "".join(rows) + "</table>"
     )
 
 
-def _section(out_dir: Path, exp_id: str, module: ModuleType, summary: dict[str, Any]) -> str:
+def _title(module: ModuleType | None, summary: dict[str, Any] | None, exp_id: str) -> str:
+    return str((summary or {}).get("title") or getattr(module, "TITLE", exp_id))
+
+
+def _section(
+    out_dir: Path, exp_id: str, module: ModuleType | None, summary: dict[str, Any]
+) -> str:
+    title = _title(module, summary, exp_id)
     claim_rows = "".join(
-        f"<tr><td>{escape(str(claim['claim']))}</td><td>{escape(str(claim['paper']))}</td>"
-        f"<td>{escape(str(claim['measured']))}</td>{_holds_cell(claim['holds'])}</tr>"
-        for claim in summary["claims"]
+        f"<tr><td>{escape(str(claim.get('claim')))}</td><td>{escape(str(claim.get('paper')))}</td>"
+        f"<td>{escape(str(claim.get('measured')))}</td>{_holds_cell(claim.get('holds'))}</tr>"
+        for claim in summary.get("claims") or []
     )
     files = sorted(
         p.relative_to(out_dir).as_posix() for p in (out_dir / exp_id).rglob("*") if p.is_file()
@@ -128,27 +271,62 @@ def _section(out_dir: Path, exp_id: str, module: ModuleType, summary: dict[str, 
         for name in files
         if name.endswith(_DATA_SUFFIXES)
     )
-    metrics = json.dumps(summary["metrics"], indent=2, sort_keys=True)
+    _, citation = paper_of(exp_id)
+    figure = summary.get("reproduces") or reproduces(title)
+    seeds = ", ".join(map(str, summary.get("seeds") or [])) or "not recorded"
+    sims = summary.get("simulations") or {}
+    description = getattr(module, "DESCRIPTION", "")
+    metrics = json.dumps(summary.get("metrics", {}), indent=2, sort_keys=True)
     return "\n".join(
         [
             f'<section id="{escape(exp_id)}">',
-            f"<h2>{escape(summary['title'])} <small>({escape(exp_id)})</small></h2>",
-            f"<p>{escape(module.DESCRIPTION)}</p>",
-            f'<p class="meta">scale {escape(summary["scale"])}, '
-            f"{summary['wall_seconds']:.1f} s wall clock</p>",
-            "<table><tr><th>claim</th><th>paper</th><th>measured</th><th>holds</th></tr>"
+            f"<h2>{escape(title)} <small>({escape(exp_id)})</small></h2>",
+            f"<p>Reproduces <strong>{escape(figure)}</strong> of {escape(citation)}."
+            + (f" {escape(description)}" if description else "")
+            + "</p>",
+            f'<p class="meta">scale {escape(str(summary.get("scale", "")))}; '
+            f"{float(summary.get('wall_seconds') or 0):.1f} s wall clock; seeds {escape(seeds)}; "
+            f"{sims.get('run', '?')} simulations run, {sims.get('from_cache', 0)} from the cache; "
+            f"engine {escape(str(summary.get('engine') or 'not recorded'))}</p>",
+            "<table><tr><th>claim</th><th>paper</th><th>ours</th><th>holds</th></tr>"
             f"{claim_rows}</table>",
             f"<div>{figures}</div>",
+            _parameters(module, str(summary.get("scale", ""))),
             f"<p>Data and vector plots: {data_links or 'none'}</p>",
-            f"<details><summary>metrics</summary><pre>{escape(metrics)}</pre></details>",
+            f"<details><summary>measured values (metrics)</summary><pre>{escape(metrics)}</pre></details>",
             "</section>",
         ]
     )
 
 
-def _failed_section(exp_id: str, module: ModuleType, error: str) -> str:
+def _parameters(module: ModuleType | None, scale: str) -> str:
+    """The experiment's settings at this scale, and its setup and assumptions (docstring)."""
+    if module is None:
+        return ""
+    parts = []
+    settings = getattr(module, "SCALES", None)
+    if isinstance(settings, dict) and isinstance(settings.get(scale), dict):
+        rows = "".join(
+            f"<tr><td>{escape(str(k))}</td><td>{escape(_short(v))}</td></tr>"
+            for k, v in settings[scale].items()
+        )
+        parts.append(f"<table><tr><th>parameter ({escape(scale)})</th><th>value</th></tr>{rows}</table>")
+    doc = inspect.getdoc(module)
+    if doc:
+        parts.append(
+            f"<details><summary>setup, parameters and assumptions</summary><pre>{escape(doc)}</pre></details>"
+        )
+    return "\n".join(parts)
+
+
+def _short(value: Any) -> str:
+    text = str(list(value) if isinstance(value, tuple) else value)
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _failed_section(exp_id: str, module: ModuleType | None, error: str) -> str:
     return (
-        f'<section id="{escape(exp_id)}"><h2>{escape(module.TITLE)} '
+        f'<section id="{escape(exp_id)}"><h2>{escape(_title(module, None, exp_id))} '
         f"<small>({escape(exp_id)})</small></h2>"
         f'<p class="fails">Failed to run: {escape(error)}</p></section>'
     )

@@ -128,6 +128,29 @@ class Results:
         BW_T and BW_A of the last completed first sub-slot, bit/s, and the sub-slot length."""
         return pd.DataFrame(self.raw["ictcp_samples"])
 
+    @cached_property
+    def trace(self) -> pd.DataFrame:
+        """Packet records of the traced ports and flows (scenario `measure.trace_ports`,
+        `measure.trace_flows`), sorted by time: `view` (`port` or `flow`), `event` (`tx`:
+        left the port or host, at the end of its transmission; `rx`: arrived at the flow's
+        sending host; `drop`: refused by the port), `port_name`, the packet's connection
+        (`flow`), hosts, TCP flags, IP ECN field, sequence and ACK numbers, window, lengths
+        and SACK blocks (`sack`: absolute [start, end) pairs)."""
+        raw = dict(self.raw.get("trace") or {})
+        sack = raw.pop("sack", [])
+        blocks = raw.pop("sack_blocks", [])
+        table = pd.DataFrame(raw)
+        if table.empty:
+            return table
+        names = np.array([port["name"] for port in self.raw["ports"]], dtype=object)
+        table["port_name"] = names[table["port"].to_numpy(dtype=np.int64)]
+        table["view"] = np.array(["port", "flow"], dtype=object)[table["view"].to_numpy()]
+        table["event"] = np.array(["tx", "rx", "drop"], dtype=object)[table["event"].to_numpy()]
+        table["sack"] = [
+            [tuple(edges[2 * i : 2 * i + 2]) for i in range(n)] for edges, n in zip(sack, blocks)
+        ]
+        return table.sort_values("t_s", kind="stable").reset_index(drop=True)
+
     def summary(self) -> dict[str, Any]:
         """The run in brief: what `dcsim run` writes to summary.json."""
         ports = [

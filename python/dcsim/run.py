@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +15,13 @@ from .scenario import ScenarioError, load_scenario, to_json
 Scenario = dict[str, Any] | str | Path
 
 
-def run(scenario: Scenario) -> Results:
+def run(scenario: Scenario, progress: Callable[[float], None] | None = None) -> Results:
     """Run one scenario: a dict, or the path of a TOML file.
 
-    Raises ScenarioError (naming the file or the scenario's name, the field and the reason)
-    if the scenario is not valid.
+    ``progress``, if given, is called now and then with the fraction of the simulated time
+    done (0 to 1); Ctrl-C then stops the run with KeyboardInterrupt. Raises ScenarioError
+    (naming the file or the scenario's name, the field and the reason) if the scenario is
+    not valid.
     """
     if isinstance(scenario, (str, Path)):
         source = str(scenario)
@@ -28,21 +29,33 @@ def run(scenario: Scenario) -> Results:
     else:
         source = scenario.get("name") or "<scenario>"
     try:
-        raw = _core.run_json(to_json(scenario, source))
+        raw = _core.run_json(to_json(scenario, source), progress)
     except ValueError as e:
         raise ScenarioError.from_engine(source, e) from None
     return Results(json.loads(raw))
 
 
-def run_many(scenarios: Iterable[Scenario], jobs: int | None = None) -> list[Results]:
+def run_many(
+    scenarios: Iterable[Scenario], jobs: int | None = None, progress: bool = False
+) -> list[Results]:
     """Run scenarios in parallel, one process per core by default; results in input order.
 
     One simulation uses one core, so a sweep scales with processes. `jobs=1` runs them
-    one after the other in this process (simpler to debug and profile).
+    one after the other in this process (simpler to debug and profile). `progress=True`
+    shows a progress bar with the time left when stderr is a terminal. Ctrl-C stops the
+    workers too.
     """
-    scenarios = list(scenarios)
+    from . import executor
+
+    specs = [load_scenario(s) if isinstance(s, (str, Path)) else s for s in scenarios]
     jobs = jobs or os.cpu_count() or 1
-    if jobs == 1 or len(scenarios) <= 1:
-        return [run(scenario) for scenario in scenarios]
-    with ProcessPoolExecutor(max_workers=min(jobs, len(scenarios))) as pool:
-        return list(pool.map(run, scenarios))
+    if not progress:
+        return [Results(raw) for raw in executor.run_scenarios(specs, jobs)]
+    from rich.progress import Progress
+
+    with Progress(*executor.progress_columns(), transient=True) as bar:
+        task = bar.add_task("simulations", total=len(specs))
+        context = executor.RunContext(on_done=lambda: bar.advance(task))
+        with executor.using(context):
+            raws = executor.run_scenarios(specs, jobs)
+    return [Results(raw) for raw in raws]

@@ -64,6 +64,14 @@ def load_scenario(path: str | Path) -> dict[str, Any]:
     Raises ScenarioError for a missing or unreadable file, bad TOML (naming the line) and
     anything the engine rejects (naming the field).
     """
+    scenario = read_toml(path)
+    validate(scenario, str(path))
+    return scenario
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """Read a TOML file (a scenario or a sweep plan) as a dict; ScenarioError names the file
+    and, for bad TOML, the line."""
     source = str(path)
     try:
         data = Path(path).read_bytes()
@@ -72,7 +80,7 @@ def load_scenario(path: str | Path) -> dict[str, Any]:
     except OSError as e:
         raise ScenarioError(source, "", f"cannot read the file: {e.strerror}") from None
     try:
-        scenario = tomllib.loads(data.decode("utf-8"))
+        return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise ScenarioError(source, "", "not a UTF-8 text file") from None
     except tomllib.TOMLDecodeError as e:
@@ -81,8 +89,6 @@ def load_scenario(path: str | Path) -> dict[str, Any]:
         where = position.group(1).removeprefix("at ") if position else ""
         reason = message[: position.start()] if position else message
         raise ScenarioError(source, where, f"invalid TOML: {reason}") from None
-    validate(scenario, source)
-    return scenario
 
 
 def validate(scenario: dict[str, Any], source: str = "<scenario>") -> None:
@@ -91,7 +97,78 @@ def validate(scenario: dict[str, Any], source: str = "<scenario>") -> None:
     try:
         _core.validate_json(text)
     except ValueError as e:
-        raise ScenarioError.from_engine(source, e) from None
+        error = ScenarioError.from_engine(source, e)
+        raise (_pinpoint(scenario, error) or error) from None
+
+
+# Engine messages from inside a `kind = "..."` table, where serde loses the field's path.
+_VAGUE = re.compile(r"expected (u8|u16|u32|u64|i32|i64|f64)\b|unknown field|unknown variant|missing field")
+
+
+def _pinpoint(scenario: dict[str, Any], error: ScenarioError) -> ScenarioError | None:
+    """For an error the engine could only place at a `kind = "..."` table (serde reads such
+    tables whole), find the exact field with the published JSON Schema; None if it cannot."""
+    if not _VAGUE.search(error.reason) or not _is_kind_table(scenario, error.field):
+        return None
+    import jsonschema
+
+    validator = jsonschema.Draft7Validator(json.loads(_core.scenario_schema()))
+    found = [_deepest(e) for e in validator.iter_errors(scenario)]
+    if not found:
+        return None
+    e = max(found, key=lambda e: len(e.absolute_path))
+    path = ".".join(f"[{p}]" if isinstance(p, int) else p for p in e.absolute_path).replace(".[", "[")
+    field, reason = _explain(path, e)
+    return ScenarioError(error.source, field, reason)
+
+
+def _is_kind_table(scenario: dict[str, Any], field: str) -> bool:
+    """Whether `field` (engine path syntax) names a table with a `kind`."""
+    node: Any = scenario
+    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", field):
+        try:
+            node = node[int(index)] if index else node[name]
+        except (KeyError, IndexError, TypeError):
+            return False
+    return isinstance(node, dict) and "kind" in node
+
+
+def _deepest(error: Any) -> Any:
+    """Within a choice of tables (`oneOf`), the error of the variant the table names by its
+    `kind`, recursively; else the error itself."""
+    if error.validator != "oneOf" or not error.context:
+        return error
+    by_variant: dict[Any, list[Any]] = {}
+    for sub in error.context:
+        by_variant.setdefault(sub.schema_path[0], []).append(sub)
+    named = [
+        errs
+        for errs in by_variant.values()
+        if not any(list(x.relative_path)[:1] == ["kind"] or x.validator == "required" and "'kind'" in x.message for x in errs)
+    ]
+    if len(named) != 1:
+        return error  # the kind itself is unknown: report the table
+    return max((_deepest(x) for x in named[0]), key=lambda x: len(x.absolute_path))
+
+
+def _explain(path: str, e: Any) -> tuple[str, str]:
+    if e.validator == "additionalProperties":
+        extra = sorted(set(e.instance) - set(e.schema.get("properties", {})))
+        allowed = ", ".join(sorted(e.schema.get("properties", {})))
+        return f"{path}.{extra[0]}" if extra else path, f"unknown field (expected one of {allowed})"
+    if e.validator == "required":
+        missing = [name for name in e.validator_value if name not in e.instance]
+        return f"{path}.{missing[0]}" if missing else path, "missing field"
+    if e.validator == "minimum":
+        return path, f"must be ≥ {e.validator_value:g}, got {e.instance!r}"
+    if e.validator == "type":
+        return path, f"must be of type {e.validator_value}, got {e.instance!r}"
+    if e.validator == "oneOf" and isinstance(e.instance, dict):
+        kinds = [s.get("properties", {}).get("kind", {}).get("enum", [None])[0] for s in e.validator_value]
+        kinds = [k for k in kinds if k]
+        if kinds:
+            return f"{path}.kind", f"must be one of {', '.join(kinds)}, got {e.instance.get('kind')!r}"
+    return path, e.message
 
 
 def to_json(scenario: dict[str, Any], source: str = "<scenario>") -> str:

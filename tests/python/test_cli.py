@@ -257,3 +257,142 @@ def test_reproduce_bad_option(fake_registry: dict, tmp_path: Path, flag: str, va
     out = tmp_path / "results"
     assert_user_error(invoke("reproduce", flag, value, "--out", out), flag)
     assert not out.exists()
+
+
+def counting_experiment(tmp_path: Path, exp_id: str, calls: list[str]) -> types.ModuleType:
+    """A fake experiment with a source file (so its results can be kept when unchanged) that
+    records each run in ``calls``."""
+    module = fake_experiment(exp_id, [True])
+    inner = module.run
+    source = tmp_path / f"{exp_id.replace('-', '_')}.py"
+    source.write_text("# version 1\n")
+    module.__file__ = str(source)
+
+    def run(scale: str, out_dir: Path, jobs: int) -> dict:
+        calls.append(exp_id)
+        return inner(scale, out_dir, jobs)
+
+    module.run = run
+    return module
+
+
+@pytest.fixture
+def counted(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> tuple[list[str], Path, types.ModuleType]:
+    """A registry of one counting experiment: (its calls, an output dir, the module)."""
+    calls: list[str] = []
+    module = counting_experiment(tmp_path, "fake-c", calls)
+    monkeypatch.setattr(experiments, "EXPERIMENTS", {"fake-c": module})
+    return calls, tmp_path / "results", module
+
+
+def test_reproduce_keeps_unchanged_experiments_and_force_reruns(counted: tuple) -> None:
+    calls, out, module = counted
+    assert invoke("reproduce", "--out", out).exit_code == 0
+    first = json.loads((out / "fake-c" / "summary.json").read_text())
+    assert first["cache_key"] and first["engine"].startswith(_core.__version__)
+    result = invoke("reproduce", "--out", out)
+    assert result.exit_code == 0 and calls == ["fake-c"]
+    assert "unchanged since its last run, kept" in result.stderr
+    # A different scale, changed experiment code, or --force: run again.
+    assert invoke("reproduce", "--out", out, "--scale", "full").exit_code == 0
+    Path(module.__file__).write_text("# version 2\n")
+    assert invoke("reproduce", "--out", out, "--scale", "full").exit_code == 0
+    assert invoke("reproduce", "--out", out, "--scale", "full", "--force").exit_code == 0
+    assert calls == ["fake-c"] * 4
+
+
+def test_ctrl_c_keeps_finished_results_and_leaves_nothing_half_written(
+    fake_registry: dict, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out = tmp_path / "results"
+    assert invoke("reproduce", "fake-a", "--out", out).exit_code == 0
+    before = {p.name: p.read_bytes() for p in (out / "fake-a").iterdir()}
+
+    def interrupted(scale: str, out_dir: Path, jobs: int) -> dict:
+        (out_dir / "half.csv").write_text("t_s,pack")  # a file the experiment was writing
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fake_registry["fake-a"], "run", interrupted)
+    result = invoke("reproduce", "fake-b", "fake-a", "--out", out)
+    assert result.exit_code == 130
+    assert "interrupted" in result.stderr
+    # fake-b finished before the interrupt; fake-a keeps its earlier results, byte for byte.
+    assert (out / "fake-b" / "summary.json").is_file()
+    assert {p.name: p.read_bytes() for p in (out / "fake-a").iterdir()} == before
+    assert not [p for p in out.rglob("*") if p.name.endswith((".partial", ".tmp", ".old"))]
+    index = (out / "index.html").read_text()
+    assert "Title of fake-a" in index and "Title of fake-b" in index
+
+
+def test_quiet_reproduce_prints_only_the_report_path(fake_registry: dict, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    result = invoke("reproduce", "fake-a", "--out", out, "--quiet")
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    assert result.stdout.strip() == f"report: {out / 'index.html'}"
+
+
+def test_reproduce_ends_with_a_summary_table(fake_registry: dict, tmp_path: Path) -> None:
+    result = invoke("reproduce", "fake-a", "fake-b", "--out", tmp_path / "results")
+    table = result.stderr[result.stderr.index("dcsim reproduce") :]
+    # Failing claims first: fake-a (1 of 2) before fake-b (1 of 1).
+    assert table.index("fake-a") < table.index("fake-b")
+    assert "1 / 2" in table and "1 / 1" in table
+
+
+def test_report_rebuilds_the_page_without_running(
+    fake_registry: dict, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out = tmp_path / "results"
+    assert invoke("reproduce", "fake-a", "fake-b", "--out", out).exit_code == 0
+    (out / "index.html").unlink()
+
+    def must_not_run(scale: str, out_dir: Path, jobs: int) -> dict:
+        raise AssertionError("report reran an experiment")
+
+    for module in fake_registry.values():
+        monkeypatch.setattr(module, "run", must_not_run)
+    result = invoke("report", out)
+    assert result.exit_code == 0, result.output
+    index = (out / "index.html").read_text()
+    assert "2 of 3 claims hold" in index and "Claims that do not hold" in index
+
+
+def test_report_of_a_missing_directory_is_a_user_error(tmp_path: Path) -> None:
+    assert_user_error(invoke("report", tmp_path / "nope"), "nope")
+
+
+def test_report_of_a_directory_without_results_is_a_user_error(tmp_path: Path) -> None:
+    assert_user_error(invoke("report", tmp_path), str(tmp_path), "no experiment results")
+    assert not (tmp_path / "index.html").exists()
+
+
+def test_a_kept_experiment_missing_a_file_runs_again(counted: tuple) -> None:
+    calls, out, _ = counted
+    assert invoke("reproduce", "--out", out).exit_code == 0
+    (out / "fake-c" / "queue.png").unlink()
+    assert invoke("reproduce", "--out", out).exit_code == 0
+    assert calls == ["fake-c", "fake-c"] and (out / "fake-c" / "queue.png").is_file()
+
+
+def test_report_serve_answers_on_localhost(tmp_path: Path) -> None:
+    import urllib.request
+
+    (tmp_path / "fake-a").mkdir()
+    (tmp_path / "fake-a" / "summary.json").write_text(
+        json.dumps({"id": "fake-a", "title": "x", "scale": "quick", "wall_seconds": 0, "claims": []})
+    )
+    code = "from dcsim.cli import main; main()"
+    args = [sys.executable, "-c", code, "report", str(tmp_path), "--serve", "--port", "0"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("report: ")
+        line = proc.stdout.readline()
+        url = line.split(" at ", 1)[1].split()[0]
+        with urllib.request.urlopen(url + "index.html", timeout=10) as page:
+            assert page.status == 200 and b"fake-a" in page.read()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

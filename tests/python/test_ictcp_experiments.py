@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import dcsim
+from dcsim import experiments
 from dcsim.experiments import (
     ictcp_compare,
     ictcp_fig3,
@@ -29,20 +30,8 @@ from dcsim.experiments import (
 )
 from dcsim.experiments import ictcp_testbed as tb
 
-MODULES = [
-    ictcp_fig3,
-    ictcp_fig4,
-    ictcp_fig5,
-    ictcp_fig8,
-    ictcp_fig9,
-    ictcp_fig10,
-    ictcp_fig11,
-    ictcp_fig12,
-    ictcp_fig13,
-    ictcp_fig14,
-    ictcp_sec5_buffer,
-    ictcp_fig15,
-]
+# Every registered ICTCP experiment, so a new one is covered without a change here.
+MODULES = [m for exp_id, m in experiments.EXPERIMENTS.items() if exp_id.startswith("ictcp-")]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.ID)
@@ -76,9 +65,12 @@ def test_full_scale_uses_the_papers_counts():
     assert None in caps and 2 * tb.MSS in caps
     plan5 = ictcp_fig5.scenarios("full")
     assert all(
-        sc["sim"]["duration_s"] - sc["sim"]["warmup_s"] == pytest.approx(10.0) for _, sc in plan5
+        sc["sim"]["duration_s"] - sc["sim"]["warmup_s"] == pytest.approx(10.0) for *_, sc in plan5
     )
-    assert [w for w, _ in plan5][-1] == 64
+    for label in (ictcp_fig5.TESTBED, ictcp_fig5.MODERATED):
+        assert [w for h, w, _ in plan5 if h == label] == list(range(1, 65))
+    moderated = {h: sc["host"].get("rx_interrupt_interval_us", 0.0) for h, _, sc in plan5}
+    assert moderated == {ictcp_fig5.TESTBED: 0.0, ictcp_fig5.MODERATED: ictcp_fig5.MODERATION_US}
 
 
 def test_incast_stats_average_per_round():
@@ -132,11 +124,21 @@ def test_smoke_run_writes_outputs(module, tmp_path):
 
 def test_fig5_window_limited_goodput_and_rtt(tmp_path):
     summary = ictcp_fig5.run("smoke", tmp_path, 2)
-    df = pd.read_csv(tmp_path / "fig5_rwnd.csv").set_index("rwnd_mss")
-    # 2 MSS: window-limited, goodput = window / RTT; 20 MSS: the link is full, RTT inflated.
-    assert df.goodput_mbps[2] == pytest.approx(2 * tb.MSS * 8 / df.srtt_us[2], rel=0.05)
+    table = pd.read_csv(tmp_path / "fig5_rwnd.csv")
+    df = table[table.host == ictcp_fig5.TESTBED].set_index("rwnd_mss")
+    mod = table[table.host == ictcp_fig5.MODERATED].set_index("rwnd_mss")
+    # 1 and 2 MSS: window-limited, goodput = window / RTT; 20 MSS: the link is full, RTT
+    # inflated.
+    for w in (1, 2):
+        assert df.goodput_mbps[w] == pytest.approx(w * tb.MSS * 8 / df.srtt_us[w], rel=0.05)
+    assert df.srtt_us[1] == pytest.approx(tb.BASE_RTT_US, rel=0.02)
     assert df.goodput_mbps[20] > 0.9 * tb.CEILING_MBPS
     assert df.srtt_us[20] > 1.5 * df.srtt_us[2]
+    # Moderated hosts: a lone segment is not held, the second of a 2-MSS window waits for the
+    # receiver's next interrupt, up to 50 µs after the first (arrived 12.3 µs earlier).
+    assert mod.srtt_us[1] == pytest.approx(df.srtt_us[1], rel=0.01)
+    extra = mod.srtt_us[2] - df.srtt_us[2]
+    assert ictcp_fig5.MODERATION_US - 15 < extra <= ictcp_fig5.MODERATION_US
     assert math.isfinite(summary["metrics"]["base_rtt_us"])
 
 

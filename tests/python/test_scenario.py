@@ -43,6 +43,23 @@ def test_load_returns_the_file_as_a_dict(small_toml: Path, small: dict) -> None:
             "-1",
         ),
         (SMALL_TOML.replace("duration_s = 0.02", "duration_s = nan"), "sim.duration_s", "finite"),
+        # Inside `kind = "..."` tables the field is found from the schema, not left at the table.
+        (
+            SMALL_TOML.replace("k_packets = 20", "k_packets = -20"),
+            "switch.aqm.k_packets",
+            "must be ≥ 0, got -20",
+        ),
+        (
+            SMALL_TOML.replace("k_packets = 20", "k_packet = 20"),
+            "switch.aqm.k_packet",
+            "unknown field",
+        ),
+        (SMALL_TOML.replace("hosts = 3", "hosts = 3.5"), "topology.hosts", "integer, got 3.5"),
+        (
+            SMALL_TOML + "\n[host]\nrx_interrupt_interval_us = -5.0\n",
+            "host.rx_interrupt_interval_us",
+            "[0, 10000]",
+        ),
         (
             SMALL_TOML.replace("duration_s = 0.02", "duration_s = 1979-05-27"),
             "sim.duration_s",
@@ -63,6 +80,10 @@ def test_load_returns_the_file_as_a_dict(small_toml: Path, small: dict) -> None:
         "zero-buffer",
         "negative-rate",
         "nan",
+        "negative-k-in-a-kind-table",
+        "misspelt-field-in-a-kind-table",
+        "fractional-hosts",
+        "negative-interrupt-interval",
         "date",
         "ictcp-no-such-host",
         "ictcp-gamma-order",

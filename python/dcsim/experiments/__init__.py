@@ -45,4 +45,32 @@ EXPERIMENTS: dict[str, ModuleType] = {
     m.ID: m for m in (import_module(f".{name}", __name__) for name in _MODULES)
 }
 
-__all__ = ["EXPERIMENTS", "SCALES"]
+# The source each experiment id reproduces, by its prefix: (short name, citation).
+PAPERS: dict[str, tuple[str, str]] = {
+    "dctcp": ("DCTCP", "Alizadeh et al., Data Center TCP (DCTCP), ACM SIGCOMM 2010"),
+    "ictcp": (
+        "ICTCP",
+        "Wu et al., ICTCP: Incast Congestion Control for TCP in Data-Center Networks, "
+        "IEEE/ACM ToN 2013",
+    ),
+    "cs244": ("CS244", "Stanford CS244 '17 reproduction of DCTCP Figs. 1, 13, 14 in ns-2"),
+    "judd": (
+        "Judd",
+        "Judd (Morgan Stanley), Attaining the Promise and Avoiding the Pitfalls of TCP in "
+        "the Datacenter (slides)",
+    ),
+}
+
+
+def paper_of(exp_id: str) -> tuple[str, str]:
+    """(short name, citation) of the source an experiment id reproduces."""
+    prefix = exp_id.split("-", 1)[0]
+    return PAPERS.get(prefix, (prefix, prefix))
+
+
+def reproduces(title: str) -> str:
+    """The figure or table an experiment title names, e.g. "DCTCP Fig. 13"."""
+    return title.split(":", 1)[0].strip()
+
+
+__all__ = ["EXPERIMENTS", "PAPERS", "SCALES", "paper_of", "reproduces"]

@@ -1,7 +1,7 @@
 """Shared helpers of the paper experiments: scenarios, runs, measurements, analysis, plots.
 
 Every experiment module (``dctcp_fig13.py`` ...) builds plain scenario dicts with
-:func:`star`, runs them with :func:`run_all` (``dcsim.run_many`` across processes), reads the
+:func:`star`, runs them with :func:`run_all` (across processes, cached), reads the
 results with the accessors below, checks the paper's claims with :func:`claim`, and saves
 each plot as PNG + SVG with :func:`save_figure`.
 
@@ -231,12 +231,12 @@ def cs244(
 
 
 def run_all(scenarios: list[dict], jobs: int) -> list[dict]:
-    """Run scenarios on ``jobs`` processes (``dcsim.run_many``); return the raw result dicts
-    in input order."""
-    import dcsim  # here, not at the top: dcsim's own import must never depend on this package
+    """Run scenarios on ``jobs`` processes (:func:`dcsim.executor.run_scenarios`: cached and
+    reported as the caller set up); return the raw result dicts in input order."""
+    # Imported here, not at the top: dcsim's own import must never depend on this package.
+    from ..executor import run_scenarios
 
-    results = dcsim.run_many(scenarios, jobs=max(1, int(jobs)))
-    return [raw(r) for r in results]
+    return run_scenarios(list(scenarios), max(1, int(jobs)))
 
 
 def raw(result: Any) -> dict:

@@ -1,0 +1,259 @@
+"""Running many scenarios: across local processes or a Dask distributed cluster, with a
+results cache and progress reporting. Experiments (`dcsim reproduce`), `dcsim.run_many` and
+sweeps (:mod:`dcsim.sweep`) all go through :func:`stream`.
+
+Every simulation an experiment runs goes through :func:`run_scenarios`. What surrounds a
+run - where the cache is, whether to ignore it, who is told of progress, which seeds were
+used - is a :class:`RunContext` that the caller (``dcsim reproduce``) installs with
+:func:`using`; without one, scenarios simply run.
+
+The cache holds one file per simulation, keyed by the scenario's content (canonical JSON)
+and the engine build (:func:`engine_fingerprint`): a rerun only simulates scenarios that
+changed, or all of them again when the engine changed. Entries are written to a temporary
+name and renamed, so an interrupted run never leaves a half-written one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import itertools
+import json
+import pickle
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from . import __version__, _core
+from .files import atomic
+from .run import run as run_one
+
+
+def progress_columns() -> tuple:
+    """Fresh columns (rich caches renders per column) for a progress bar over simulations:
+    what, how far, time spent and time left."""
+    return (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+
+
+@dataclass
+class RunContext:
+    """How the scenarios of an experiment run, and what was run."""
+
+    cache_dir: Path | None = None
+    force: bool = False
+    # Told how many simulations are coming (before they run) and of each one finished.
+    on_planned: Callable[[int], None] | None = None
+    on_done: Callable[[], None] | None = None
+    # Address of a Dask distributed scheduler to run on instead of local processes.
+    scheduler: str | None = None
+    seeds: set[int] = field(default_factory=set)
+    simulated: int = 0
+    from_cache: int = 0
+
+
+# Tasks in flight per worker: enough to keep workers busy, few enough for flat memory.
+IN_FLIGHT_PER_WORKER = 2
+DASK_CONNECT_TIMEOUT_S = 10
+
+_current: ContextVar[RunContext | None] = ContextVar("dcsim_run_context", default=None)
+
+
+@contextlib.contextmanager
+def using(context: RunContext) -> Iterator[RunContext]:
+    """Run the scenarios of the enclosed code under ``context``."""
+    token = _current.set(context)
+    try:
+        yield context
+    finally:
+        _current.reset(token)
+
+
+@cache
+def engine_fingerprint() -> str:
+    """The engine's version and a digest of its compiled extension: any change to the engine,
+    even without a version bump, changes it."""
+    digest = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
+    return f"{__version__}+{digest}"
+
+
+def cache_key(scenario: dict[str, Any]) -> str:
+    text = json.dumps(scenario, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(f"{engine_fingerprint()}\n{text}".encode()).hexdigest()
+
+
+def run_scenarios(scenarios: list[dict[str, Any]], jobs: int) -> list[dict[str, Any]]:
+    """Run scenario dicts on up to ``jobs`` processes (or the context's Dask scheduler); the
+    engine's raw result dicts, in input order. Cached results are reused unless the context
+    says ``force``. A failing scenario raises (experiments expect every run to succeed)."""
+    ctx = _current.get() or RunContext()
+    if ctx.on_planned:
+        ctx.on_planned(len(scenarios))
+    for sc in scenarios:
+        ctx.seeds.add(int(sc.get("sim", {}).get("seed", 1)))
+    results: list[dict[str, Any] | None] = [None] * len(scenarios)
+    keys = [cache_key(sc) for sc in scenarios] if ctx.cache_dir else [None] * len(scenarios)
+    todo = []
+    for i, key in enumerate(keys):
+        hit = None if ctx.force or key is None else _load(ctx.cache_dir, key)
+        if hit is None:
+            todo.append(i)
+        else:
+            results[i] = hit
+            ctx.from_cache += 1
+            _done(ctx)
+    for j, outcome in stream(_run_raw, [scenarios[i] for i in todo], jobs, ctx.scheduler):
+        i = todo[j]
+        if isinstance(outcome, BaseException):
+            raise outcome
+        results[i] = outcome
+        if keys[i] is not None:
+            _store(ctx.cache_dir, keys[i], outcome)
+        ctx.simulated += 1
+        _done(ctx)
+    return results  # type: ignore[return-value]
+
+
+def stream(
+    fn: Callable[[Any], Any], items: list[Any], jobs: int, scheduler: str | None = None
+) -> Iterator[tuple[int, Any]]:
+    """Apply ``fn`` to each item in worker processes - ``jobs`` local ones, or the workers of
+    the Dask scheduler at ``scheduler`` - and yield ``(index, result)`` as each finishes; a
+    result is the exception if ``fn`` raised. At most a few tasks per worker are in flight,
+    so memory stays flat however many items there are. One item, or ``jobs = 1`` without a
+    scheduler, runs in this process."""
+    if scheduler:
+        yield from _stream_dask(fn, items, scheduler)
+    elif jobs <= 1 or len(items) <= 1:
+        for i, item in enumerate(items):
+            yield i, _call(fn, item)
+    else:
+        yield from _stream_local(fn, items, jobs)
+
+
+def _call(fn: Callable[[Any], Any], item: Any) -> Any:
+    try:
+        return fn(item)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # returned, not raised: the caller decides
+        return e
+
+
+def _stream_local(fn: Callable[[Any], Any], items: list[Any], jobs: int) -> Iterator[tuple[int, Any]]:
+    workers = min(jobs, len(items))
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
+        queue = iter(enumerate(items))
+        pending = {}
+        for i, item in itertools.islice(queue, IN_FLIGHT_PER_WORKER * workers):
+            pending[pool.submit(_call, fn, item)] = i
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                i = pending.pop(future)
+                for j, item in itertools.islice(queue, 1):
+                    pending[pool.submit(_call, fn, item)] = j
+                yield i, future.result()
+    finally:
+        # On Ctrl-C the workers stop too (they check for it); do not wait for queued runs.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stream_dask(fn: Callable[[Any], Any], items: list[Any], scheduler: str) -> Iterator[tuple[int, Any]]:
+    from distributed import as_completed
+
+    client = connect(scheduler)
+    try:
+        workers = max(1, sum(client.nthreads().values()))
+        queue = iter(enumerate(items))
+        futures = {}
+        for i, item in itertools.islice(queue, IN_FLIGHT_PER_WORKER * workers):
+            futures[client.submit(_call, fn, item, pure=False)] = i
+        running = as_completed(list(futures))
+        for future in running:
+            i = futures.pop(future)
+            for j, item in itertools.islice(queue, 1):
+                nxt = client.submit(_call, fn, item, pure=False)
+                futures[nxt] = j
+                running.add(nxt)
+            try:
+                yield i, future.result()
+            except Exception as e:  # the worker died or the task was lost: report, go on
+                yield i, e
+    finally:
+        client.close()
+
+
+class SchedulerError(RuntimeError):
+    """The Dask scheduler given cannot be used."""
+
+
+def connect(scheduler: str):
+    """A Dask client of the scheduler at ``scheduler``; SchedulerError (one line) if the
+    address is malformed or nothing answers there."""
+    from distributed import Client
+
+    try:
+        return Client(scheduler, timeout=DASK_CONNECT_TIMEOUT_S)
+    # OSError includes timeouts; a malformed address can surface as ValueError, TypeError or,
+    # depending on timing inside distributed's connection code, an AssertionError: every
+    # failure here means the address given is unusable.
+    except Exception as e:
+        reason = " ".join(str(e).split()) or type(e).__name__
+        raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: {reason}") from None
+
+
+def check_scheduler(scheduler: str | None) -> None:
+    """Fail early (before anything is written) if ``scheduler`` is given but unusable."""
+    if scheduler:
+        connect(scheduler).close()
+
+
+def _run_raw(scenario: dict[str, Any]) -> dict[str, Any]:
+    # A progress callback makes the engine check for Ctrl-C as it runs.
+    return run_one(scenario, progress=_ignore).raw
+
+
+def _ignore(_: float) -> None:
+    pass
+
+
+def _done(ctx: RunContext) -> None:
+    if ctx.on_done:
+        ctx.on_done()
+
+
+def _path(cache_dir: Path, key: str) -> Path:
+    return cache_dir / key[:2] / f"{key}.pkl.gz"
+
+
+def _load(cache_dir: Path, key: str) -> dict[str, Any] | None:
+    path = _path(cache_dir, key)
+    try:
+        with gzip.open(path, "rb") as f:
+            return pickle.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, EOFError, pickle.UnpicklingError):
+        return None  # unreadable entry: simulate again and overwrite it
+
+
+def _store(cache_dir: Path, key: str, raw: dict[str, Any]) -> None:
+    path = _path(cache_dir, key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic(path) as tmp, gzip.open(tmp, "wb", compresslevel=1) as f:
+        pickle.dump(raw, f, protocol=pickle.HIGHEST_PROTOCOL)

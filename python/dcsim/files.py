@@ -1,0 +1,48 @@
+"""Writing result files so that a reader (or an interrupted run) never sees half of one:
+each file is written under a temporary name beside it and renamed into place."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+@contextlib.contextmanager
+def atomic(path: Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write to; renamed to ``path`` when the block ends
+    without error, removed otherwise. ``path`` is thus whole, or as it was before."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_json(path: Path, data: Any) -> None:
+    with atomic(path) as tmp:
+        tmp.write_text(json.dumps(plain(data), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def write_csv(path: Path, table: Any) -> None:
+    """A pandas table as CSV."""
+    with atomic(path) as tmp:
+        table.to_csv(tmp, index=False)
+
+
+def plain(value: Any) -> Any:
+    """JSON-ready: numpy scalars to Python numbers, NaN and infinity to null (strict JSON)."""
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    if hasattr(value, "tolist"):  # numpy scalars and arrays
+        return plain(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -1,0 +1,491 @@
+"""Parameter sweeps: a base scenario, parameter axes, repetitions with distinct seeds, and the
+metrics to collect; one tidy table out (one row per run).
+
+A plan, as TOML (`dcsim sweep PLAN.toml`) or as a dict (`dcsim.sweep(plan)`):
+
+    name = "k-sweep"
+    base = "dctcp-2flows.toml"       # a scenario file, relative to the plan; or a [base] table
+    repetitions = 3                  # seeds base_seed, base_seed + 1, ...
+    metrics = ["ports[s0->h0].mean_packets", "flows.goodput_bps.mean"]
+
+    [grid]                           # every combination of these ...
+    "switch.aqm.k_packets" = [5, 10, 20, 40]
+    "tcp.cc" = ["dctcp", "tcp_ecn"]
+
+    [zip]                            # ... with each position of these lists taken together
+    "topology.link.rate_gbps" = [1.0, 10.0]
+    "sim.duration_s" = [0.5, 0.1]
+
+Parameters are dotted paths into the scenario (`flows[0].cc` indexes a list). Metrics:
+
+- `ports[NAME].COLUMN`, `flows[ID].COLUMN`, `queries[INDEX].COLUMN`: one row's value;
+- `ports.COLUMN.AGG`, `flows.COLUMN.AGG`, `queries.COLUMN.AGG`: over all rows, AGG one of
+  mean, median, min, max, sum, std, count, or pNN (a percentile, e.g. p99);
+- `run.FIELD`: a number of the run's summary (events, packet_hops, drops, marks, timeouts,
+  wall_seconds, ...).
+
+Each run is a pure function of its scenario (seed included): its row is cached under
+`OUT/.cache/` by the scenario's content, the metrics and the engine build, so an interrupted
+sweep resumes where it stopped. A run that fails (a bad parameter combination, an engine
+error, a metric it lacks) is recorded with its error and the others go on; failures are
+retried on the next start. Runs execute in local processes, or on a Dask distributed
+cluster with `scheduler=`; only their rows travel back, so memory stays flat.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import executor
+from .files import atomic, write_csv, write_json
+from .results import Results
+from .scenario import ScenarioError, read_toml, validate
+
+_AGG = re.compile(r"^(mean|median|min|max|sum|std|count|p(\d{1,2}(?:\.\d+)?))$")
+_ROW = re.compile(r"^(ports|flows|queries)\[([^\]]+)\]\.(\w+)$")
+_TABLE = re.compile(r"^(ports|flows|queries)\.(\w+)\.(\w+(?:\.\d+)?)$")
+_RUN = re.compile(r"^run\.(\w+)$")
+_PATH = re.compile(r"^[A-Za-z_]\w*(\[\d+\])?(\.[A-Za-z_]\w*(\[\d+\])?)*$")
+_PLAN_KEYS = {"name", "base", "repetitions", "metrics", "grid", "zip"}
+
+
+@dataclass
+class Plan:
+    name: str
+    base: dict[str, Any]
+    metrics: list[str]
+    grid: dict[str, list[Any]] = field(default_factory=dict)
+    zipped: dict[str, list[Any]] = field(default_factory=dict)
+    repetitions: int = 1
+    source: str = "<plan>"
+
+    @property
+    def axes(self) -> list[str]:
+        return [*self.grid, *self.zipped]
+
+
+@dataclass(frozen=True)
+class Run:
+    index: int
+    params: dict[str, Any]
+    repetition: int
+    seed: int
+    scenario: dict[str, Any]
+
+
+# --- the plan ---------------------------------------------------------------------------
+
+
+def load_plan(plan: dict[str, Any] | str | Path) -> Plan:
+    """A plan from a TOML file or a dict; ScenarioError (source, field, reason) if invalid."""
+    if isinstance(plan, (str, Path)):
+        path = Path(plan)
+        return _plan(read_toml(path), str(path), path.parent)
+    return _plan(plan, "<plan>", Path.cwd())
+
+
+def _plan(d: dict[str, Any], source: str, here: Path) -> Plan:
+    def fail(field: str, reason: str) -> ScenarioError:
+        return ScenarioError(source, field, reason)
+
+    unknown = sorted(set(d) - _PLAN_KEYS)
+    if unknown:
+        raise fail(unknown[0], f"unknown field (a plan has {', '.join(sorted(_PLAN_KEYS))})")
+    base = d.get("base")
+    if isinstance(base, str):
+        base_path = here / base
+        base = read_toml(base_path)
+        validate(base, str(base_path))
+    elif isinstance(base, dict):
+        validate(base, f"{source}: base")
+    else:
+        raise fail("base", "a scenario file name or a [base] table is required")
+    metrics = d.get("metrics")
+    if not isinstance(metrics, list) or not metrics or not all(isinstance(m, str) for m in metrics):
+        raise fail("metrics", "a non-empty list of metric names is required")
+    for i, m in enumerate(metrics):
+        if not _metric_form(m):
+            raise fail(
+                f"metrics[{i}]",
+                f"{m!r} is not a metric: use ports[NAME].COLUMN, flows.COLUMN.AGG, run.FIELD, ...",
+            )
+    axes = {}
+    for kind in ("grid", "zip"):
+        table = d.get(kind, {})
+        if not isinstance(table, dict):
+            raise fail(kind, "must be a table of parameter = [values]")
+        for key, values in table.items():
+            if not _PATH.match(key):
+                raise fail(f"{kind}.{key}", "not a parameter path like switch.aqm.k_packets")
+            if not isinstance(values, list) or not values:
+                raise fail(f"{kind}.{key}", "must be a non-empty list of values")
+        axes[kind] = {k: list(v) for k, v in table.items()}
+    both = set(axes["grid"]) & set(axes["zip"])
+    if both:
+        raise fail(f"zip.{sorted(both)[0]}", "is also a grid axis")
+    lengths = {len(v) for v in axes["zip"].values()}
+    if len(lengths) > 1:
+        raise fail("zip", f"zipped lists must have the same length, got {sorted(lengths)}")
+    repetitions = d.get("repetitions", 1)
+    if not isinstance(repetitions, int) or isinstance(repetitions, bool) or repetitions < 1:
+        raise fail("repetitions", f"must be a whole number ≥ 1, got {repetitions!r}")
+    name = str(d.get("name") or Path(source).stem)
+    return Plan(name, base, list(metrics), axes["grid"], axes["zip"], repetitions, source)
+
+
+def _metric_form(m: str) -> bool:
+    if _ROW.match(m) or _RUN.match(m):
+        return True
+    t = _TABLE.match(m)
+    return bool(t and _AGG.match(t.group(3)))
+
+
+def expand(plan: Plan) -> list[Run]:
+    """Every run of a plan: grid product × zipped positions × repetitions. Repetition r uses
+    seed base_seed + r at every parameter point (common random numbers across points)."""
+    base_seed = int(plan.base.get("sim", {}).get("seed", 1))
+    grid = [dict(zip(plan.grid, combo)) for combo in itertools.product(*plan.grid.values())]
+    n_zip = len(next(iter(plan.zipped.values()))) if plan.zipped else 1
+    zipped = [{k: v[i] for k, v in plan.zipped.items()} for i in range(n_zip)]
+    runs = []
+    for g in grid:
+        for z in zipped:
+            params = {**g, **z}
+            for rep in range(plan.repetitions):
+                scenario = copy.deepcopy(plan.base)
+                for path, value in params.items():
+                    try:
+                        set_path(scenario, path, value)
+                    except (IndexError, ValueError, TypeError, AttributeError) as e:
+                        kind = "grid" if path in plan.grid else "zip"
+                        raise ScenarioError(plan.source, f"{kind}.{path}", f"cannot set it in the base scenario: {e}") from None
+                seed = base_seed + rep
+                scenario.setdefault("sim", {})["seed"] = seed
+                scenario["name"] = f"{plan.name}-{len(runs)}"
+                runs.append(Run(len(runs), params, rep, seed, scenario))
+    return runs
+
+
+def set_path(d: dict[str, Any], path: str, value: Any) -> None:
+    """Set `a.b[2].c` in nested dicts and lists, creating missing tables."""
+    parts = path.split(".")
+    node: Any = d
+    for i, part in enumerate(parts):
+        name, _, index = part.partition("[")
+        last = i == len(parts) - 1
+        if index:
+            node = node.setdefault(name, [])[int(index.rstrip("]"))]
+            if last:
+                raise ValueError(f"{path}: a list element cannot be replaced whole")
+        elif last:
+            node[name] = value
+        else:
+            node = node.setdefault(name, {})
+
+
+def preflight(plan: Plan, runs: list[Run]) -> None:
+    """Reject, before anything runs, a plan whose every run would fail: every parameter
+    point is an invalid scenario, or a metric names a column, field, port or flow the runs
+    cannot have. Raises ScenarioError naming the plan's field. (A plan where only some
+    points are invalid runs: those runs are recorded as failed.)"""
+    points = [r for r in runs if r.repetition == 0]
+    first_error, valid = None, None
+    for r in points:
+        try:
+            validate(r.scenario, r.scenario["name"])
+            valid = valid or r
+        except ScenarioError as e:
+            first_error = first_error or e
+    if valid is None:
+        e = first_error
+        raise ScenarioError(plan.source, e.field, f"{e.reason} (in every run of the plan)")
+    # A run of the first valid point, cut to a microsecond: the tables' shapes and names.
+    probe = copy.deepcopy(valid.scenario)
+    sim = probe.setdefault("sim", {})
+    sim["duration_s"] = float(sim.get("warmup_s", 0.0)) + 1e-6
+    from .run import run
+
+    results = run(probe)
+    fixed_ports = not any(a.startswith("topology") for a in plan.axes)
+    fixed_flows = not any(a.startswith("flows") for a in plan.axes)
+    for i, m in enumerate(plan.metrics):
+        row = _ROW.match(m)
+        check_rows = row is not None and (
+            (row.group(1) == "ports" and fixed_ports) or (row.group(1) == "flows" and fixed_flows)
+        )
+        try:
+            if row and not check_rows:
+                _column(_table(results, row.group(1)), row.group(3), row.group(1))
+            else:
+                metric(results, m)
+        except (KeyError, IndexError) as e:
+            raise ScenarioError(plan.source, f"metrics[{i}]", str(e.args[0] if e.args else e)) from None
+
+
+# --- one run ----------------------------------------------------------------------------
+
+
+def run_point(task: tuple[dict[str, Any], list[str]]) -> dict[str, Any]:
+    """Run one scenario and reduce it to its metrics (in the worker: only this row travels
+    back). Never raises for the run's own failure: the row carries the error."""
+    from .run import run
+
+    scenario, metrics = task
+    start = time.perf_counter()
+    row: dict[str, Any] = {m: math.nan for m in metrics}
+    try:
+        results = run(scenario, progress=_ignore)
+        errors = []
+        for m in metrics:
+            try:
+                row[m] = metric(results, m)
+            except (KeyError, IndexError, ValueError) as e:
+                errors.append(f"{m}: {e}")
+        row["error"] = "; ".join(errors)
+    except ScenarioError as e:
+        row["error"] = str(e)
+    row["wall_seconds"] = time.perf_counter() - start
+    return row
+
+
+def _ignore(_: float) -> None:
+    pass
+
+
+def metric(results: Results, spec: str) -> float:
+    """The value of one metric of a run (see the module docstring)."""
+    if m := _RUN.match(spec):
+        summary = results.summary()
+        if m.group(1) not in summary or isinstance(summary[m.group(1)], (dict, list)):
+            raise KeyError(f"the run summary has no number {m.group(1)!r}")
+        return float(summary[m.group(1)])
+    if m := _ROW.match(spec):
+        table, key, column = m.groups()
+        frame = _table(results, table)
+        if table == "ports":
+            rows = frame[frame["name"] == key]
+        else:
+            rows = frame.iloc[[int(key)]] if key.isdigit() and int(key) < len(frame) else frame.iloc[[]]
+        if rows.empty:
+            raise KeyError(f"no {table} row {key!r}")
+        return float(_column(rows, column, table).iloc[0])
+    m = _TABLE.match(spec)
+    table, column, agg = m.groups()
+    values = _column(_table(results, table), column, table).astype(float)
+    if agg == "count":
+        return float(values.count())
+    if agg.startswith("p"):
+        return float(np.nanpercentile(values, float(agg[1:]))) if values.notna().any() else math.nan
+    return float(getattr(values, agg)())
+
+
+def _table(results: Results, name: str) -> pd.DataFrame:
+    return {"ports": results.ports, "flows": results.flows, "queries": results.queries}[name]
+
+
+def _column(frame: pd.DataFrame, column: str, table: str) -> pd.Series:
+    if column not in frame.columns:
+        raise KeyError(f"{table} has no column {column!r}")
+    return frame[column]
+
+
+# --- the sweep --------------------------------------------------------------------------
+
+
+def sweep(
+    plan: dict[str, Any] | str | Path | Plan,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
+    progress: bool = True,
+    quiet: bool = False,
+) -> pd.DataFrame:
+    """Run every run of ``plan``; return the table (one row per run: parameters, repetition,
+    seed, metrics, wall seconds, error). With ``out``, also write ``results.parquet``,
+    ``results.csv``, ``sweep.json`` and a plot per metric there, and cache each run's row
+    in ``out/.cache`` (reused unless ``force``). ``scheduler`` is a Dask scheduler address
+    (``tcp://host:8786``); by default runs use ``jobs`` local processes."""
+    p = plan if isinstance(plan, Plan) else load_plan(plan)
+    runs = expand(p)
+    preflight(p, runs)
+    out_dir = Path(out) if out is not None else None
+    cache = out_dir / ".cache" if out_dir is not None else None
+    rows: list[dict[str, Any] | None] = [None] * len(runs)
+    keys = [_row_key(r.scenario, p.metrics) for r in runs]
+    todo = []
+    for i, key in enumerate(keys):
+        hit = None if force or cache is None else _load_row(cache, key)
+        if hit is None:
+            todo.append(i)
+        else:
+            rows[i] = hit
+    from_cache = len(runs) - len(todo)
+    started = time.perf_counter()
+    tasks = [(runs[i].scenario, p.metrics) for i in todo]
+    with _bar(progress and not quiet, len(runs), from_cache) as advance:
+        for j, outcome in executor.stream(run_point, tasks, jobs or os.cpu_count() or 1, scheduler):
+            i = todo[j]
+            if isinstance(outcome, BaseException):  # the worker itself failed
+                outcome = {m: math.nan for m in p.metrics} | {"error": f"{type(outcome).__name__}: {outcome}", "wall_seconds": math.nan}
+            rows[i] = outcome
+            if cache is not None and not outcome.get("error"):
+                _store_row(cache, keys[i], outcome)
+            advance()
+    table = _tidy(p, runs, rows)  # type: ignore[arg-type]
+    if out_dir is not None:
+        _write(out_dir, p, table, len(todo), from_cache, time.perf_counter() - started, scheduler)
+    return table
+
+
+def _tidy(plan: Plan, runs: list[Run], rows: list[dict[str, Any]]) -> pd.DataFrame:
+    records = []
+    for run, row in zip(runs, rows):
+        record = {"run": run.index, **run.params, "repetition": run.repetition, "seed": run.seed}
+        record |= {m: row.get(m, math.nan) for m in plan.metrics}
+        record["wall_seconds"] = row.get("wall_seconds", math.nan)
+        record["error"] = row.get("error") or ""
+        records.append(record)
+    return pd.DataFrame(records)
+
+
+def _row_key(scenario: dict[str, Any], metrics: list[str]) -> str:
+    return hashlib.sha256(f"{executor.cache_key(scenario)}\n{json.dumps(metrics)}".encode()).hexdigest()
+
+
+def _load_row(cache: Path, key: str) -> dict[str, Any] | None:
+    try:
+        return json.loads((cache / key[:2] / f"{key}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _store_row(cache: Path, key: str, row: dict[str, Any]) -> None:
+    path = cache / key[:2] / f"{key}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic(path) as tmp:
+        tmp.write_text(json.dumps(row, allow_nan=True), encoding="utf-8")
+
+
+class _bar:
+    """A rich progress bar over the runs on a terminal (cached runs count as done); a no-op
+    elsewhere."""
+
+    def __init__(self, show: bool, total: int, done: int):
+        from rich.console import Console
+        from rich.progress import Progress
+
+        console = Console(stderr=True)
+        self.progress = Progress(*executor.progress_columns(), console=console, disable=not (show and console.is_terminal), transient=True)
+        self.task = self.progress.add_task("sweep runs", total=total, completed=done)
+
+    def __enter__(self):
+        self.progress.__enter__()
+        return lambda: self.progress.advance(self.task)
+
+    def __exit__(self, *exc: Any) -> None:
+        self.progress.__exit__(*exc)
+
+
+# --- files ------------------------------------------------------------------------------
+
+
+def _write(
+    out: Path, plan: Plan, table: pd.DataFrame, simulated: int, from_cache: int, wall: float, scheduler: str | None
+) -> None:
+
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(out / "results.csv", table)
+    with atomic(out / "results.parquet") as tmp:
+        table.to_parquet(tmp, index=False)
+    plots = plot(plan, table, out)
+    write_json(
+        out / "sweep.json",
+        {
+            "name": plan.name,
+            "runs": len(table),
+            "failed": int((table["error"] != "").sum()),
+            "simulated": simulated,
+            "from_cache": from_cache,
+            "wall_seconds": round(wall, 3),
+            "executor": f"dask {scheduler}" if scheduler else "local processes",
+            "engine": executor.engine_fingerprint(),
+            "axes": plan.axes,
+            "metrics": plan.metrics,
+            "files": ["results.parquet", "results.csv", *plots],
+        },
+    )
+
+
+def summarize(table: pd.DataFrame, plan: Plan, metric_name: str) -> pd.DataFrame:
+    """Mean and 95% confidence interval (Student t over the repetitions) of a metric at each
+    parameter point, failed runs left out."""
+    from scipy import stats
+
+    ok = table[table["error"] == ""]
+    keys = plan.axes
+    grouped = ok.groupby(keys, dropna=False, sort=False)[metric_name] if keys else [((), ok[metric_name])]
+    rows = []
+    for key, values in grouped:
+        v = values.dropna().to_numpy(dtype=float)
+        n = len(v)
+        mean = float(v.mean()) if n else math.nan
+        half = float(stats.t.ppf(0.975, n - 1) * v.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+        point = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        rows.append({**point, "n": n, "mean": mean, "ci95_low": mean - half, "ci95_high": mean + half})
+    return pd.DataFrame(rows)
+
+
+def plot(plan: Plan, table: pd.DataFrame, out: Path) -> list[str]:
+    """One PNG + SVG per metric: the metric against the first axis, one line per value of
+    the other axes, mean with its 95% confidence interval across repetitions."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not plan.axes or not (table["error"] == "").any():
+        return []
+    x, others = plan.axes[0], plan.axes[1:]
+    files = []
+    for n, m in enumerate(plan.metrics):
+        s = summarize(table, plan, m)
+        fig, ax = plt.subplots(figsize=(6.4, 4.0))
+        groups = s.groupby(others, sort=False) if others else [((), s)]
+        for key, g in groups:
+            key = key if isinstance(key, tuple) else (key,)
+            label = ", ".join(f"{k}={v}" for k, v in zip(others, key)) or m
+            g = g.sort_values(x) if _numeric(g[x]) else g
+            xs = g[x] if _numeric(g[x]) else g[x].astype(str)
+            ax.plot(xs, g["mean"], "o-", ms=4, label=label)
+            if g["ci95_low"].notna().any():
+                ax.fill_between(xs, g["ci95_low"], g["ci95_high"], alpha=0.2)
+        ax.set_xlabel(x)
+        ax.set_ylabel(m)
+        reps = f", mean and 95% CI over {plan.repetitions} seeds" if plan.repetitions > 1 else ""
+        ax.set_title(f"{plan.name}: {m}{reps}", fontsize=9)
+        if others:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        stem = f"metric{n}"
+        for suffix in ("png", "svg"):
+            fig.savefig(out / f"{stem}.{suffix}", dpi=120, bbox_inches="tight")
+            files.append(f"{stem}.{suffix}")
+        plt.close(fig)
+    return files
+
+
+def _numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series)

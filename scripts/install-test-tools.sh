@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The programs the tests drive besides Python packages, from Debian's packages:
+#   chromium + chromium-driver  render the HTML report headless (tests/python/test_report_browser.py)
+#   tshark                      reads back the pcap files dcsim writes
+# Installs whichever is missing; does nothing when all are there.
+set -euo pipefail
+
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+command -v tshark >/dev/null 2>&1 || missing+=(tshark)
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "error: the tests need ${missing[*]} (Debian package names); install them and rerun" >&2
+    exit 2
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    sudo="sudo"
+fi
+echo "installing ${missing[*]} from Debian's packages" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

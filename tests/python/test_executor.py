@@ -1,0 +1,75 @@
+"""The experiments' executor: results in input order, the simulation cache, progress."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from conftest import SMALL
+from dcsim import executor
+
+
+def scenarios(n: int) -> list[dict]:
+    out = []
+    for seed in range(1, n + 1):
+        sc = copy.deepcopy(SMALL)
+        sc["name"] = f"small-{seed}"
+        sc["sim"]["seed"] = seed
+        out.append(sc)
+    return out
+
+
+def test_results_come_back_in_input_order_from_two_processes() -> None:
+    scs = scenarios(3)
+    results = executor.run_scenarios(scs, jobs=2)
+    assert [r["name"] for r in results] == ["small-1", "small-2", "small-3"]
+
+
+def test_the_cache_reuses_identical_scenarios_and_reruns_changed_ones(tmp_path: Path) -> None:
+    scs = scenarios(3)
+    done: list[int] = []
+    first = executor.RunContext(cache_dir=tmp_path, on_done=lambda: done.append(1))
+    with executor.using(first):
+        fresh = executor.run_scenarios(scs, jobs=2)
+    assert (first.simulated, first.from_cache, first.seeds) == (3, 0, {1, 2, 3})
+    assert len(done) == 3
+
+    scs[1]["sim"]["duration_s"] = 0.01
+    second = executor.RunContext(cache_dir=tmp_path)
+    with executor.using(second):
+        again = executor.run_scenarios(scs, jobs=2)
+    assert (second.simulated, second.from_cache) == (1, 2)
+    assert again[0] == fresh[0] and again[2] == fresh[2]
+    assert again[1]["duration_s"] == 0.01
+
+    forced = executor.RunContext(cache_dir=tmp_path, force=True)
+    with executor.using(forced):
+        executor.run_scenarios(scs, jobs=1)
+    assert (forced.simulated, forced.from_cache) == (3, 0)
+
+
+def test_an_unreadable_cache_entry_is_simulated_again(tmp_path: Path) -> None:
+    sc = scenarios(1)
+    with executor.using(executor.RunContext(cache_dir=tmp_path)):
+        executor.run_scenarios(sc, jobs=1)
+    (entry,) = tmp_path.rglob("*.pkl.gz")
+    entry.write_bytes(b"not gzip")
+    ctx = executor.RunContext(cache_dir=tmp_path)
+    with executor.using(ctx):
+        (result,) = executor.run_scenarios(sc, jobs=1)
+    assert ctx.simulated == 1 and result["name"] == "small-1"
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_the_cache_key_follows_content_not_key_order() -> None:
+    a = {"sim": {"seed": 1, "duration_s": 0.1}, "name": "x"}
+    b = {"name": "x", "sim": {"duration_s": 0.1, "seed": 1}}
+    assert executor.cache_key(a) == executor.cache_key(b)
+    assert executor.cache_key(a) != executor.cache_key({**a, "name": "y"})
+
+
+def test_run_many_with_a_progress_bar_returns_results_in_order(tmp_path: Path) -> None:
+    import dcsim
+
+    results = dcsim.run_many(scenarios(3), jobs=2, progress=True)
+    assert [r.raw["name"] for r in results] == ["small-1", "small-2", "small-3"]

@@ -1,0 +1,249 @@
+"""Sweeps: plans, expansion, metrics, failures, the Dask executor, and resuming."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import dcsim
+from conftest import SMALL
+from dcsim.cli import main
+from dcsim.sweep import expand, load_plan, metric, preflight, set_path
+
+PLAN = {
+    "name": "k",
+    "base": SMALL,
+    "repetitions": 2,
+    "metrics": ["ports[s0->h0].mean_packets", "flows.goodput_bps.mean", "run.drops"],
+    "grid": {"switch.aqm.k_packets": [5, 20], "tcp.cc": ["dctcp", "tcp_ecn"]},
+    "zip": {"sim.duration_s": [0.01, 0.02], "sim.warmup_s": [0.0, 0.005]},
+}
+
+
+def test_a_plan_expands_to_grid_times_zip_times_repetitions() -> None:
+    runs = expand(load_plan(PLAN))
+    assert len(runs) == 2 * 2 * 2 * 2
+    first = runs[0]
+    assert first.params == {
+        "switch.aqm.k_packets": 5,
+        "tcp.cc": "dctcp",
+        "sim.duration_s": 0.01,
+        "sim.warmup_s": 0.0,
+    }
+    assert first.scenario["switch"]["aqm"] == {"kind": "threshold", "k_packets": 5}
+    assert (first.scenario["sim"]["duration_s"], first.scenario["sim"]["warmup_s"]) == (0.01, 0.0)
+    # Zipped values move together; repetitions get distinct seeds, the same at every point.
+    assert {(r.params["sim.duration_s"], r.params["sim.warmup_s"]) for r in runs} == {
+        (0.01, 0.0),
+        (0.02, 0.005),
+    }
+    assert {(r.repetition, r.seed) for r in runs} == {(0, 1), (1, 2)}
+    assert len({r.scenario["name"] for r in runs}) == len(runs)
+    assert SMALL["switch"]["aqm"]["k_packets"] == 20, "the base scenario is not modified"
+
+
+def test_set_path_reaches_into_lists() -> None:
+    scenario = {"flows": [{"src": 1, "dst": 0}, {"src": 2, "dst": 0}]}
+    set_path(scenario, "flows[1].cc", "dctcp")
+    set_path(scenario, "tcp.rto_min_ms", 10.0)
+    assert scenario["flows"][1] == {"src": 2, "dst": 0, "cc": "dctcp"}
+    assert scenario["tcp"] == {"rto_min_ms": 10.0}
+
+
+def test_metrics_read_the_results_tables() -> None:
+    r = dcsim.run(SMALL)
+    port = r.ports.set_index("name").loc["s0->h0"]
+    assert metric(r, "ports[s0->h0].mean_packets") == port["mean_packets"]
+    assert metric(r, "flows.goodput_bps.mean") == pytest.approx(r.flows.goodput_bps.mean())
+    assert metric(r, "flows.goodput_bps.sum") == pytest.approx(r.flows.goodput_bps.sum())
+    assert metric(r, "flows[1].goodput_bps") == r.flows.goodput_bps.iloc[1]
+    assert metric(r, "flows.goodput_bps.p50") == pytest.approx(r.flows.goodput_bps.median())
+    assert metric(r, "run.events") == r.raw["events"]
+    with pytest.raises(KeyError):
+        metric(r, "ports[s9->h9].mean_packets")
+    with pytest.raises(KeyError):
+        metric(r, "flows.no_such_column.mean")
+
+
+BAD_PLANS = {
+    "unknown-field": ({**PLAN, "repetition": 2}, "repetition"),
+    "no-base": ({k: v for k, v in PLAN.items() if k != "base"}, "base"),
+    "bad-base": ({**PLAN, "base": {**SMALL, "tcp": {"cc": "cubic"}}}, "tcp.cc"),
+    "no-metrics": ({**PLAN, "metrics": []}, "metrics"),
+    "bad-metric": ({**PLAN, "metrics": ["ports.mean_packets"]}, "metrics[0]"),
+    "bad-aggregate": ({**PLAN, "metrics": ["flows.goodput_bps.average"]}, "metrics[0]"),
+    "zip-lengths": ({**PLAN, "zip": {"sim.duration_s": [0.1], "sim.warmup_s": [0, 0.1]}}, "zip"),
+    "empty-axis": ({**PLAN, "grid": {"tcp.cc": []}}, "grid.tcp.cc"),
+    "bad-path": ({**PLAN, "grid": {"tcp..cc": [1]}}, "grid.tcp..cc"),
+    "both": ({**PLAN, "zip": {"tcp.cc": ["dctcp", "tcp_ecn"]}}, "zip.tcp.cc"),
+    "repetitions": ({**PLAN, "repetitions": 0}, "repetitions"),
+    # Caught before running: every run would fail.
+    "unknown-axis": ({**PLAN, "grid": {"tcp.ccc": ["dctcp"]}}, "tcp.ccc"),
+    "every-point-invalid": ({**PLAN, "zip": {"sim.duration_s": [0.01], "sim.warmup_s": [0.05]}}, "sim.warmup_s"),
+    "no-such-column": ({**PLAN, "metrics": ["ports[s0->h0].markz"]}, "metrics[0]"),
+    "no-such-port": ({**PLAN, "metrics": ["ports[s0->h9].marks"]}, "metrics[0]"),
+    "no-such-flow": ({**PLAN, "metrics": ["flows[5].goodput_bps"]}, "metrics[0]"),
+    "no-such-field": ({**PLAN, "metrics": ["run.dorps"]}, "metrics[0]"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_PLANS)
+def test_a_bad_plan_is_named_in_one_line(name: str) -> None:
+    plan, field = BAD_PLANS[name]
+    with pytest.raises(dcsim.ScenarioError) as e:
+        p = load_plan(plan)
+        preflight(p, expand(p))
+    assert field in str(e.value)
+
+
+def write_plan(path: Path, plan: dict) -> Path:
+    """A plan file with its base scenario beside it."""
+    import tomli_w
+
+    base = path.parent / "base.toml"
+    base.write_text(tomli_w.dumps(plan["base"]))
+    path.write_text(tomli_w.dumps({**plan, "base": "base.toml"}))
+    return path
+
+
+def test_cli_sweep_writes_one_tidy_table_and_a_plot_per_metric(tmp_path: Path) -> None:
+    plan = write_plan(tmp_path / "plan.toml", PLAN)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["sweep", str(plan), "--out", str(out), "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    table = pd.read_parquet(out / "results.parquet")
+    assert len(table) == 16 and (table["error"] == "").all()
+    assert list(table.columns[:7]) == [
+        "run",
+        "switch.aqm.k_packets",
+        "tcp.cc",
+        "sim.duration_s",
+        "sim.warmup_s",
+        "repetition",
+        "seed",
+    ]
+    csv = pd.read_csv(out / "results.csv", keep_default_na=False)
+    assert csv["run"].tolist() == table["run"].tolist()
+    for m in PLAN["metrics"]:
+        assert csv[m].astype(float).tolist() == pytest.approx(table[m].tolist())
+    info = json.loads((out / "sweep.json").read_text())
+    assert (info["runs"], info["simulated"], info["from_cache"], info["failed"]) == (16, 16, 0, 0)
+    for f in info["files"]:
+        assert (out / f).stat().st_size > 0
+    assert sum(f.endswith(".png") for f in info["files"]) == len(PLAN["metrics"])
+    # Again: every row comes from the cache.
+    result = CliRunner().invoke(main, ["sweep", str(plan), "--out", str(out)])
+    assert json.loads((out / "sweep.json").read_text())["from_cache"] == 16
+    again = pd.read_parquet(out / "results.parquet")
+    cols = [c for c in table.columns if c != "wall_seconds"]
+    assert again[cols].equals(table[cols])
+
+
+def test_a_failing_run_is_recorded_and_the_others_go_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the CLI's default output directory is under the cwd
+    plan = {**PLAN, "grid": {"tcp.cc": ["dctcp", "cubic"]}, "zip": {}, "repetitions": 1}
+    table = dcsim.sweep(plan, out=tmp_path, jobs=2, progress=False)
+    ok, failed = table[table["tcp.cc"] == "dctcp"], table[table["tcp.cc"] == "cubic"]
+    assert (ok["error"] == "").all() and ok["run.drops"].notna().all()
+    assert "tcp.cc" in failed["error"].iloc[0] and "cubic" in failed["error"].iloc[0]
+    assert math.isnan(failed["run.drops"].iloc[0])
+    result = CliRunner().invoke(main, ["sweep", str(write_plan(tmp_path / "p.toml", plan))])
+    assert result.exit_code == 1 and "failed" in result.stderr
+    assert (tmp_path / "dcsim-sweeps" / "k" / "results.parquet").is_file()
+
+
+def test_dask_local_cluster_gives_the_same_table_as_local_processes(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    local = dcsim.sweep(PLAN, jobs=2, progress=False)
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        on_dask = dcsim.sweep(PLAN, scheduler=cluster.scheduler_address, progress=False)
+    cols = [c for c in local.columns if c != "wall_seconds"]
+    assert on_dask[cols].equals(local[cols])
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:9", "notaurl", "tcp://127.0.0.1"])
+@pytest.mark.parametrize("command", ["sweep", "reproduce"])
+def test_an_unusable_scheduler_is_a_user_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, address: str, command: str
+) -> None:
+    from dcsim import executor
+
+    monkeypatch.setattr(executor, "DASK_CONNECT_TIMEOUT_S", 1)
+    target = str(write_plan(tmp_path / "plan.toml", PLAN)) if command == "sweep" else "dctcp-fig1"
+    out = tmp_path / "o"
+    result = CliRunner().invoke(main, [command, target, "--out", str(out), "--scheduler", address])
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: cannot reach the Dask scheduler at {address}")
+    assert not out.exists()
+
+
+def test_a_sweep_with_a_bad_plan_writes_nothing(tmp_path: Path) -> None:
+    plan = write_plan(tmp_path / "plan.toml", {**PLAN, "metrics": ["run.dorps"]})
+    out = tmp_path / "o"
+    result = CliRunner().invoke(main, ["sweep", str(plan), "--out", str(out)])
+    assert result.exit_code == 2 and "metrics[0]" in result.stderr and "dorps" in result.stderr
+    assert not out.exists()
+
+
+def test_a_killed_sweep_resumes_without_rerunning_finished_runs(tmp_path: Path) -> None:
+    # 24 runs of about 0.1 s each on one process; kill -9 once at least 6 rows are cached.
+    plan = {
+        **PLAN,
+        "base": {**SMALL, "sim": {"duration_s": 0.5}},
+        "grid": {"switch.aqm.k_packets": list(range(5, 29))},
+        "zip": {},
+        "repetitions": 1,
+    }
+    path = write_plan(tmp_path / "plan.toml", plan)
+    out = tmp_path / "out"
+    args = [sys.executable, "-c", "from dcsim.cli import main; main()", "sweep", str(path)]
+    args += ["--out", str(out), "--jobs", "1", "--quiet"]
+    proc = subprocess.Popen(args, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while len(list(out.glob(".cache/*/*.json"))) < 6 and proc.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    cached = len(list(out.glob(".cache/*/*.json")))
+    assert 6 <= cached < 24, "the sweep must be killed halfway"
+    assert not (out / "sweep.json").exists()
+
+    result = CliRunner().invoke(main, ["sweep", str(path), "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    info = json.loads((out / "sweep.json").read_text())
+    assert (info["from_cache"], info["simulated"]) == (cached, 24 - cached)
+    table = pd.read_parquet(out / "results.parquet")
+    assert len(table) == 24 and (table["error"] == "").all()
+
+
+def test_reproduce_runs_its_simulations_on_a_dask_scheduler(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    local, remote = tmp_path / "local", tmp_path / "dask"
+    assert CliRunner().invoke(main, ["reproduce", "dctcp-fig1", "--out", str(local)]).exit_code == 0
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        args = ["reproduce", "dctcp-fig1", "--out", str(remote)]
+        result = CliRunner().invoke(main, [*args, "--scheduler", cluster.scheduler_address])
+    assert result.exit_code == 0, result.output
+    a, b = (json.loads((d / "dctcp-fig1" / "summary.json").read_text()) for d in (local, remote))
+    assert a["claims"] == b["claims"] and a["metrics"] == b["metrics"]
+    assert b["simulations"] == {"run": 2, "from_cache": 0}
