@@ -20,9 +20,12 @@ import gzip
 import hashlib
 import itertools
 import json
+import math
 import pickle
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
@@ -128,74 +131,117 @@ def run_scenarios(scenarios: list[dict[str, Any]], jobs: int) -> list[dict[str, 
 
 
 def stream(
-    fn: Callable[[Any], Any], items: list[Any], jobs: int, scheduler: str | None = None
+    fn: Callable[[Any], Any],
+    items: Iterable[Any],
+    jobs: int,
+    scheduler: str | None = None,
+    count: int | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """Apply ``fn`` to each item in worker processes - ``jobs`` local ones, or the workers of
     the Dask scheduler at ``scheduler`` - and yield ``(index, result)`` as each finishes; a
-    result is the exception if ``fn`` raised. At most a few tasks per worker are in flight,
-    so memory stays flat however many items there are. One item, or ``jobs = 1`` without a
-    scheduler, runs in this process."""
+    result is the exception if ``fn`` raised or its worker died. Items are taken from
+    ``items`` only as workers free up (it may be a generator; ``count`` is its length if it
+    has none), and at most a few tasks per worker are in flight, so memory stays flat however
+    many items there are. One item, or ``jobs = 1`` without a scheduler, runs in this
+    process."""
+    n = count if count is not None else len(items)  # type: ignore[arg-type]
     if scheduler:
         yield from _stream_dask(fn, items, scheduler)
-    elif jobs <= 1 or len(items) <= 1:
+    elif jobs <= 1 or n <= 1:
         for i, item in enumerate(items):
             yield i, _call(fn, item)
     else:
-        yield from _stream_local(fn, items, jobs)
+        yield from _stream_local(fn, items, min(jobs, n))
 
 
 def _call(fn: Callable[[Any], Any], item: Any) -> Any:
     try:
         return fn(item)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as e:  # returned, not raised: the caller decides
         return e
+    except BaseException as e:  # an engine panic (pyo3's PanicException): a failed run too
+        return RuntimeError(f"engine panic: {e}")
 
 
-def _stream_local(fn: Callable[[Any], Any], items: list[Any], jobs: int) -> Iterator[tuple[int, Any]]:
-    workers = min(jobs, len(items))
-    pool = ProcessPoolExecutor(max_workers=workers)
-    try:
-        queue = iter(enumerate(items))
-        pending = {}
-        for i, item in itertools.islice(queue, IN_FLIGHT_PER_WORKER * workers):
-            pending[pool.submit(_call, fn, item)] = i
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                i = pending.pop(future)
-                for j, item in itertools.islice(queue, 1):
-                    pending[pool.submit(_call, fn, item)] = j
-                yield i, future.result()
-    finally:
-        # On Ctrl-C the workers stop too (they check for it); do not wait for queued runs.
-        pool.shutdown(wait=True, cancel_futures=True)
+def _stream_local(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[tuple[int, Any]]:
+    queue = enumerate(items)
+    while True:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        broken = False
+        try:
+            pending = {}
+            for i, item in itertools.islice(queue, IN_FLIGHT_PER_WORKER * workers):
+                pending[pool.submit(_call, fn, item)] = i
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    i = pending.pop(future)
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool as e:
+                        # A worker died (killed, out of memory): the runs it held, and the
+                        # others in flight with it, fail; the rest go on in a fresh pool.
+                        broken = True
+                        result = RuntimeError(f"worker process died: {e}")
+                    if not broken:
+                        for j, item in itertools.islice(queue, 1):
+                            pending[pool.submit(_call, fn, item)] = j
+                    yield i, result
+        finally:
+            # On Ctrl-C the workers stop too (they check for it); do not wait for queued runs.
+            pool.shutdown(wait=True, cancel_futures=True)
+        if not broken:
+            return
 
 
-def _stream_dask(fn: Callable[[Any], Any], items: list[Any], scheduler: str) -> Iterator[tuple[int, Any]]:
+def _stream_dask(fn: Callable[[Any], Any], items: Iterable[Any], scheduler: str) -> Iterator[tuple[int, Any]]:
     from distributed import as_completed
 
     client = connect(scheduler)
     try:
-        workers = max(1, sum(client.nthreads().values()))
-        queue = iter(enumerate(items))
-        futures = {}
-        for i, item in itertools.islice(queue, IN_FLIGHT_PER_WORKER * workers):
-            futures[client.submit(_call, fn, item, pure=False)] = i
-        running = as_completed(list(futures))
+        queue = enumerate(items)
+        futures: dict[Any, int] = {}
+        running = as_completed()
+        window = _DaskWindow(client)
+
+        def top_up() -> None:
+            # Workers may join (or leave) while the sweep runs: keep a few tasks per thread.
+            for j, item in itertools.islice(queue, max(0, window.size() - len(futures))):
+                future = client.submit(_call, fn, item, pure=False)
+                futures[future] = j
+                running.add(future)
+
+        top_up()
         for future in running:
             i = futures.pop(future)
-            for j, item in itertools.islice(queue, 1):
-                nxt = client.submit(_call, fn, item, pure=False)
-                futures[nxt] = j
-                running.add(nxt)
             try:
-                yield i, future.result()
+                result = future.result()
             except Exception as e:  # the worker died or the task was lost: report, go on
-                yield i, e
+                result = e
+            top_up()
+            yield i, result
     finally:
         client.close()
+
+
+class _DaskWindow:
+    """How many tasks to keep in flight on a Dask cluster: a few per worker thread, counted
+    again at most once a second (a cluster that is scaling up gains workers as it runs); at
+    least two, so that a sweep started before any worker joined still goes."""
+
+    def __init__(self, client: Any):
+        self.client = client
+        self.checked = -math.inf
+        self.threads = 0
+
+    def size(self) -> int:
+        now = time.monotonic()
+        if now - self.checked >= 1.0:
+            self.checked = now
+            self.threads = sum(self.client.nthreads().values())
+        return IN_FLIGHT_PER_WORKER * max(1, self.threads)
 
 
 class SchedulerError(RuntimeError):

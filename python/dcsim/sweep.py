@@ -71,6 +71,8 @@ class Plan:
     zipped: dict[str, list[Any]] = field(default_factory=dict)
     repetitions: int = 1
     source: str = "<plan>"
+    # Set by preflight(), so that sweep() does not check a plan the CLI checked already.
+    checked: bool = False
 
     @property
     def axes(self) -> list[str]:
@@ -79,11 +81,32 @@ class Plan:
 
 @dataclass(frozen=True)
 class Run:
+    """One run of a plan. Its scenario is built when asked for, not stored, so a plan of any
+    size costs only its parameters in memory."""
+
     index: int
     params: dict[str, Any]
     repetition: int
     seed: int
-    scenario: dict[str, Any]
+    plan: Plan = field(repr=False, compare=False)
+
+    @property
+    def scenario(self) -> dict[str, Any]:
+        scenario = copy.deepcopy(self.plan.base)
+        for path, value in self.params.items():
+            try:
+                set_path(scenario, path, value)
+            except (IndexError, ValueError, TypeError, AttributeError, KeyError) as e:
+                kind = "grid" if path in self.plan.grid else "zip"
+                raise ScenarioError(
+                    self.plan.source, f"{kind}.{path}", f"cannot set it in the base scenario: {e}"
+                ) from None
+        scenario.setdefault("sim", {})["seed"] = self.seed
+        # Named by its point's content, not its position: a run's cache key must not change
+        # when the plan gains points or repetitions.
+        point = hashlib.sha256(json.dumps(self.params, sort_keys=True).encode()).hexdigest()[:10]
+        scenario["name"] = f"{self.plan.name}-{point}-r{self.repetition}"
+        return scenario
 
 
 # --- the plan ---------------------------------------------------------------------------
@@ -155,27 +178,24 @@ def _metric_form(m: str) -> bool:
 
 def expand(plan: Plan) -> list[Run]:
     """Every run of a plan: grid product × zipped positions × repetitions. Repetition r uses
-    seed base_seed + r at every parameter point (common random numbers across points)."""
+    seed s + r at every parameter point (common random numbers across points), s being the
+    point's ``sim.seed`` if that is an axis, else the base scenario's. ScenarioError if a
+    parameter cannot be set in the base scenario."""
     base_seed = int(plan.base.get("sim", {}).get("seed", 1))
     grid = [dict(zip(plan.grid, combo)) for combo in itertools.product(*plan.grid.values())]
     n_zip = len(next(iter(plan.zipped.values()))) if plan.zipped else 1
     zipped = [{k: v[i] for k, v in plan.zipped.items()} for i in range(n_zip)]
-    runs = []
+    runs: list[Run] = []
     for g in grid:
         for z in zipped:
             params = {**g, **z}
+            seed = params.get("sim.seed", base_seed)
+            if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+                kind = "grid" if "sim.seed" in plan.grid else "zip"
+                raise ScenarioError(plan.source, f"{kind}.sim.seed", f"seeds are whole numbers ≥ 0, got {seed!r}")
             for rep in range(plan.repetitions):
-                scenario = copy.deepcopy(plan.base)
-                for path, value in params.items():
-                    try:
-                        set_path(scenario, path, value)
-                    except (IndexError, ValueError, TypeError, AttributeError) as e:
-                        kind = "grid" if path in plan.grid else "zip"
-                        raise ScenarioError(plan.source, f"{kind}.{path}", f"cannot set it in the base scenario: {e}") from None
-                seed = base_seed + rep
-                scenario.setdefault("sim", {})["seed"] = seed
-                scenario["name"] = f"{plan.name}-{len(runs)}"
-                runs.append(Run(len(runs), params, rep, seed, scenario))
+                runs.append(Run(len(runs), params, rep, seed + rep, plan))
+            runs[-1].scenario  # every parameter can be set: raises ScenarioError if not
     return runs
 
 
@@ -205,7 +225,8 @@ def preflight(plan: Plan, runs: list[Run]) -> None:
     first_error, valid = None, None
     for r in points:
         try:
-            validate(r.scenario, r.scenario["name"])
+            scenario = r.scenario
+            validate(scenario, scenario["name"])
             valid = valid or r
         except ScenarioError as e:
             first_error = first_error or e
@@ -213,7 +234,7 @@ def preflight(plan: Plan, runs: list[Run]) -> None:
         e = first_error
         raise ScenarioError(plan.source, e.field, f"{e.reason} (in every run of the plan)")
     # A run of the first valid point, cut to a microsecond: the tables' shapes and names.
-    probe = copy.deepcopy(valid.scenario)
+    probe = valid.scenario
     sim = probe.setdefault("sim", {})
     sim["duration_s"] = float(sim.get("warmup_s", 0.0)) + 1e-6
     from .run import run
@@ -233,6 +254,7 @@ def preflight(plan: Plan, runs: list[Run]) -> None:
                 metric(results, m)
         except (KeyError, IndexError) as e:
             raise ScenarioError(plan.source, f"metrics[{i}]", str(e.args[0] if e.args else e)) from None
+    plan.checked = True
 
 
 # --- one run ----------------------------------------------------------------------------
@@ -319,36 +341,54 @@ def sweep(
     ``results.csv``, ``sweep.json`` and a plot per metric there, and cache each run's row
     in ``out/.cache`` (reused unless ``force``). ``scheduler`` is a Dask scheduler address
     (``tcp://host:8786``); by default runs use ``jobs`` local processes."""
+    _check_arguments(jobs, out, scheduler)
     p = plan if isinstance(plan, Plan) else load_plan(plan)
     runs = expand(p)
-    preflight(p, runs)
+    if not p.checked:
+        preflight(p, runs)
     out_dir = Path(out) if out is not None else None
     cache = out_dir / ".cache" if out_dir is not None else None
     rows: list[dict[str, Any] | None] = [None] * len(runs)
-    keys = [_row_key(r.scenario, p.metrics) for r in runs]
-    todo = []
-    for i, key in enumerate(keys):
+    todo: list[tuple[int, str]] = []  # (run index, cache key) of the runs to simulate
+    for r in runs:
+        key = _row_key(r.scenario, p.metrics)
         hit = None if force or cache is None else _load_row(cache, key)
         if hit is None:
-            todo.append(i)
+            todo.append((r.index, key))
         else:
-            rows[i] = hit
+            rows[r.index] = hit
     from_cache = len(runs) - len(todo)
     started = time.perf_counter()
-    tasks = [(runs[i].scenario, p.metrics) for i in todo]
+    # Scenarios are built as the executor takes them: only those in flight are in memory.
+    tasks = ((runs[i].scenario, p.metrics) for i, _ in todo)
     with _bar(progress and not quiet, len(runs), from_cache) as advance:
-        for j, outcome in executor.stream(run_point, tasks, jobs or os.cpu_count() or 1, scheduler):
-            i = todo[j]
+        for j, outcome in executor.stream(run_point, tasks, jobs or os.cpu_count() or 1, scheduler, count=len(todo)):
+            i, key = todo[j]
             if isinstance(outcome, BaseException):  # the worker itself failed
                 outcome = {m: math.nan for m in p.metrics} | {"error": f"{type(outcome).__name__}: {outcome}", "wall_seconds": math.nan}
             rows[i] = outcome
             if cache is not None and not outcome.get("error"):
-                _store_row(cache, keys[i], outcome)
+                _store_row(cache, key, outcome)
             advance()
     table = _tidy(p, runs, rows)  # type: ignore[arg-type]
     if out_dir is not None:
         _write(out_dir, p, table, len(todo), from_cache, time.perf_counter() - started, scheduler)
     return table
+
+
+def _check_arguments(jobs: Any, out: Any, scheduler: Any) -> None:
+    """Python callers get one clear error for a bad argument, before anything runs."""
+    if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
+        raise ValueError(f"dcsim.sweep: jobs must be a whole number ≥ 1 (or None for every core), got {jobs!r}")
+    if jobs is not None and scheduler:
+        raise ValueError("dcsim.sweep: jobs and scheduler exclude each other")
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise TypeError(f"dcsim.sweep: scheduler must be an address string, got {scheduler!r}")
+    if out is not None:
+        if not isinstance(out, (str, os.PathLike)):
+            raise TypeError(f"dcsim.sweep: out must be a directory path, got {out!r}")
+        if Path(out).exists() and not Path(out).is_dir():
+            raise ValueError(f"dcsim.sweep: out: {out} exists and is not a directory")
 
 
 def _tidy(plan: Plan, runs: list[Run], rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -359,7 +399,20 @@ def _tidy(plan: Plan, runs: list[Run], rows: list[dict[str, Any]]) -> pd.DataFra
         record["wall_seconds"] = row.get("wall_seconds", math.nan)
         record["error"] = row.get("error") or ""
         records.append(record)
-    return pd.DataFrame(records)
+    table = pd.DataFrame(records)
+    for axis in plan.axes:
+        table[axis] = _column_of_values(table[axis])
+    return table
+
+
+def _column_of_values(values: pd.Series) -> pd.Series:
+    """An axis as a table column that groups, plots and stores in Parquet: numbers or strings
+    as they are; lists and tables (a sweep over `flows`, say) as their JSON text; a mix of
+    kinds as text."""
+    if values.map(lambda v: isinstance(v, (list, dict))).any():
+        return values.map(lambda v: json.dumps(v, sort_keys=True))
+    kinds = {bool if isinstance(v, bool) else float if isinstance(v, (int, float)) else type(v) for v in values}
+    return values.astype(str) if len(kinds) > 1 else values
 
 
 def _row_key(scenario: dict[str, Any], metrics: list[str]) -> str:

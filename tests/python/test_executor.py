@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 
 from conftest import SMALL
@@ -73,3 +74,35 @@ def test_run_many_with_a_progress_bar_returns_results_in_order(tmp_path: Path) -
 
     results = dcsim.run_many(scenarios(3), jobs=2, progress=True)
     assert [r.raw["name"] for r in results] == ["small-1", "small-2", "small-3"]
+
+
+def _die_on_two(i: int) -> int:
+    if i == 2:
+        os._exit(1)  # a worker killed mid-run (out of memory, a signal)
+    return i * 10
+
+
+def test_a_dead_worker_fails_its_runs_and_the_rest_go_on() -> None:
+    results = dict(executor.stream(_die_on_two, list(range(12)), jobs=2))
+    assert sorted(results) == list(range(12)), "every item reported exactly once"
+    assert isinstance(results[2], RuntimeError) and "worker process died" in str(results[2])
+    failed = [i for i, r in results.items() if isinstance(r, BaseException)]
+    # Only the runs in flight with the dead one fail (at most 2 per worker); later ones run.
+    assert len(failed) <= 2 * 2
+    assert all(results[i] == i * 10 for i in range(12) if i not in failed)
+    assert results[11] == 110
+
+
+def test_stream_takes_items_from_a_generator_as_workers_free_up() -> None:
+    taken: list[int] = []
+
+    def items():
+        for i in range(20):
+            taken.append(i)
+            yield i
+
+    stream = executor.stream(abs, items(), jobs=2, count=20)
+    first = next(stream)
+    assert first[1] == first[0]
+    assert len(taken) <= 2 * 2 + 1, "only the runs in flight are taken"
+    assert sorted(i for i, _ in [first, *stream]) == list(range(20))

@@ -247,3 +247,96 @@ def test_reproduce_runs_its_simulations_on_a_dask_scheduler(tmp_path: Path) -> N
     a, b = (json.loads((d / "dctcp-fig1" / "summary.json").read_text()) for d in (local, remote))
     assert a["claims"] == b["claims"] and a["metrics"] == b["metrics"]
     assert b["simulations"] == {"run": 2, "from_cache": 0}
+
+
+def test_a_seed_axis_sets_the_seed_of_every_run() -> None:
+    plan = {**PLAN, "grid": {"sim.seed": [7, 9]}, "zip": {}, "repetitions": 2}
+    runs = expand(load_plan(plan))
+    assert [(r.params["sim.seed"], r.repetition, r.seed) for r in runs] == [
+        (7, 0, 7), (7, 1, 8), (9, 0, 9), (9, 1, 10)
+    ]
+    assert [r.scenario["sim"]["seed"] for r in runs] == [7, 8, 9, 10]
+    with pytest.raises(dcsim.ScenarioError, match=r"grid\.sim\.seed"):
+        expand(load_plan({**plan, "grid": {"sim.seed": [1.5]}}))
+
+
+def test_a_growing_plan_reuses_every_finished_run(tmp_path: Path) -> None:
+    # More repetitions and a new point at the front: only the new runs are simulated.
+    small = {**PLAN, "grid": {"switch.aqm.k_packets": [10, 20]}, "zip": {}, "repetitions": 2}
+    dcsim.sweep(small, out=tmp_path, jobs=1, progress=False)
+    grown = {**small, "grid": {"switch.aqm.k_packets": [5, 10, 20]}, "repetitions": 3}
+    table = dcsim.sweep(grown, out=tmp_path, jobs=1, progress=False)
+    info = json.loads((tmp_path / "sweep.json").read_text())
+    assert (info["runs"], info["from_cache"], info["simulated"]) == (9, 4, 5)
+    first = dcsim.sweep(small, jobs=1, progress=False)
+    cols = ["switch.aqm.k_packets", "repetition", "seed", *PLAN["metrics"]]
+    again = table[table["switch.aqm.k_packets"] != 5]
+    again = again[again["repetition"] < 2].reset_index(drop=True)
+    assert again[cols].equals(first[cols])
+
+
+def test_list_valued_and_mixed_axes_become_table_columns(tmp_path: Path) -> None:
+    # Sweeping the flows themselves (2 or 3 senders), and an axis of numbers and text.
+    two = SMALL["flows"]
+    three = [*two, {"src": 3, "dst": 0}]
+    plan = {
+        **PLAN,
+        "base": {**SMALL, "topology": {"kind": "star", "hosts": 4}},
+        "metrics": ["flows.goodput_bps.count"],
+        "grid": {"flows": [two, three], "tcp.rto_min_ms": [10, "200"]},
+        "zip": {},
+        "repetitions": 1,
+    }
+    table = dcsim.sweep(plan, out=tmp_path, jobs=1, progress=False)
+    assert table["flows"].tolist() == [json.dumps(two, sort_keys=True)] * 2 + [json.dumps(three, sort_keys=True)] * 2
+    assert table["tcp.rto_min_ms"].tolist() == ["10", "200"] * 2
+    ok = table[table["error"] == ""]
+    assert ok["flows.goodput_bps.count"].tolist() == [2.0, 3.0]
+    assert "tcp.rto_min_ms" in table[table["error"] != ""]["error"].iloc[0]
+    stored = pd.read_parquet(tmp_path / "results.parquet")
+    assert stored["flows"].tolist() == table["flows"].tolist()
+    assert (tmp_path / "sweep.json").is_file() and (tmp_path / "metric0.png").is_file()
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"jobs": 0}, "jobs must be a whole number"),
+        ({"jobs": "2"}, "jobs must be a whole number"),
+        ({"jobs": 2, "scheduler": "tcp://127.0.0.1:9"}, "exclude each other"),
+        ({"scheduler": 8786}, "scheduler must be an address"),
+        ({"out": "FILE"}, "is not a directory"),
+    ],
+)
+def test_bad_python_arguments_fail_before_anything_runs(tmp_path: Path, kwargs: dict, message: str) -> None:
+    if kwargs.get("out") == "FILE":
+        kwargs = {"out": tmp_path / "a-file"}
+        kwargs["out"].write_text("")
+    with pytest.raises((ValueError, TypeError), match=message):
+        dcsim.sweep(PLAN, progress=False, **kwargs)
+    assert not (tmp_path / ".cache").exists()
+
+
+def test_a_sweep_started_before_any_dask_worker_joins_uses_them_as_they_come() -> None:
+    import threading
+
+    from distributed import Client, LocalCluster
+
+    from dcsim.executor import IN_FLIGHT_PER_WORKER, _DaskWindow
+
+    with LocalCluster(
+        n_workers=0, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        with Client(cluster.scheduler_address) as client:
+            window = _DaskWindow(client)
+            assert window.size() == IN_FLIGHT_PER_WORKER, "no worker yet: still two tasks"
+            cluster.scale(1)
+            client.wait_for_workers(1, timeout=60)
+            window.checked = -math.inf  # as if a second had passed
+            assert window.size() == IN_FLIGHT_PER_WORKER
+        cluster.scale(0)
+        # Workers join while the sweep is already waiting for them (as on a batch cluster).
+        threading.Timer(0.5, cluster.scale, args=(2,)).start()
+        table = dcsim.sweep(PLAN, scheduler=cluster.scheduler_address, progress=False)
+        assert len(cluster.scheduler_info["workers"]) == 2
+    assert len(table) == 16 and (table["error"] == "").all()
