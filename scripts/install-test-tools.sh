@@ -21,6 +21,6 @@ if [ "$(id -u)" -ne 0 ]; then
     sudo="sudo"
 fi
 echo "installing ${missing[*]} from Debian's packages" >&2
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Through env, since sudo drops the environment: tshark's set-up must not stop to ask.
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

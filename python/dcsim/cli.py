@@ -186,7 +186,9 @@ def sweep_command(
 ) -> None:
     """Run a parameter sweep (PLAN.toml: base scenario, axes, repetitions, metrics) and
     write one table of runs (Parquet and CSV) and a plot per metric."""
-    from .sweep import expand, load_plan, preflight, sweep
+    from rich.console import Console
+
+    from .sweep import expand, load_plan, overview, preflight, sweep
 
     p = load_plan(plan)
     preflight(p, expand(p))
@@ -200,6 +202,7 @@ def sweep_command(
     info = json.loads((out / "sweep.json").read_text())
     failed = table[table["error"] != ""]
     if not quiet:
+        Console(stderr=True, highlight=False).print(overview(p, table))
         click.echo(
             f"{info['runs']} runs ({info['simulated']} simulated, {info['from_cache']} cached), "
             f"{info['failed']} failed, in {info['wall_seconds']:.1f} s on {info['executor']}",
@@ -229,10 +232,16 @@ def report_command(directory: Path, serve: bool, port: int) -> None:
             f"{directory}: no experiment results here (no ID/summary.json); "
             f"`dcsim reproduce --out {directory}` writes them"
         )
+    httpd = None
+    if serve:
+        try:
+            httpd = report.server(directory, port)
+        except OSError as e:  # the port is taken, or not ours to bind
+            raise click.ClickException(f"--port {port}: cannot serve there: {e.strerror or e}") from None
     index = report.write_index(directory, experiments.EXPERIMENTS, {})
     click.echo(f"report: {index}")
-    if serve:
-        report.serve(directory, port)
+    if httpd is not None:
+        report.serve(httpd, directory)
 
 
 @main.command("run")

@@ -73,7 +73,7 @@ def write_index(
             entries.append((exp_id, module, None, failures[exp_id]))
             continue
         try:
-            summary = json.loads((out_dir / exp_id / "summary.json").read_text(encoding="utf-8"))
+            summary = _check_summary(json.loads((out_dir / exp_id / "summary.json").read_text(encoding="utf-8")))
         except FileNotFoundError:
             continue
         except (OSError, ValueError) as e:
@@ -86,10 +86,35 @@ def write_index(
     return index
 
 
-def serve(directory: Path, port: int) -> None:
-    """Serve `directory` on http://localhost:`port`/ until interrupted."""
+def _check_summary(summary: Any) -> dict[str, Any]:
+    """``summary`` if it has the shape of an experiment's summary.json; ValueError if not."""
+    if not isinstance(summary, dict):
+        raise ValueError(f"expected a JSON object, found {type(summary).__name__}")
+    claims = summary.get("claims", [])
+    if not isinstance(claims, list) or not all(isinstance(c, dict) for c in claims):
+        raise ValueError("'claims' must be a list of objects")
+    for key, kind, name in (
+        ("metrics", dict, "an object"),
+        ("simulations", dict, "an object"),
+        ("seeds", list, "a list"),
+        ("wall_seconds", (int, float), "a number"),
+    ):
+        if summary.get(key) is not None and not isinstance(summary[key], kind):
+            raise ValueError(f"{key!r} must be {name}")
+    return summary
+
+
+def server(directory: Path, port: int) -> http.server.ThreadingHTTPServer:
+    """An HTTP server of `directory` bound to 127.0.0.1:`port` (0: any free port); OSError if
+    the port cannot be had. Bound before the report is written, so a taken port changes
+    nothing."""
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=os.fspath(directory))
-    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as httpd:
+    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
+def serve(httpd: http.server.ThreadingHTTPServer, directory: Path) -> None:
+    """Serve until interrupted."""
+    with httpd:
         host, bound = httpd.server_address[:2]
         print(f"serving {directory} at http://{host}:{bound}/ (Ctrl-C to stop)", flush=True)
         try:

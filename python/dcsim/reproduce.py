@@ -27,6 +27,7 @@ from types import ModuleType
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
@@ -255,7 +256,7 @@ def _table(outcomes: list[Outcome]) -> Table:
     ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for o in sorted(outcomes, key=lambda o: (o.status != "failed", o.held == o.claims)):
-        note = {"failed": f"[red]failed: {o.error}[/red]", "cached": "unchanged, kept"}.get(o.status, "")
+        note = {"failed": f"[red]failed: {escape(o.error or '')}[/red]", "cached": "unchanged, kept"}.get(o.status, "")
         claims = "" if o.status == "failed" else f"{o.held} / {o.claims}"
         style = "red" if o.status == "failed" or o.held < o.claims else ""
         table.add_row(

@@ -26,8 +26,14 @@ def run(scenario: Scenario, progress: Callable[[float], None] | None = None) -> 
     if isinstance(scenario, (str, Path)):
         source = str(scenario)
         scenario = load_scenario(scenario)
-    else:
+    elif isinstance(scenario, dict):
         source = scenario.get("name") or "<scenario>"
+    else:
+        raise TypeError(
+            f"dcsim.run: a scenario is a dict or the path of a TOML file, got {type(scenario).__name__}"
+        )
+    if progress is not None and not callable(progress):
+        raise TypeError(f"dcsim.run: progress must be callable, got {progress!r}")
     try:
         raw = _core.run_json(to_json(scenario, source), progress)
     except ValueError as e:
@@ -47,7 +53,12 @@ def run_many(
     """
     from . import executor
 
+    if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
+        raise ValueError(f"dcsim.run_many: jobs must be a whole number ≥ 1 (or None for every core), got {jobs!r}")
     specs = [load_scenario(s) if isinstance(s, (str, Path)) else s for s in scenarios]
+    for i, s in enumerate(specs):
+        if not isinstance(s, dict):
+            raise TypeError(f"dcsim.run_many: scenarios[{i}] is a {type(s).__name__}, not a dict or a TOML path")
     jobs = jobs or os.cpu_count() or 1
     if not progress:
         return [Results(raw) for raw in executor.run_scenarios(specs, jobs)]

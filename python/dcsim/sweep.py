@@ -502,6 +502,21 @@ def summarize(table: pd.DataFrame, plan: Plan, metric_name: str) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
+def overview(plan: Plan, table: pd.DataFrame) -> Any:
+    """A rich table for the end of a sweep: each metric over the runs that succeeded."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    ok = table[table["error"] == ""]
+    view = Table(title=f"sweep {escape(plan.name)}: {len(ok)} of {len(table)} runs succeeded", title_justify="left")
+    for name in ("metric", "runs", "mean", "min", "max"):
+        view.add_column(name, justify="left" if name == "metric" else "right")
+    for m in plan.metrics:
+        v = ok[m].astype(float).dropna()
+        view.add_row(escape(m), str(len(v)), *(f"{x:.4g}" for x in (v.mean(), v.min(), v.max())) if len(v) else ("", "", ""))
+    return view
+
+
 def plot(plan: Plan, table: pd.DataFrame, out: Path) -> list[str]:
     """One PNG + SVG per metric: the metric against the first axis, one line per value of
     the other axes, mean with its 95% confidence interval across repetitions."""

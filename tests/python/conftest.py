@@ -1,6 +1,10 @@
 from __future__ import annotations
 
 import copy
+import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,3 +63,28 @@ def small_toml(tmp_path: Path) -> Path:
     path = tmp_path / "small.toml"
     path.write_text(SMALL_TOML)
     return path
+
+
+def readme_commands() -> list[str]:
+    """The `dcsim ...` commands of the README's shell blocks, in order (the `pip install` and
+    `make test` around them are what the test set-up itself runs)."""
+    readme = (REPO / "README.md").read_text()
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", readme, re.DOTALL):
+        for part in re.split(r"&&|\n", block):
+            if part.strip().startswith("dcsim "):
+                commands.append(part.strip())
+    return commands
+
+
+@pytest.fixture(scope="session")
+def readme_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory where every `dcsim` command of the README's shell blocks has run, as a new
+    user runs them (the first one, `dcsim reproduce`, runs the whole quick suite and writes
+    dcsim-results/ with its report). Fails on the first command that does not exit 0."""
+    cwd = tmp_path_factory.mktemp("readme")
+    for command in readme_commands():
+        args = [sys.executable, "-c", "from dcsim.cli import main; main()", *shlex.split(command)[1:]]
+        done = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+        assert done.returncode == 0, f"README: {command}\n{done.stderr[-3000:]}"
+    return cwd

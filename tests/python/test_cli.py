@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import types
+from html import escape
 from pathlib import Path
 
 import numpy as np
@@ -396,3 +397,37 @@ def test_report_serve_answers_on_localhost(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_report_serve_on_a_port_in_use_is_a_user_error(tmp_path: Path) -> None:
+    import socket
+
+    (tmp_path / "fake-a").mkdir()
+    (tmp_path / "fake-a" / "summary.json").write_text(json.dumps({"id": "fake-a", "claims": []}))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert_user_error(invoke("report", tmp_path, "--serve", "--port", port), f"--port {port}")
+    assert not (tmp_path / "index.html").exists(), "nothing written"
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        ("[]", "expected a JSON object"),
+        ('{"claims": "abc"}', "'claims' must be a list"),
+        ('{"claims": [], "seeds": 5}', "'seeds' must be a list"),
+        ('{"claims": [], "wall_seconds": "soon"}', "'wall_seconds' must be a number"),
+        ("{not json", "unreadable summary.json"),
+    ],
+)
+def test_report_shows_a_summary_of_the_wrong_shape_as_unreadable(
+    tmp_path: Path, content: str, reason: str
+) -> None:
+    (tmp_path / "odd").mkdir()
+    (tmp_path / "odd" / "summary.json").write_text(content)
+    result = invoke("report", tmp_path)
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "index.html").read_text()
+    assert "unreadable summary.json" in page and escape(reason) in page

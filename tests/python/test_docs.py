@@ -10,7 +10,6 @@ import re
 import shlex
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ import dcsim
 from conftest import REPO
 from dcsim import _core
 from dcsim.docgen import scenario_reference
+from dcsim.scenario import read_toml
 from dcsim.sweep import load_plan
 
 DOCS = REPO / "docs"
@@ -40,7 +40,7 @@ def test_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         if lang == "toml":
             path = tmp_path / (file or "block.toml")
             path.write_text(code)
-            if "metrics" in tomllib.loads(code):
+            if "metrics" in read_toml(path):
                 load_plan(path)  # a sweep plan
             else:
                 dcsim.load_scenario(path)

@@ -1,14 +1,15 @@
-"""The README's examples run as written."""
+"""The README's examples run as written: its scenario, its Python, and its shell commands."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 import dcsim
-from conftest import REPO
+from conftest import REPO, readme_commands
 
 README = (REPO / "README.md").read_text()
 
@@ -28,3 +29,14 @@ def test_python_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)  # it also runs a file from scenarios/
     for code in blocks("python"):
         exec(compile(code, "README.md", "exec"), {})
+
+
+def test_the_first_command_reproduces_every_experiment_with_its_report(readme_workdir: Path) -> None:
+    from dcsim import experiments
+
+    assert readme_commands()[0] == "dcsim reproduce"
+    results = readme_workdir / "dcsim-results"
+    assert (results / "index.html").stat().st_size > 10_000
+    for exp_id in experiments.EXPERIMENTS:
+        summary = json.loads((results / exp_id / "summary.json").read_text())
+        assert summary["scale"] == "quick" and summary["claims"], exp_id

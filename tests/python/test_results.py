@@ -125,3 +125,18 @@ def test_any_small_star_conserves_packets(
     assert c["injected"] == c["delivered"] + c["dropped"] + c["in_flight"]
     assert len(results.flows) == hosts - 1
     json.dumps(results.summary(), allow_nan=False)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: dcsim.run(123), TypeError, "dcsim.run: a scenario is a dict or the path"),
+        (lambda: dcsim.run({}, progress=5), TypeError, "progress must be callable"),
+        (lambda: dcsim.run_many([{}], jobs=-2), ValueError, "jobs must be a whole number"),
+        (lambda: dcsim.run_many([{}], jobs="a"), ValueError, "jobs must be a whole number"),
+        (lambda: dcsim.run_many([{}, 7]), TypeError, r"scenarios\[1\] is a int"),
+    ],
+)
+def test_bad_python_arguments_get_one_clear_error(call, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        call()

@@ -138,6 +138,10 @@ def test_cli_sweep_writes_one_tidy_table_and_a_plot_per_metric(tmp_path: Path) -
         assert csv[m].astype(float).tolist() == pytest.approx(table[m].tolist())
     info = json.loads((out / "sweep.json").read_text())
     assert (info["runs"], info["simulated"], info["from_cache"], info["failed"]) == (16, 16, 0, 0)
+    # The closing overview: each metric over the runs, by its full name.
+    assert "16 of 16 runs succeeded" in result.stderr
+    for m in PLAN["metrics"]:
+        assert m in result.stderr
     for f in info["files"]:
         assert (out / f).stat().st_size > 0
     assert sum(f.endswith(".png") for f in info["files"]) == len(PLAN["metrics"])

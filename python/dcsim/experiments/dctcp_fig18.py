@@ -87,6 +87,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
         "Static 100-packet buffer (ours)",
         "paper: min ≈ 8 ms; DCTCP best,\nconverges with TCP 10ms at ~35 servers;\nTCP 300ms top curve",
         "paper: TCP timeouts beyond\n10 servers; DCTCP only\nfrom ~35 servers",
+        paper_ms=PAPER_MIN_MS,
     )
 
     onset = {}

@@ -247,9 +247,11 @@ def plot(
     variants: Sequence[Variant],
     references: Sequence[tuple[float, float, str]] = (),
     ymax: float | None = None,
+    levels: Sequence[tuple[float, str]] = (),
 ) -> list[str]:
     """One panel per workload, one curve per variant; ``references`` are the paper's published
-    values (senders, value, label), drawn as marks."""
+    values (senders, value, label), drawn as marks; ``levels`` (value, label) are published
+    values that hold over every n (a bound such as "at most 6%"), drawn as lines."""
     workloads = list(dict.fromkeys(df.workload))
     fig, axes = c.figure(ncols=len(workloads), size=(4.2 * len(workloads), 3.8), sharey=True, squeeze=False)
     for ax, w in zip(axes[0], workloads):
@@ -263,6 +265,8 @@ def plot(
                 text = label[len(w) + 2 :]
                 color = reference_color(text)
                 ax.plot([x], [y], "*", ms=11, color=color, mec="k", label=f"paper: {text}")
+        for y, text in levels:
+            ax.axhline(y, color=reference_color(text), ls=":", lw=1.2, label=f"paper: {text}")
         ax.set_title(w, fontsize=9)
         ax.set_xlabel("Number of senders")
         ax.set_xlim(0, tb.MAX_SENDERS + 1)

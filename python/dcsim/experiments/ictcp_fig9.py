@@ -46,6 +46,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
         "Incast rounds with timeouts (paper Fig. 9: ICTCP at most 6%)",
         cmp.COMPARED,
         ymax=1.05,
+        levels=[(PAPER_ICTCP_MAX, f"ICTCP highest ratio {PAPER_ICTCP_MAX:.0%}")],
     )
     ictcp_max, n_max, w_max = cmp.worst(df, cmp.ICTCP_2MSS, "timeout_ratio")
     tcp40 = {w: cmp.at(df, cmp.TCP, w, 40, "timeout_ratio") for w in dict.fromkeys(df.workload)}

@@ -217,8 +217,11 @@ def many_to_one_sweep(plan: list[tuple[str, float, int, dict]], jobs: int):
     return pd.DataFrame(rows)
 
 
-def plot_many_to_one(df, out_dir, stem: str, title: str, paper_note_a: str, paper_note_b: str):
-    """(a) mean query completion time (log y) and (b) timeout fraction vs servers."""
+def plot_many_to_one(
+    df, out_dir, stem: str, title: str, paper_note_a: str, paper_note_b: str, paper_ms: float | None = None
+):
+    """(a) mean query completion time (log y) and (b) timeout fraction vs servers; ``paper_ms``,
+    a completion time the paper gives, is drawn as a reference line on (a)."""
     fig, (ax1, ax2) = c.figure(1, 2, size=(10.0, 3.8))
     styles = {300.0: "--", 10.0: "-"}
     for (proto, rto), g in df.groupby(["protocol", "rto_min_ms"], sort=False):
@@ -227,6 +230,8 @@ def plot_many_to_one(df, out_dir, stem: str, title: str, paper_note_a: str, pape
         kw = {"color": COLORS[proto], "ls": styles.get(rto, "-"), "marker": "o", "ms": 3}
         ax1.errorbar(g.servers, g.mean_ms, yerr=g.mean_ci90_ms, capsize=2, label=lab, **kw)
         ax2.plot(g.servers, g.timeout_fraction, label=lab, **kw)
+    if paper_ms is not None:
+        ax1.axhline(paper_ms, color="k", ls=":", lw=1, label=f"paper: ≈ {paper_ms:g} ms")
     ax1.set_yscale("log")
     lo, hi = float(df.mean_ms.min()), float(df.mean_ms.max())
     if lo > 0 and hi / lo < 20:  # less than ~a decade: label the minor ticks too
