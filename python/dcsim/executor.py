@@ -16,6 +16,7 @@ name and renamed, so an interrupted run never leaves a half-written one.
 from __future__ import annotations
 
 import contextlib
+import gc
 import gzip
 import hashlib
 import itertools
@@ -165,6 +166,17 @@ def _call(fn: Callable[[Any], Any], item: Any) -> Any:
         return RuntimeError(f"engine panic: {e}")
 
 
+def _call_on_worker(fn: Callable[[Any], Any], item: Any, engine: str) -> Any:
+    """``_call`` on a Dask worker, which must run the client's engine build: results are
+    cached under the client's engine, so a worker with another dcsim fails its runs."""
+    if engine_fingerprint() != engine:
+        return RuntimeError(
+            f"this Dask worker runs dcsim engine {engine_fingerprint()}, the client {engine}: "
+            "install the same dcsim on every machine"
+        )
+    return _call(fn, item)
+
+
 def _stream_local(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[tuple[int, Any]]:
     queue = enumerate(items)
     while True:
@@ -209,7 +221,7 @@ def _stream_dask(fn: Callable[[Any], Any], items: Iterable[Any], scheduler: str)
         def top_up() -> None:
             # Workers may join (or leave) while the sweep runs: keep a few tasks per thread.
             for j, item in itertools.islice(queue, max(0, window.size() - len(futures))):
-                future = client.submit(_call, fn, item, pure=False)
+                future = client.submit(_call_on_worker, fn, item, engine_fingerprint(), pure=False)
                 futures[future] = j
                 running.add(future)
 
@@ -252,15 +264,27 @@ def connect(scheduler: str):
     """A Dask client of the scheduler at ``scheduler``; SchedulerError (one line) if the
     address is malformed or nothing answers there."""
     from distributed import Client
+    from distributed.comm.addressing import parse_address, parse_host_port
 
+    try:  # a malformed address is refused before any client is made
+        protocol, location = parse_address(scheduler)
+        if protocol in ("tcp", "tls"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as e:
+        raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: {_one_line(e)}") from None
     try:
         return Client(scheduler, timeout=DASK_CONNECT_TIMEOUT_S)
-    # OSError includes timeouts; a malformed address can surface as ValueError, TypeError or,
-    # depending on timing inside distributed's connection code, an AssertionError: every
-    # failure here means the address given is unusable.
-    except Exception as e:
-        reason = " ".join(str(e).split()) or type(e).__name__
-        raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: {reason}") from None
+    except Exception as e:  # OSError for a refusal or a timeout; any failure means unusable
+        reason = _one_line(e)
+    # The failed Client is finalised by the garbage collector; distributed's finaliser
+    # deadlocks if that happens while a later Client starts its event loop (its loop lock is
+    # not re-entrant), so finalise it now.
+    gc.collect()
+    raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: {reason}")
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
 
 
 def check_scheduler(scheduler: str | None) -> None:

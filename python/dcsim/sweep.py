@@ -549,7 +549,8 @@ def plot(plan: Plan, table: pd.DataFrame, out: Path) -> list[str]:
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
         stem = f"metric{n}"
         for suffix in ("png", "svg"):
-            fig.savefig(out / f"{stem}.{suffix}", dpi=120, bbox_inches="tight")
+            with atomic(out / f"{stem}.{suffix}") as tmp:
+                fig.savefig(tmp, format=suffix, dpi=120, bbox_inches="tight")
             files.append(f"{stem}.{suffix}")
         plt.close(fig)
     return files

@@ -10,6 +10,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,47 @@ def test_validation_page_lists_every_experiment() -> None:
     assert listed == list(experiments.EXPERIMENTS), "run `make validation`"
     # Every experiment's section has a claims table.
     assert page.count("| claim | paper | ours | holds |") == len(listed)
+
+
+def test_the_dask_cluster_commands_of_the_sweeps_page_run(tmp_path: Path) -> None:
+    """docs/sweeps.md's 'On a Dask cluster' commands, with the `dask` command line: a
+    scheduler (here on the loopback and a free port), workers, and `dcsim sweep --scheduler`
+    with the address the scheduler printed in place of ADDRESS."""
+    page = DOCS / "sweeps.md"
+    for lang, code, file in blocks(page):
+        if file:
+            (tmp_path / file).write_text(code)
+    cluster_text = page.read_text().split("## On a Dask cluster", 1)[1]
+    lines = [m["code"] for m in BLOCK.finditer(cluster_text)][:2]
+    commands = [line.split("#", 1)[0].strip() for block in lines for line in block.splitlines()]
+    scheduler_cmd, worker_cmd, sweep_cmd = [c for c in commands if c]
+    assert scheduler_cmd == "dask scheduler" and worker_cmd.startswith("dask worker tcp://ADDRESS:8786")
+    assert sweep_cmd.startswith("dcsim sweep") and "--scheduler tcp://ADDRESS:8786" in sweep_cmd
+
+    dask = [sys.executable, "-m", "dask"]
+    local = ["--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
+    log = tmp_path / "scheduler.log"
+    with log.open("w") as sink:  # a file, not a pipe: nothing blocks on a full pipe
+        procs = [subprocess.Popen([*dask, "scheduler", *local], cwd=tmp_path, stderr=sink)]
+    try:
+        address, deadline = None, time.monotonic() + 60
+        while address is None and procs[0].poll() is None and time.monotonic() < deadline:
+            found = re.search(r"Scheduler at:\s+(tcp://\S+)", log.read_text())
+            address = found[1] if found else time.sleep(0.1)
+        assert address, f"the scheduler did not say where it listens:\n{log.read_text()}"
+        worker = shlex.split(worker_cmd.replace("tcp://ADDRESS:8786", address))[1:]
+        worker[worker.index("--nworkers") + 1] = "2"  # the doc's 8, on a 2-core machine
+        procs.append(
+            subprocess.Popen([*dask, *worker, "--no-dashboard"], cwd=tmp_path, stderr=subprocess.DEVNULL)
+        )
+        args = shlex.split(sweep_cmd.replace("tcp://ADDRESS:8786", address))[1:]
+        cmd = [sys.executable, "-c", "from dcsim.cli import main; main()", *args, "--quiet"]
+        done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+            proc.wait(timeout=30)
+    out = tmp_path / args[args.index("--out") + 1]
+    info = json.loads((out / "sweep.json").read_text())
+    assert info["executor"] == f"dask {address}" and (info["runs"], info["failed"]) == (60, 0)

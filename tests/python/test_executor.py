@@ -106,3 +106,9 @@ def test_stream_takes_items_from_a_generator_as_workers_free_up() -> None:
     assert first[1] == first[0]
     assert len(taken) <= 2 * 2 + 1, "only the runs in flight are taken"
     assert sorted(i for i, _ in [first, *stream]) == list(range(20))
+
+
+def test_a_dask_worker_with_another_engine_fails_its_runs() -> None:
+    assert executor._call_on_worker(abs, -3, executor.engine_fingerprint()) == 3
+    error = executor._call_on_worker(abs, -3, "0.0.1+another")
+    assert isinstance(error, RuntimeError) and "install the same dcsim" in str(error)

@@ -206,10 +206,11 @@ def test_a_sweep_with_a_bad_plan_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_a_killed_sweep_resumes_without_rerunning_finished_runs(tmp_path: Path) -> None:
-    # 24 runs of about 0.1 s each on one process; kill -9 once at least 6 rows are cached.
+    # 24 runs of about 0.1 s each (5 s simulated) on one process; kill -9 once at least 6
+    # rows are cached, well before the last.
     plan = {
         **PLAN,
-        "base": {**SMALL, "sim": {"duration_s": 0.5}},
+        "base": {**SMALL, "sim": {"duration_s": 5.0}},
         "grid": {"switch.aqm.k_packets": list(range(5, 29))},
         "zip": {},
         "repetitions": 1,
@@ -222,7 +223,7 @@ def test_a_killed_sweep_resumes_without_rerunning_finished_runs(tmp_path: Path) 
     deadline = time.monotonic() + 120
     while len(list(out.glob(".cache/*/*.json"))) < 6 and proc.poll() is None:
         assert time.monotonic() < deadline
-        time.sleep(0.05)
+        time.sleep(0.01)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     cached = len(list(out.glob(".cache/*/*.json")))
