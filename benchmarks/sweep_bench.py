@@ -1,6 +1,8 @@
 """Sweep throughput: a 200-run sweep of small scenarios (two DCTCP flows, 20 ms simulated,
 K swept over 20 values x 10 seeds), on local worker processes and on a Dask LocalCluster
-with as many single-threaded workers. Prints runs per minute; nothing is cached.
+with as many single-threaded workers. Prints runs per minute; nothing is cached. Then the
+parent process's peak Python memory (tracemalloc) over sweeps of 1,000 and 4,000 runs: what
+a sweep holds per run beyond the workers' in-flight scenarios.
 
     python benchmarks/sweep_bench.py [--workers N]      (make bench-sweep)
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+import tracemalloc
 
 from distributed import LocalCluster
 
@@ -53,6 +56,16 @@ def main() -> None:
     print("|---|---|---|---|")
     for name, runs, wall in rows:
         print(f"| {name} | {runs} | {wall:.2f} | {runs / wall * 60:,.0f} |")
+    print()
+    print("| runs | peak Python memory of the sweeping process | per run |")
+    print("|---|---|---|")
+    for repetitions in (50, 200):
+        plan = {**PLAN, "repetitions": repetitions}
+        tracemalloc.start()
+        table = dcsim.sweep(plan, progress=False, jobs=n)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(f"| {len(table):,} | {peak / 1e6:.1f} MB | {peak / len(table):,.0f} B |")
 
 
 if __name__ == "__main__":
