@@ -431,3 +431,46 @@ def test_report_shows_a_summary_of_the_wrong_shape_as_unreadable(
     assert result.exit_code == 0, result.output
     page = (tmp_path / "index.html").read_text()
     assert "unreadable summary.json" in page and escape(reason) in page
+
+
+def on_a_terminal(args: list[str], cwd: Path) -> str:
+    """Run the `dcsim` command with stdout and stderr on a pseudo-terminal, as a user sees
+    it; everything it wrote there."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    cmd = [sys.executable, "-c", "from dcsim.cli import main; main()", *args]
+    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm"}
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=slave, stderr=slave, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal closed: the command ended
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    assert proc.wait(timeout=300) == 0, b"".join(chunks).decode(errors="replace")
+    return b"".join(chunks).decode(errors="replace")
+
+
+@pytest.mark.parametrize("command", ["run", "reproduce", "sweep"])
+def test_a_terminal_shows_a_progress_bar_with_the_time_left(tmp_path: Path, command: str) -> None:
+    from test_sweep import PLAN, write_plan
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SMALL_TOML.replace("duration_s = 0.02", "duration_s = 2.0"))
+    target = {
+        "run": ["run", str(scenario)],
+        "reproduce": ["reproduce", "dctcp-fig1", "--jobs", "1"],
+        "sweep": ["sweep", str(write_plan(tmp_path / "plan.toml", PLAN)), "--jobs", "1"],
+    }[command]
+    screen = on_a_terminal([*target, "--out", "shown"], tmp_path)
+    assert "eta" in screen and "━" in screen, screen[-2000:]
+    # With --quiet the same command shows no bar.
+    quiet = on_a_terminal([*target, "--out", "quiet", "--quiet"], tmp_path)
+    assert "eta" not in quiet and "━" not in quiet
