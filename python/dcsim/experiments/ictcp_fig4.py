@@ -36,9 +36,10 @@ exactly the drain rate; whatever incast packets add to the port queue is never d
 queue ratchets up to its dynamic-threshold limit and stays pinned there, and incast packets
 (retransmissions included) are dropped on arrival - a drop-tail lock-out. The background flow
 itself hardly loses a packet (it is clocked by its NIC at the port's rate, give or take its
-clock's offset of at most 100 ppm, 8 packets/s), so little makes it back off. At full scale 80
-of the 112 background runs have a stalled round. We report the stalls (an unfinished round counts with its duration so far, see
-``incast_stats``) rather than perturb the hosts to avoid them.
+clock's offset of at most 100 ppm, 8 packets/s), so little makes it back off. At full scale 89
+of the 128 background runs have a stalled round (measured with rw = 1 MSS included). We report
+the stalls (an unfinished round counts with its duration so far, see ``incast_stats``) rather
+than perturb the hosts to avoid them.
 
 Outputs: fig4_goodput.csv (background, rw_mss [0 = uncapped], senders, goodput_mbps,
 aggregate_mbps, timeout_ratio, rounds, background_mbps), fig4_optimum.csv, fig4_goodput.png/.svg.
