@@ -140,3 +140,30 @@ def test_any_small_star_conserves_packets(
 def test_bad_python_arguments_get_one_clear_error(call, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
         call()
+
+
+def test_ictcp_constants_are_set_from_python_and_its_state_is_traced(small: dict) -> None:
+    small["ictcp"] = {
+        "hosts": [0],
+        "alpha": 0.85,
+        "beta": 0.5,
+        "gamma1": 0.05,
+        "gamma2": 0.6,
+        "decrease_after_rtts": 4,
+        "control_interval_rtts": 3,
+        "min_rwnd_segments": 1,
+        "fairness_fraction": 0.25,
+        "rtt_limit_ms": 1.5,
+    }
+    small["measure"] = {"flow_sample_us": 1000.0}
+    r = dcsim.run(small)
+    f = r.flow_samples.dropna(subset=["ictcp_expected_bps"])
+    assert len(f) and (f.ictcp_expected_bps >= f.ictcp_measured_bps).all()
+    assert (r.flow_samples.ictcp_rwnd_bytes >= 1460).all()
+    s = r.ictcp_samples
+    assert list(s.columns) == ["host", "t_s", "bw_t_bps", "bw_a_bps", "quota_bps", "subslot_s"]
+    # Eq. 1 with this scenario's α = 0.85 (C is the NIC's rate, within its ±100 ppm clock).
+    assert ((s.bw_a_bps - (0.85e9 - s.bw_t_bps).clip(lower=0)).abs() <= 0.85e9 * 1e-4).all()
+    small["ictcp"]["control_interval_rtts"] = 0
+    with pytest.raises(dcsim.ScenarioError, match="ictcp.control_interval_rtts"):
+        dcsim.run(small)

@@ -184,9 +184,11 @@ pub struct FlowSamples {
     pub cwnd_bytes: Vec<f64>,
     pub alpha: Vec<f64>,
     /// ICTCP at the receiving end (NaN where its host runs no ICTCP): the receive window it
-    /// allows, the measured throughput b^m (Eq. 2), and the receiver-side smoothed RTT.
+    /// allows, the measured throughput b^m (Eq. 2), the expected throughput b^e (Eq. 3), and
+    /// the receiver-side smoothed RTT.
     pub ictcp_rwnd_bytes: Vec<f64>,
     pub ictcp_measured_bps: Vec<f64>,
+    pub ictcp_expected_bps: Vec<f64>,
     pub ictcp_rtt_s: Vec<f64>,
 }
 
@@ -198,6 +200,8 @@ pub struct IctcpSamples {
     pub t_s: Vec<f64>,
     pub bw_t_bps: Vec<f64>,
     pub bw_a_bps: Vec<f64>,
+    /// What is left of BW_A for increases in the current second sub-slot (NaN in a first).
+    pub quota_bps: Vec<f64>,
     pub subslot_s: Vec<f64>,
 }
 

@@ -333,6 +333,11 @@ pub struct IctcpConfig {
     pub gamma1: f64,
     /// Shrink a window by one MSS after three RTTs with the ratio above γ2 (§IV-C).
     pub gamma2: f64,
+    /// Consecutive RTTs with the ratio above γ2 that cost one MSS (§IV-C: three).
+    pub decrease_after_rtts: u32,
+    /// Control interval, RTTs: a window changes at most once per this many RTTs (§IV-B: two,
+    /// one for a change to take effect and one to measure it).
+    pub control_interval_rtts: u32,
     /// Smallest receive window, segments: 2 (§IV-C) or 1 (the §VII-A-2 variant).
     pub min_rwnd_segments: u32,
     /// Windows above the average lose one MSS while BW_A < this fraction of C (§IV-D).
@@ -354,6 +359,8 @@ impl Default for IctcpConfig {
             beta: 0.75,
             gamma1: 0.1,
             gamma2: 0.5,
+            decrease_after_rtts: 3,
+            control_interval_rtts: 2,
             min_rwnd_segments: 2,
             fairness_fraction: 0.2,
             rtt_limit_ms: 2.0,
@@ -822,8 +829,14 @@ impl Scenario {
         if ic.gamma1 > ic.gamma2 {
             return err("ictcp.gamma1", format!("must not exceed gamma2 ({}), got {}", ic.gamma2, ic.gamma1));
         }
-        if ic.min_rwnd_segments == 0 {
-            return err("ictcp.min_rwnd_segments", "must be at least 1".to_string());
+        for (name, v) in [
+            ("ictcp.min_rwnd_segments", ic.min_rwnd_segments),
+            ("ictcp.decrease_after_rtts", ic.decrease_after_rtts),
+            ("ictcp.control_interval_rtts", ic.control_interval_rtts),
+        ] {
+            if v == 0 {
+                return err(name, "must be at least 1".to_string());
+            }
         }
         for (name, v) in [
             ("ictcp.rtt_limit_ms", ic.rtt_limit_ms),

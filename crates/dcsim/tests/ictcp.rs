@@ -146,3 +146,31 @@ fn connections_with_an_rtt_above_2_ms_are_left_alone() {
     assert_eq!(plain.flows[0].completion_s, with.flows[0].completion_s);
     assert_eq!(plain.flows[0].data_packets_sent, with.flows[0].data_packets_sent);
 }
+
+#[test]
+fn ictcp_state_is_traced_and_consistent() {
+    // The two-flow run sampled every 1 ms: per connection the window, b^m and b^e (Eq. 3:
+    // b^e ≥ b^m), per interface BW_T, BW_A (Eq. 1) and what is left of the quota.
+    let toml = two_flows(true).replace("[sim]", "[measure]\nflow_sample_us = 1000.0\n[sim]");
+    let r = run(&toml);
+    let f = &r.flow_samples;
+    assert!(f.t_s.len() >= 2 * 250, "{} flow samples", f.t_s.len());
+    let mut sampled = 0;
+    for k in 0..f.t_s.len() {
+        let (w, m, e) = (f.ictcp_rwnd_bytes[k], f.ictcp_measured_bps[k], f.ictcp_expected_bps[k]);
+        assert!(w >= 2.0 * 1460.0, "window {w} below the minimum");
+        if e.is_finite() {
+            assert!(e >= m, "b^e {e} < b^m {m}");
+            sampled += 1;
+        }
+    }
+    assert!(sampled > f.t_s.len() / 2);
+    let s = &r.ictcp_samples;
+    assert_eq!(s.t_s.len(), f.t_s.len() / 2, "one row per interface per sample");
+    for k in 0..s.t_s.len() {
+        // C is the NIC's rate, within its ±100 ppm clock offset.
+        assert!((s.bw_a_bps[k] - (0.9e9 - s.bw_t_bps[k]).max(0.0)).abs() <= 0.9e9 * 1e-4);
+        assert!(s.quota_bps[k].is_nan() || (0.0..=s.bw_a_bps[k]).contains(&s.quota_bps[k]));
+    }
+    assert!(s.quota_bps.iter().any(|q| q.is_finite()), "second sub-slots are sampled too");
+}

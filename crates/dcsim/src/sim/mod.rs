@@ -302,6 +302,8 @@ impl Simulation {
                 beta: ic.beta,
                 gamma1: ic.gamma1,
                 gamma2: ic.gamma2,
+                decrease_after_rtts: ic.decrease_after_rtts,
+                control_interval_rtts: ic.control_interval_rtts,
                 mss: t.mss,
                 min_rwnd_segments: ic.min_rwnd_segments,
                 fairness_fraction: ic.fairness_fraction,
@@ -466,6 +468,7 @@ impl Simulation {
                     let f = &mut self.flow_samples;
                     f.ictcp_rwnd_bytes.push(receiver.map_or(f64::NAN, |r| r.rwnd as f64));
                     f.ictcp_measured_bps.push(receiver.map_or(f64::NAN, |r| r.measured_bps));
+                    f.ictcp_expected_bps.push(receiver.map_or(f64::NAN, |r| r.expected_bps()));
                     f.ictcp_rtt_s.push(receiver.and_then(|r| r.srtt).map_or(f64::NAN, s_from_ps));
                 }
                 for (h, i) in self.ictcp.iter_mut().enumerate() {
@@ -476,6 +479,7 @@ impl Simulation {
                         f.t_s.push(t);
                         f.bw_t_bps.push(i.bw_t_bps);
                         f.bw_a_bps.push(i.bw_a_bps);
+                        f.quota_bps.push(if i.in_second_subslot() { i.quota_bps() } else { f64::NAN });
                         f.subslot_s.push(s_from_ps(i.subslot()));
                     }
                 }

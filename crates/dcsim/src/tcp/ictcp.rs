@@ -30,6 +30,11 @@ pub struct IctcpParams {
     pub gamma1: f64,
     /// Decrease after three RTTs over γ2 = 0.5 (§IV-C).
     pub gamma2: f64,
+    /// How many consecutive RTTs over γ2 cost one MSS: 3 (§IV-C "three continuous RTT").
+    pub decrease_after_rtts: u32,
+    /// The control interval in RTTs: 2 (§IV-B, one RTT for a change to take effect, one to
+    /// measure it).
+    pub control_interval_rtts: u32,
     pub mss: u32,
     /// Smallest window, segments: 2 (§IV-C, Fig. 8) or 1 (Fig. 10).
     pub min_rwnd_segments: u32,
@@ -78,9 +83,19 @@ pub struct ConnState {
     /// Cumulative ACK of the last segment sent: a decrease needs an ACK that covers ≥ 1 MSS
     /// more (never shrink the right edge, §IV-D footnote 3).
     last_ack_sent: Option<u64>,
+    /// Right edge (ack + window) of the last window the host advertised, ICTCP's or, while
+    /// the connection is not controlled, the stack's.
+    right_edge: u64,
     /// For the sub-slot length T: payload bytes this slot, and whether RTT was updated.
     slot_bytes: u64,
     slot_rtt_updated: bool,
+}
+
+impl ConnState {
+    /// Expected throughput b^e = max(b^m, rwnd/RTT), bit/s (Eq. 3); NaN before an RTT sample.
+    pub fn expected_bps(&self) -> f64 {
+        self.srtt.map_or(f64::NAN, |rtt| self.measured_bps.max(rate_bps(self.rwnd, rtt)))
+    }
 }
 
 /// ICTCP on one network interface: the slot clock, the quota, and its connections.
@@ -154,6 +169,7 @@ impl Interface {
             last_rx: None,
             sampled: false,
             last_ack_sent: None,
+            right_edge: 0,
             slot_bytes: 0,
             slot_rtt_updated: false,
         });
@@ -178,10 +194,10 @@ impl Interface {
     }
 
     /// The fairness rule's average window (§IV-D, "the average window value of all
-    /// connections"), over the connections ICTCP controls that are competing: a measured RTT
-    /// below the limit and data within the idle limit. A connection whose flow has ended or
-    /// gone quiet is not in the contest (spec ASSUMPTION: counting it held a lone remaining
-    /// flow above "the average" and cut it at every control interval).
+    /// connections"), over the connections ICTCP controls that are in its flow table: a
+    /// measured RTT below the limit and data within the prolonged-idle limit. The paper's
+    /// driver drops a connection on FIN/RST (§VI-A); the simulated flows end without one, so
+    /// a connection quiet beyond the idle limit stands for a closed one (ASSUMPTION).
     fn average_active_rwnd(&self, now: Ps) -> f64 {
         let idle = self.idle_limit();
         let (sum, n) = self
@@ -206,6 +222,12 @@ impl Interface {
                 self.bw_a_bps = (self.p.alpha * self.p.capacity_bps - self.bw_t_bps).max(0.0);
                 self.quota_bps = self.bw_a_bps;
                 self.in_second = true;
+                // §IV-B: T's weights are the traffic of "the last time period T", the second
+                // sub-slot by the time T is recomputed at the slot's end.
+                for c in &mut self.conns {
+                    c.slot_bytes = 0;
+                    c.slot_rtt_updated = false;
+                }
             }
             let slot_end = first_end + self.subslot;
             if now < slot_end {
@@ -223,7 +245,7 @@ impl Interface {
 
     fn end_slot(&mut self, slot_end: Ps) {
         // §IV-B: T = Σ w_i·RTT_i, w_i the normalised traffic of the connections that
-        // updated their RTT in the last period; kept when none did (spec ASSUMPTION).
+        // updated their RTT in the last period T; kept when none did (spec ASSUMPTION).
         let (mut weighted, mut total) = (0.0f64, 0u64);
         for c in &mut self.conns {
             if c.slot_rtt_updated && c.slot_bytes > 0 {
@@ -293,13 +315,18 @@ impl Interface {
             None => 0,
         };
         self.conns[i].last_ack_sent = Some(pkt.ack);
-        if !self.is_controlled(&self.conns[i]) {
-            return; // §III: connections with an RTT of 2 ms or more are left alone
-        }
-        if let Some(rtt) = self.conns[i].srtt {
-            self.control(now, i, rtt, covered);
-        }
-        pkt.rwnd = pkt.rwnd.min(self.conns[i].rwnd);
+        if self.is_controlled(&self.conns[i]) {
+            if let Some(rtt) = self.conns[i].srtt {
+                self.control(now, i, rtt, covered);
+            }
+            // Never move the right edge left (§IV-D footnote 3): the rules cut one MSS only on
+            // an ACK covering one, so this binds only when a connection returns under control
+            // after the stack advertised a larger window; the edge then stays until covered.
+            let keep = self.conns[i].right_edge.saturating_sub(pkt.ack);
+            pkt.rwnd = pkt.rwnd.min(self.conns[i].rwnd.max(keep));
+        } // else §III: connections with an RTT of 2 ms or more are left alone
+        let c = &mut self.conns[i];
+        c.right_edge = c.right_edge.max(pkt.ack + pkt.rwnd);
     }
 
     /// The difference ratio d = (b^e − b^m)/b^e with b^e = max(b^m, rwnd/RTT) (Eqs. 3-4).
@@ -320,10 +347,9 @@ impl Interface {
         let (mss, min_rwnd) = (self.p.mss as u64, self.min_rwnd());
         let (beta, gamma1, gamma2) = (self.p.beta, self.p.gamma1, self.p.gamma2);
         // §IV-D fairness: while BW_A < 0.2·C, a window above the average of the competing
-        // connections loses one MSS. Judged, like an increase, once per control interval, so a
-        // window just raised is not cut before it has been measured (spec ASSUMPTION refined:
-        // judged at every ACK it undid each 1-MSS increase at once and held two flows at
-        // 0.74 Gb/s in total).
+        // connections loses one MSS. At most once per control interval (spec §6.7
+        // ASSUMPTION), the same interval as an increase: a window just raised is measured
+        // before it is judged (§IV-B).
         let short = self.bw_a_bps < self.p.fairness_fraction * self.p.capacity_bps;
         let unfair = short && (self.conns[i].rwnd as f64) > self.average_active_rwnd(now);
         let c = &mut self.conns[i];
@@ -337,18 +363,21 @@ impl Interface {
             let d = Self::difference_ratio(c.measured_bps, c.rwnd, rtt);
             c.high_count = if d > gamma2 { c.high_count + 1 } else { 0 };
         }
+        let (persist, interval) = (self.p.decrease_after_rtts, self.p.control_interval_rtts as Ps);
         let d = Self::difference_ratio(c.measured_bps, c.rwnd, rtt);
         if !c.sampled {
             // Nothing measured since data started: no judgement yet.
-        } else if c.high_count >= 3 {
-            // Rule 2: decrease by one MSS, on an ACK that newly covers ≥ 1 MSS (never shrink).
+        } else if c.high_count >= persist {
+            // Rule 2 (§IV-C): d > γ2 for three RTTs in a row costs one MSS, down to the
+            // minimum window ("the minimal receive window is 2MSS"), on an ACK that newly covers
+            // ≥ 1 MSS (never shrink, footnote 3).
             c.phase = Phase::CongestionAvoidance;
             if covered >= mss && c.rwnd > min_rwnd {
                 c.rwnd = (c.rwnd - mss).max(min_rwnd);
                 c.last_adjust = now;
                 c.high_count = 0;
             }
-        } else if now - c.last_adjust >= 2 * rtt {
+        } else if now - c.last_adjust >= interval * rtt {
             // A window is judged once it has had one RTT to take effect and one to be measured
             // (§IV-B).
             if unfair {
@@ -357,8 +386,10 @@ impl Interface {
                     c.last_adjust = now;
                 }
             } else if d <= gamma1 || d <= mss as f64 / c.rwnd as f64 {
-                // Rule 1: increase, only in the second sub-slot and against the quota (§IV-A).
+                // Rule 1 (§IV-C; d ≤ MSS/rwnd: footnote 2): increase, only in the second
+                // sub-slot and against the quota, first come first served (§IV-A).
                 if self.in_second {
+                    // §IV-C: slow start doubles the window, congestion avoidance adds one MSS.
                     let delta = match c.phase {
                         Phase::SlowStart => c.rwnd,
                         Phase::CongestionAvoidance => mss,
@@ -369,6 +400,7 @@ impl Interface {
                         self.quota_bps -= need;
                         c.last_adjust = now;
                     } else {
+                        // §IV-C: "not enough quota" moves the connection to congestion avoidance.
                         c.phase = Phase::CongestionAvoidance;
                     }
                 }

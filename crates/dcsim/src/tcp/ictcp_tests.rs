@@ -20,6 +20,8 @@ fn params() -> IctcpParams {
         beta: 0.75,
         gamma1: 0.1,
         gamma2: 0.5,
+        decrease_after_rtts: 3,
+        control_interval_rtts: 2,
         mss: MSS as u32,
         min_rwnd_segments: 2,
         fairness_fraction: 0.2,
@@ -35,12 +37,25 @@ fn data_rtt(i: &mut Interface, now: Ps, c: u32, len: u32, rtt: Ps) {
     i.on_receive(now, len + 40, Some(c), len, now + 1 - rtt);
 }
 
+/// A fresh interface with two connections, registered at time 0.
+fn two_conns() -> (Interface, u32, u32) {
+    let mut i = Interface::new(params());
+    let a = i.add_conn(0);
+    let b = i.add_conn(0);
+    (i, a, b)
+}
+
 fn data(i: &mut Interface, now: Ps, c: u32, len: u32) {
     data_rtt(i, now, c, len, RTT);
 }
 
 /// The host sends an ACK for `ack` on connection `c` at `now`; returns the window it carries.
 fn ack(i: &mut Interface, now: Ps, c: u32, ack: u64) -> u64 {
+    ack_offering(i, now, c, ack, 8_000_000)
+}
+
+/// As [`ack`], the stack offering a window of `stack_rwnd` bytes.
+fn ack_offering(i: &mut Interface, now: Ps, c: u32, ack: u64, stack_rwnd: u64) -> u64 {
     let mut p = Packet {
         conn: c,
         dst: 0,
@@ -51,7 +66,7 @@ fn ack(i: &mut Interface, now: Ps, c: u32, ack: u64) -> u64 {
         size: 40,
         seq: 1,
         ack,
-        rwnd: 8_000_000,
+        rwnd: stack_rwnd,
         ts_val: now + 1,
         ts_ecr: 0,
         sack: [(0, 0); 3],
@@ -120,7 +135,19 @@ fn receiver_rtt_comes_from_the_echoed_timestamp_on_a_100_ns_clock() {
 /// A connection whose sender fills its window every RTT (`SLOW`): `rwnd` bytes spread over
 /// the RTT, one ACK per 2 segments. Runs from `from` for `rtts` RTTs; returns the time reached
 /// and the last ACK.
-fn feed_full_window(i: &mut Interface, c: u32, from: Ps, rtts: u32, mut acked: u64) -> (Ps, u64) {
+fn feed_full_window(i: &mut Interface, c: u32, from: Ps, rtts: u32, acked: u64) -> (Ps, u64) {
+    feed_full_window_watched(i, c, from, rtts, acked, |_, _, _, _| {})
+}
+
+/// As [`feed_full_window`], calling `watch(i, now, window before, phase before)` after each ACK.
+fn feed_full_window_watched(
+    i: &mut Interface,
+    c: u32,
+    from: Ps,
+    rtts: u32,
+    mut acked: u64,
+    mut watch: impl FnMut(&Interface, Ps, u64, Phase),
+) -> (Ps, u64) {
     let mut t = from;
     for _ in 0..rtts {
         let rwnd = i.conns[c as usize].rwnd;
@@ -130,7 +157,9 @@ fn feed_full_window(i: &mut Interface, c: u32, from: Ps, rtts: u32, mut acked: u
             data_rtt(i, now, c, MSS as u32, SLOW);
             acked += MSS;
             if k % 2 == 1 || k + 1 == segs {
+                let (before, phase) = (i.conns[c as usize].rwnd, i.conns[c as usize].phase);
                 ack(i, now, c, acked);
+                watch(i, now, before, phase);
             }
         }
         t += SLOW;
@@ -182,31 +211,26 @@ fn slow_start_doubles_in_second_subslots_only_and_not_faster_than_every_two_rtts
 
 #[test]
 fn no_increase_in_a_first_subslot() {
+    // A sender filling its window every RTT (1 ms), ACKed every two segments, always d = 0 and
+    // ample quota. Slots settle at 2 × 1 ms; the connection starts 1 ms after its data so
+    // that its first control interval ends inside a first sub-slot. The window doubles only
+    // at ACKs sent in a second sub-slot; ACKs in a first one, even with the interval over,
+    // change nothing.
     let mut i = Interface::new(params());
-    let c = i.add_conn(T0);
-    // Three RTTs of a full 2-MSS window: measured = expected, d = 0.
-    let (t, acked) = feed_full_window(&mut i, c, T0, 3, 1);
-    let before = i.conns[c as usize].rwnd;
-    let mut t1 = t;
-    while {
-        i.advance(t1);
-        i.in_second_subslot()
-    } {
-        t1 += 10 * US;
-    }
-    data_rtt(&mut i, t1, c, MSS as u32, SLOW);
-    ack(&mut i, t1, c, acked + MSS);
-    assert_eq!(i.conns[c as usize].rwnd, before, "no increase in a first sub-slot");
-    let mut t2 = t1;
-    while {
-        i.advance(t2);
-        !i.in_second_subslot()
-    } {
-        t2 += 10 * US;
-    }
-    data_rtt(&mut i, t2, c, MSS as u32, SLOW);
-    ack(&mut i, t2, c, acked + 2 * MSS);
-    assert_eq!(i.conns[c as usize].rwnd, 2 * before, "the second sub-slot allows it");
+    let c = i.add_conn(T0 + SLOW);
+    let (mut increases, mut withheld) = (0, 0);
+    let mut last_change = T0 + SLOW;
+    feed_full_window_watched(&mut i, c, T0, 10, 1, |i, now, before, _| {
+        if i.conns[c as usize].rwnd > before {
+            assert!(i.in_second_subslot(), "increase at {now} in a first sub-slot");
+            increases += 1;
+            last_change = now;
+        } else if !i.in_second_subslot() && now - last_change >= 2 * SLOW {
+            withheld += 1; // due, but in a first sub-slot
+        }
+    });
+    assert!(increases >= 3, "{increases} increases");
+    assert!(withheld >= 1, "no ACK found the interval over in a first sub-slot");
 }
 
 #[test]
@@ -215,9 +239,7 @@ fn the_quota_is_never_overspent_first_come_first_served() {
     // 233.6 Mb/s of quota. Background traffic of 7,500 B in the first sub-slot (600 Mb/s)
     // leaves BW_A = 300 Mb/s: the first ACK gets it, the second finds 66.4 Mb/s and moves to
     // congestion avoidance without growing.
-    let mut i = Interface::new(params());
-    let a = i.add_conn(0);
-    let b = i.add_conn(0);
+    let (mut i, a, b) = two_conns();
     // Times from 1 ms on (a TSval cannot predate the run); slots are 200 µs long.
     let z = PS_PER_MS;
     for c in [a, b] {
@@ -310,9 +332,7 @@ fn a_decrease_waits_for_an_ack_that_covers_one_mss() {
 /// grow but finds no quota). b stops sending after `b_rtts` RTTs; at RTT `reset_a_at` a is
 /// given 10 MSS again. Returns the interface, a, b and the RTTs in which a was cut.
 fn fairness_run(rtts: u64, b_rtts: u64, reset_a_at: Option<u64>) -> (Interface, u32, u32, Vec<u64>) {
-    let mut i = Interface::new(params());
-    let a = i.add_conn(0);
-    let b = i.add_conn(0);
+    let (mut i, a, b) = two_conns();
     i.set_rwnd(a, 10 * MSS);
     i.set_rwnd(b, 4 * MSS);
     let (mut t, mut acked) = (T0, [1u64, 1]);
@@ -321,8 +341,11 @@ fn fairness_run(rtts: u64, b_rtts: u64, reset_a_at: Option<u64>) -> (Interface, 
         if reset_a_at == Some(rtt) {
             i.set_rwnd(a, 10 * MSS);
         }
-        // 125,000 B of other traffic per RTT fills the link.
-        i.on_receive(t, 125_000, None, 0, 0);
+        // 125,000 B of other traffic per RTT, 12,500 B every 100 µs, fills the link in every
+        // sub-slot.
+        for k in 0..10 {
+            i.on_receive(t + k * 100 * US, 12_500, None, 0, 0);
+        }
         for (k, c) in [a, b].into_iter().enumerate() {
             if c == b && rtt >= b_rtts {
                 continue;
@@ -373,29 +396,208 @@ fn connections_with_an_rtt_of_2_ms_or_more_are_left_alone() {
     assert_eq!(ack(&mut i, 10 * PS_PER_MS, c, 1461), 8_000_000, "window field untouched");
 }
 
-#[test]
-fn a_difference_between_gamma1_and_gamma2_keeps_the_window() {
-    // Rule 3. A window of 8 MSS over a 1 ms RTT expects b^e = 8·1460·8/1 ms = 93.44 Mb/s; the
-    // sender sends 6 MSS per RTT, so b^m settles at 70.08 Mb/s and d = 0.25: above γ1 = 0.1
-    // and MSS/rwnd = 0.125, not above γ2 = 0.5. With the whole quota free (no other traffic)
-    // the window neither grows nor shrinks, and the connection is in congestion avoidance.
+/// Rule 3: a window of `rwnd_mss` over a 1 ms RTT whose sender sends `segs` MSS per RTT,
+/// 40 RTTs, the whole quota free. Asserts the window never changes; returns the settled d.
+fn kept_window_ratio(rwnd_mss: u64, segs: u64) -> f64 {
     let mut i = Interface::new(params());
     let c = i.add_conn(T0);
-    i.set_rwnd(c, 8 * MSS);
+    i.set_rwnd(c, rwnd_mss * MSS);
     let (mut t, mut acked) = (T0, 1);
     for _ in 0..40 {
-        for k in 0..6u64 {
-            let now = t + k * SLOW / 6;
+        for k in 0..segs {
+            let now = t + k * SLOW / segs;
             data_rtt(&mut i, now, c, MSS as u32, SLOW);
             acked += MSS;
-            if k % 2 == 1 {
+            if k % 2 == 1 || k + 1 == segs {
                 ack(&mut i, now, c, acked);
             }
-            assert_eq!(i.conns[c as usize].rwnd, 8 * MSS, "kept at {now}");
+            assert_eq!(i.conns[c as usize].rwnd, rwnd_mss * MSS, "kept at {now}");
         }
         t += SLOW;
     }
-    let d = 1.0 - i.conns[c as usize].measured_bps / 93.44e6;
-    assert!((d - 0.25).abs() < 0.01, "d = {d}");
     assert_eq!(i.conns[c as usize].phase, Phase::CongestionAvoidance);
+    let expected = (rwnd_mss * MSS * 8) as f64 / 1e-3;
+    1.0 - i.conns[c as usize].measured_bps / expected
+}
+
+#[test]
+fn a_difference_between_gamma1_and_gamma2_keeps_the_window() {
+    // A window of 8 MSS over a 1 ms RTT expects b^e = 8·1460·8/1 ms = 93.44 Mb/s; 6 MSS per
+    // RTT settle b^m at 70.08 Mb/s: d = 0.25, above γ1 = 0.1 and MSS/rwnd = 0.125, not above
+    // γ2 = 0.5. The window neither grows nor shrinks.
+    let d = kept_window_ratio(8, 6);
+    assert!((d - 0.25).abs() < 0.01, "d = {d}");
+    // Just under γ2: 20 MSS expected, 11 sent: d = 0.45 (above MSS/rwnd = 0.05); three RTTs
+    // and more of it cost nothing, since only d > γ2 = 0.5 counts toward a decrease.
+    let d = kept_window_ratio(20, 11);
+    assert!((d - 0.45).abs() < 0.01, "d = {d}");
+}
+
+/// Other traffic of `bytes` every 100 µs from `t` for one 1-ms RTT (spread, so that every
+/// sub-slot sees the same rate).
+fn other_traffic(i: &mut Interface, t: Ps, bytes: u32) {
+    for k in 0..10 {
+        i.on_receive(t + k * 100 * US, bytes, None, 0, 0);
+    }
+}
+
+#[test]
+fn congestion_avoidance_adds_exactly_one_mss_per_control_interval_while_quota_lasts() {
+    // One connection at 4 MSS over 1 ms, filling its window (d = 0), beside 820 Mb/s of other
+    // traffic. Its own 4 × 1,500 B per RTT is 48 Mb/s, so BW_A = 900 − 868 = 32 Mb/s: too
+    // little to double (4 MSS/RTT = 46.72 Mb/s), so it moves to congestion avoidance, where
+    // +1 MSS needs 11.68 Mb/s: 4 → 5 MSS (BW_A then 900 − 880 = 20), 5 → 6 (BW_A 8), and
+    // there it stays. Steps at least 2·RTT apart.
+    // The failed doubling itself changes nothing but the phase (spec ASSUMPTION: no +1 MSS
+    // in its place at that ACK). The connection's first control interval ends after four RTTs,
+    // once T (1 ms) and BW_A (32 Mb/s) have settled.
+    let mut i = Interface::new(params());
+    let c = i.add_conn(T0 + 4 * SLOW);
+    i.set_rwnd(c, 4 * MSS);
+    let (mut t, mut acked) = (T0, 1);
+    let mut steps = vec![];
+    let mut to_ca = None;
+    for _ in 0..40 {
+        other_traffic(&mut i, t, 10_250);
+        (t, acked) = feed_full_window_watched(&mut i, c, t, 1, acked, |i, now, before, phase| {
+            let after = &i.conns[c as usize];
+            if phase == Phase::SlowStart && after.phase == Phase::CongestionAvoidance {
+                to_ca = Some((now, after.rwnd));
+            }
+            if after.rwnd != before {
+                steps.push((now, after.rwnd));
+            }
+        });
+    }
+    let (ca_at, ca_window) = to_ca.expect("the failed doubling moves it to congestion avoidance");
+    assert_eq!(ca_window, 4 * MSS, "no partial increase with the failed doubling");
+    let windows: Vec<u64> = steps.iter().map(|&(_, w)| w / MSS).collect();
+    assert_eq!(windows, [5, 6], "{steps:?}");
+    assert!(steps[0].0 > ca_at && steps[1].0 - steps[0].0 >= 2 * SLOW, "{steps:?}");
+    assert_eq!(i.conns[c as usize].phase, Phase::CongestionAvoidance);
+    assert!((i.bw_a_bps - 8e6).abs() < 1e3, "BW_A {}", i.bw_a_bps);
+}
+
+/// Starves a connection that holds `from_mss` (one MSS every third RTT, each ACK covering
+/// it: d ≈ 0.67 and more) with BW_A = 0 for 90 RTTs; returns every window it advertised.
+fn starve(min_rwnd_segments: u32, from_mss: u64) -> Vec<u64> {
+    let mut i = Interface::new(IctcpParams {
+        min_rwnd_segments,
+        ..params()
+    });
+    let c = i.add_conn(T0);
+    i.set_rwnd(c, from_mss * MSS);
+    let (mut t, mut acked) = (T0, 1);
+    let mut windows = vec![];
+    for rtt in 0..90 {
+        other_traffic(&mut i, t, 12_500);
+        if rtt % 3 == 0 {
+            data_rtt(&mut i, t + 10 * US, c, MSS as u32, SLOW);
+            acked += MSS;
+            windows.push(ack(&mut i, t + 10 * US, c, acked));
+        }
+        t += SLOW;
+    }
+    windows
+}
+
+#[test]
+fn a_starved_window_comes_down_to_the_minimum_and_no_further() {
+    // Rule 2 keeps asking for a decrease (d > γ2 at every sample); the floor holds it.
+    let two = starve(2, 4);
+    assert_eq!(*two.last().unwrap(), 2 * MSS);
+    assert!(two.iter().all(|&w| w >= 2 * MSS), "{two:?}");
+    assert!(two.windows(2).all(|p| p[1] == p[0] || p[1] + MSS == p[0]), "one MSS at a time");
+    // The 1-MSS option (§VII-A-2): down to one segment.
+    let one = starve(1, 4);
+    assert_eq!(*one.last().unwrap(), MSS);
+    assert!(one.iter().all(|&w| w >= MSS), "{one:?}");
+}
+
+/// Connections a (10 MSS, 7 sent per RTT: d = 0.3) and b (4 MSS, 3 sent: d = 0.25): rule 3
+/// keeps both, so only the fairness rule can change a window. Other traffic of
+/// `other_per_100us` bytes every 100 µs. Returns a's window after 20 RTTs of 1 ms.
+fn fairness_only(other_per_100us: u32) -> (u64, f64) {
+    let mut i = Interface::new(params());
+    let a = i.add_conn(T0);
+    let b = i.add_conn(T0);
+    i.set_rwnd(a, 10 * MSS);
+    i.set_rwnd(b, 4 * MSS);
+    let (mut t, mut acked) = (T0, [1u64, 1]);
+    for _ in 0..20 {
+        other_traffic(&mut i, t, other_per_100us);
+        for (k, (c, segs)) in [(a, 7u64), (b, 3)].into_iter().enumerate() {
+            for s in 0..segs {
+                let now = t + 5 * US + s * SLOW / segs;
+                data_rtt(&mut i, now, c, MSS as u32, SLOW);
+                acked[k] += MSS;
+                ack(&mut i, now, c, acked[k]);
+            }
+        }
+        t += SLOW;
+    }
+    (i.conns[a as usize].rwnd, i.bw_a_bps)
+}
+
+#[test]
+fn fairness_acts_only_while_bw_a_is_below_a_fifth_of_c() {
+    // 500 Mb/s of other traffic + the two connections' 10 × 1,500 B per RTT (120 Mb/s):
+    // BW_A = 900 − 620 = 280 Mb/s ≥ 0.2·C, so a keeps its 10 MSS though it is above the
+    // average (7 MSS).
+    let (a, bw_a) = fairness_only(6_250);
+    assert!((bw_a - 280e6).abs() < 1e3, "BW_A {bw_a}");
+    assert_eq!(a, 10 * MSS);
+    // 800 Mb/s of other traffic: BW_A = 900 − 920 → 0 < 0.2·C, and a is cut.
+    let (a, bw_a) = fairness_only(10_000);
+    assert_eq!(bw_a, 0.0);
+    assert!(a < 10 * MSS, "a = {} MSS", a / MSS);
+}
+
+#[test]
+fn the_subslot_length_is_the_traffic_weighted_rtt_of_the_last_subslot() {
+    // §IV-B: T = Σ w_i·RTT_i, w_i the share of the traffic of the connections that updated
+    // their RTT in the last period T. Slot [1.0, 1.2) ms with T = 100 µs: in the second
+    // sub-slot a brings 3,000 B at an RTT of 100 µs and b 1,000 B at 400 µs, so T becomes
+    // (3,000·100 + 1,000·400)/4,000 = 175 µs. b's 5,000 B in the first sub-slot do not count
+    // (with them T would be 300 µs).
+    let (mut i, a, b) = two_conns();
+    let z = PS_PER_MS;
+    data_rtt(&mut i, z + 50 * US, b, 5_000, 400 * US);
+    data_rtt(&mut i, z + 150 * US, a, 3_000, 100 * US);
+    data_rtt(&mut i, z + 160 * US, b, 1_000, 400 * US);
+    assert!(i.in_second_subslot());
+    i.advance(z + 200 * US);
+    assert_eq!(i.subslot(), 175 * US);
+    // A slot in which no connection updates its RTT keeps T.
+    i.on_receive(z + 300 * US, 1_500, None, 0, 0);
+    i.advance(z + 600 * US);
+    assert_eq!(i.subslot(), 175 * US);
+}
+
+#[test]
+fn a_connection_returning_under_control_never_pulls_its_right_edge_back() {
+    // A 3 ms sample takes the connection out of ICTCP's control (§III): its ACK carries the
+    // stack's window of 64 kB at ack 1 + 2 MSS. When its RTT is back under 2 ms, ICTCP's own
+    // window (2 MSS) may only apply as the peer's data covers that edge: never shrink (§IV-D
+    // footnote 3).
+    let mut i = Interface::new(params());
+    let c = i.add_conn(0);
+    let stack = 64_000u64;
+    let send = |i: &mut Interface, now: Ps, ack: u64| ack_offering(i, now, c, ack, stack);
+    let t = 10 * PS_PER_MS;
+    data_rtt(&mut i, t, c, MSS as u32, 3 * PS_PER_MS);
+    assert_eq!(send(&mut i, t, 1 + MSS), stack, "not controlled: the stack's window");
+    // Samples of 100 µs bring the smoothed RTT under 2 ms after a few segments.
+    let mut now = t;
+    let mut acked = 1 + MSS;
+    while i.conns[c as usize].srtt.unwrap() >= 2 * PS_PER_MS {
+        now += 10 * US;
+        data_rtt(&mut i, now, c, 1, RTT);
+        acked += 1;
+    }
+    let edge = 1 + MSS + stack;
+    let w = send(&mut i, now, acked);
+    assert_eq!(acked + w, edge, "the edge stays where the stack put it");
+    // Once the peer's data has covered the edge, ICTCP's 2-MSS window applies.
+    assert_eq!(send(&mut i, now + US, edge), 2 * MSS);
 }
