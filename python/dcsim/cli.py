@@ -378,20 +378,12 @@ def _write_pcaps(out: Path, trace: pd.DataFrame, spec: dict[str, Any]) -> list[s
 def _run_with_progress(spec: dict[str, Any], label: str, quiet: bool):
     """Run one scenario with a progress bar (simulated time done, time left) on a terminal."""
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import Progress
 
     console = Console(stderr=True)
     if quiet or not console.is_terminal:
         return run_scenario(spec, progress=_ignore)  # still checks for Ctrl-C
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.percentage:>5.1f}%"),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, transient=True) as progress:
+    with Progress(*executor.progress_columns(percent=True), console=console, transient=True) as progress:
         task = progress.add_task(label, total=1.0)
         return run_scenario(spec, progress=lambda done: progress.update(task, completed=done))
 

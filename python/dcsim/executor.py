@@ -40,13 +40,13 @@ from .files import atomic
 from .run import run as run_one
 
 
-def progress_columns() -> tuple:
-    """Fresh columns (rich caches renders per column) for a progress bar over simulations:
-    what, how far, time spent and time left."""
+def progress_columns(percent: bool = False) -> tuple:
+    """Fresh columns (rich caches renders per column) for a progress bar: what, how far (done
+    of total, or ``percent``), time spent and time left."""
     return (
         TextColumn("{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
+        TextColumn("{task.percentage:>5.1f}%") if percent else MofNCompleteColumn(),
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
