@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -265,27 +266,28 @@ def report_command(directory: Path, serve: bool, port: int) -> None:
 )
 @click.option(
     "--trace-ports",
-    default="",
+    "trace_ports",
+    multiple=True,
     metavar="NAMES",
-    help="Comma-separated port names to trace, e.g. s0->h0 (every packet leaving the port).",
+    help="Comma-separated port names to trace, e.g. s0->h0 (every packet leaving the port). May be repeated.",
 )
 @click.option(
     "--trace-flows",
-    default="",
+    "trace_flows",
+    multiple=True,
     metavar="IDS",
-    help="Comma-separated flow ids to trace, at their sender's host (both directions).",
+    help="Comma-separated flow ids to trace, at their sender's host (both directions). May be repeated.",
 )
 def run_command(
     scenario: Path,
     out: Path | None,
     quiet: bool,
     trace_formats: tuple[str, ...],
-    trace_ports: str,
-    trace_flows: str,
+    trace_ports: tuple[str, ...],
+    trace_flows: tuple[str, ...],
 ) -> None:
     """Run one scenario file and write its summary and tables."""
-    from .files import write_csv, write_json
-
+    trace_ports, trace_flows = ",".join(trace_ports), ",".join(trace_flows)
     ports = [name.strip() for name in trace_ports.split(",") if name.strip()]
     if trace_ports and not ports:
         raise click.BadParameter(f"no port names in {trace_ports!r}", param_hint="--trace-ports")
@@ -297,11 +299,13 @@ def run_command(
         raise click.BadParameter(
             f"expected comma-separated flow ids, got {trace_flows!r}", param_hint="--trace-flows"
         )
-    if (ports or flows) and not trace_formats:
-        trace_formats = ("pcap",)
-    if trace_formats and not (ports or flows):
-        raise click.UsageError("--trace needs --trace-ports or --trace-flows")
     spec = load_scenario(scenario)
+    measure = spec.get("measure", {})
+    traced = ports or flows or measure.get("trace_ports") or measure.get("trace_flows")
+    if traced and not trace_formats:
+        trace_formats = ("pcap",)  # the default, whether the scenario or the flags ask for traces
+    if trace_formats and not traced:
+        raise click.UsageError("--trace needs --trace-ports or --trace-flows (or measure.trace_* in the scenario)")
     if ports or flows:
         measure = spec.setdefault("measure", {})
         already = {"ports": len(measure.get("trace_ports", [])), "flows": len(measure.get("trace_flows", []))}
@@ -319,12 +323,30 @@ def run_command(
     out = out or Path("dcsim-out") / scenario.stem
     created = not out.exists()
     _make_dir(out)
+    # Everything is written into a staging directory inside `out` and moved into place at the
+    # end: Ctrl-C at any point leaves the previous results as they were, never a mix.
+    stage = out / f".partial-{os.getpid()}"
     try:
         results = _run_with_progress(spec, f"{scenario.name}: simulated time", quiet)
+        stage.mkdir()
+        summary, written = _write_run(stage, results, spec, trace_formats)
+        _replace_results(out, stage)
     except KeyboardInterrupt:
+        shutil.rmtree(stage, ignore_errors=True)
         if created:
             shutil.rmtree(out, ignore_errors=True)
         raise
+    if not quiet:
+        _print_overview(summary, results.flows)
+    click.echo(f"wrote {out}/summary.json and {', '.join(written)}")
+
+
+def _write_run(
+    out: Path, results: Any, spec: dict[str, Any], trace_formats: tuple[str, ...]
+) -> tuple[dict[str, Any], list[str]]:
+    """A run's summary.json, tables and traces in `out`; the summary and the files' names."""
+    from .files import write_csv, write_json
+
     summary = results.summary()
     tables = {
         "flows": results.flows,
@@ -337,21 +359,32 @@ def run_command(
         "flow_samples": results.flow_samples,
         "ictcp_samples": results.ictcp_samples,
     }
-    for stale in [*out.glob("port-*.pcap"), *out.glob("flow-*.pcap"), out / "trace.csv"]:
-        stale.unlink(missing_ok=True)  # an earlier run's traces must not pass for this one's
     for name, table in tables.items():
         write_csv(out / f"{name}.csv", table)
     written = [f"{n}.csv" for n in tables]
     trace = results.trace
-    if "csv" in trace_formats or (not trace.empty and not trace_formats):
+    if "csv" in trace_formats:
         write_csv(out / "trace.csv", trace)
         written.append("trace.csv")
     if "pcap" in trace_formats:
         written += _write_pcaps(out, trace, spec)
     write_json(out / "summary.json", summary)
-    if not quiet:
-        _print_overview(summary, results.flows)
-    click.echo(f"wrote {out}/summary.json and {', '.join(written)}")
+    return summary, written
+
+
+def _replace_results(out: Path, stage: Path) -> None:
+    """Move a finished run's files from `stage` into `out`, in place of an earlier run's
+    (whose traces must not pass for this one's), with Ctrl-C held off for those few renames."""
+    stale = [*out.glob("port-*.pcap"), *out.glob("flow-*.pcap"), out / "trace.csv"]
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        for path in stale:
+            path.unlink(missing_ok=True)
+        for path in stage.iterdir():
+            os.replace(path, out / path.name)
+        stage.rmdir()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _write_pcaps(out: Path, trace: pd.DataFrame, spec: dict[str, Any]) -> list[str]:

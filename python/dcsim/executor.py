@@ -23,6 +23,7 @@ import itertools
 import json
 import math
 import pickle
+import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -38,6 +39,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from . import __version__, _core
 from .files import atomic
 from .run import run as run_one
+from .scenario import json_default
 
 
 def progress_columns(percent: bool = False) -> tuple:
@@ -95,7 +97,7 @@ def engine_fingerprint() -> str:
 
 
 def cache_key(scenario: dict[str, Any]) -> str:
-    text = json.dumps(scenario, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    text = json.dumps(scenario, sort_keys=True, separators=(",", ":"), allow_nan=True, default=json_default)
     return hashlib.sha256(f"{engine_fingerprint()}\n{text}".encode()).hexdigest()
 
 
@@ -177,10 +179,16 @@ def _call_on_worker(fn: Callable[[Any], Any], item: Any, engine: str) -> Any:
     return _call(fn, item)
 
 
+def _ignore_sigint() -> None:
+    """Worker initialiser: Ctrl-C is the parent's to handle. A worker that took it too would
+    print its own traceback and could leave the pool waiting for it at exit."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _stream_local(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[tuple[int, Any]]:
     queue = enumerate(items)
     while True:
-        pool = ProcessPoolExecutor(max_workers=workers)
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
         broken = False
         try:
             pending = {}
@@ -201,11 +209,23 @@ def _stream_local(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) 
                         for j, item in itertools.islice(queue, 1):
                             pending[pool.submit(_call, fn, item)] = j
                     yield i, result
-        finally:
-            # On Ctrl-C the workers stop too (they check for it); do not wait for queued runs.
-            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException:
+            # Ctrl-C, or the caller stopped early: end the workers now rather than wait for
+            # the runs they hold.
+            _terminate(pool)
+            raise
+        pool.shutdown(wait=True)
         if not broken:
             return
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    processes = list((pool._processes or {}).values())  # no public way to stop running tasks
+    for process in processes:
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.join(timeout=5)
 
 
 def _stream_dask(fn: Callable[[Any], Any], items: Iterable[Any], scheduler: str) -> Iterator[tuple[int, Any]]:

@@ -87,8 +87,11 @@ def run(
                 if outcome.status == "failed":
                     failures[exp_id] = outcome.error or "failed"
     except KeyboardInterrupt:
-        _say(console, "interrupted: finished experiments are kept; writing the report")
-        report.write_index(out, registry, failures)
+        if any(p.parent.name[:1] != "." for p in out.glob("*/summary.json")):
+            _say(console, "interrupted: finished experiments are kept; writing the report")
+            report.write_index(out, registry, failures)
+        else:
+            _say(console, "interrupted before any experiment finished: no report written")
         raise
     index = report.write_index(out, registry, failures)
     if outcomes:

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import _core
 from .results import Results
-from .scenario import ScenarioError, load_scenario, to_json
+from .scenario import engine_error, load_scenario, to_json
 
 Scenario = dict[str, Any] | str | Path
 
@@ -37,7 +37,7 @@ def run(scenario: Scenario, progress: Callable[[float], None] | None = None) -> 
     try:
         raw = _core.run_json(to_json(scenario, source), progress)
     except ValueError as e:
-        raise ScenarioError.from_engine(source, e) from None
+        raise engine_error(scenario, source, e) from None
     return Results(json.loads(raw))
 
 

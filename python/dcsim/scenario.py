@@ -97,8 +97,14 @@ def validate(scenario: dict[str, Any], source: str = "<scenario>") -> None:
     try:
         _core.validate_json(text)
     except ValueError as e:
-        error = ScenarioError.from_engine(source, e)
-        raise (_pinpoint(scenario, error) or error) from None
+        raise engine_error(scenario, source, e) from None
+
+
+def engine_error(scenario: dict[str, Any], source: str, error: ValueError) -> ScenarioError:
+    """The engine's rejection of `scenario` as a ScenarioError, its field found exactly where
+    the engine could only name the enclosing table."""
+    wrapped = ScenarioError.from_engine(source, error)
+    return _pinpoint(scenario, wrapped) or wrapped
 
 
 # Engine messages from inside a `kind = "..."` table, where serde loses the field's path.
@@ -179,7 +185,16 @@ def to_json(scenario: dict[str, Any], source: str = "<scenario>") -> str:
     TOML dates and times become strings, which the engine then rejects with a field name.
     """
     _check_finite(scenario, source, "")
-    return json.dumps(scenario, default=str)
+    return json.dumps(scenario, default=json_default)
+
+
+def json_default(value: Any) -> Any:
+    """What ``json.dumps`` writes for a value it does not know: numpy numbers and arrays as
+    the Python numbers and lists they hold (a sweep over ``np.arange`` is a list of numpy
+    integers); anything else (TOML dates) as text."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return str(value)
 
 
 def _check_finite(value: Any, source: str, field: str) -> None:

@@ -40,6 +40,7 @@ import hashlib
 import itertools
 import json
 import math
+import numbers
 import os
 import re
 import time
@@ -53,7 +54,7 @@ import pandas as pd
 from . import executor
 from .files import atomic, write_csv, write_json
 from .results import Results
-from .scenario import ScenarioError, read_toml, validate
+from .scenario import ScenarioError, json_default, read_toml, validate
 
 _AGG = re.compile(r"^(mean|median|min|max|sum|std|count|p(\d{1,2}(?:\.\d+)?))$")
 _ROW = re.compile(r"^(ports|flows|queries)\[([^\]]+)\]\.(\w+)$")
@@ -105,7 +106,8 @@ class Run:
         scenario.setdefault("sim", {})["seed"] = self.seed
         # Named by its point's content, not its position: a run's cache key must not change
         # when the plan gains points or repetitions.
-        point = hashlib.sha256(json.dumps(self.params, sort_keys=True).encode()).hexdigest()[:10]
+        text = json.dumps(self.params, sort_keys=True, default=json_default)
+        point = hashlib.sha256(text.encode()).hexdigest()[:10]
         scenario["name"] = f"{self.plan.name}-{point}-r{self.repetition}"
         return scenario
 
@@ -191,6 +193,7 @@ def expand(plan: Plan) -> list[Run]:
         for z in zipped:
             params = {**g, **z}
             seed = params.get("sim.seed", base_seed)
+            seed = int(seed) if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) else seed
             if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
                 kind = "grid" if "sim.seed" in plan.grid else "zip"
                 raise ScenarioError(plan.source, f"{kind}.sim.seed", f"seeds are whole numbers ≥ 0, got {seed!r}")
@@ -241,8 +244,10 @@ def preflight(plan: Plan, runs: list[Run]) -> None:
     from .run import run
 
     results = run(probe)
-    fixed_ports = not any(a.startswith("topology") for a in plan.axes)
-    fixed_flows = not any(a.startswith("flows") for a in plan.axes)
+    # Port names follow the topology's kind and host counts; the flows, the list of flows.
+    shapes = {"topology", "topology.kind", "topology.hosts", "topology.left", "topology.right"}
+    fixed_ports = not shapes & set(plan.axes)
+    fixed_flows = "flows" not in plan.axes
     for i, m in enumerate(plan.metrics):
         row = _ROW.match(m)
         check_rows = row is not None and (
@@ -411,7 +416,7 @@ def _column_of_values(values: pd.Series) -> pd.Series:
     as they are; lists and tables (a sweep over `flows`, say) as their JSON text; a mix of
     kinds as text."""
     if values.map(lambda v: isinstance(v, (list, dict))).any():
-        return values.map(lambda v: json.dumps(v, sort_keys=True))
+        return values.map(lambda v: json.dumps(v, sort_keys=True, default=json_default))
     kinds = {bool if isinstance(v, bool) else float if isinstance(v, (int, float)) else type(v) for v in values}
     return values.astype(str) if len(kinds) > 1 else values
 

@@ -474,3 +474,24 @@ def test_a_terminal_shows_a_progress_bar_with_the_time_left(tmp_path: Path, comm
     # With --quiet the same command shows no bar.
     quiet = on_a_terminal([*target, "--out", "quiet", "--quiet"], tmp_path)
     assert "eta" not in quiet and "━" not in quiet
+
+
+def test_ctrl_c_in_run_keeps_the_previous_results_whole(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    out = tmp_path / "out"
+    short = tmp_path / "short.toml"
+    short.write_text(SMALL_TOML)
+    assert invoke("run", short, "--out", out, "--trace-flows", "1", "--trace", "csv").exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    # The same scenario for 300 s simulated, tracing a port: far from done after a second.
+    long = tmp_path / "long.toml"
+    long.write_text(SMALL_TOML.replace("duration_s = 0.02", "duration_s = 300.0"))
+    cmd = [sys.executable, "-c", "from dcsim.cli import main; main()", "run", str(long)]
+    proc = subprocess.Popen([*cmd, "--out", str(out), "--trace-ports", "s0->h0"], stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and err.strip().endswith("error: interrupted"), err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before, "the earlier run's files as they were"

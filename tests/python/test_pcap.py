@@ -120,3 +120,20 @@ def test_bad_trace_targets_are_user_errors(
     (line,) = result.stderr.splitlines()
     assert line.startswith("error: ") and mention in line
     assert not out.exists()
+
+
+def test_repeated_trace_options_add_up_and_scenario_traces_default_to_pcap(tmp_path: Path) -> None:
+    scenario = tmp_path / "small.toml"
+    scenario.write_text(SMALL_TOML)
+    out = tmp_path / "flags"
+    args = ["run", str(scenario), "--out", str(out), "--trace-ports", "s0->h0", "--trace-ports", "s0->h1"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert sorted(p.name for p in out.glob("*.pcap")) == ["port-s0-to-h0.pcap", "port-s0-to-h1.pcap"]
+    # Traces named in the scenario itself: pcap too, unless --trace csv.
+    scenario.write_text(SMALL_TOML.replace("[measure]", '[measure]\ntrace_flows = [1]'))
+    out = tmp_path / "scenario"
+    assert CliRunner().invoke(main, ["run", str(scenario), "--out", str(out)]).exit_code == 0
+    assert [p.name for p in out.glob("flow-*.pcap")] == ["flow-1.pcap"] and not (out / "trace.csv").exists()
+    out = tmp_path / "csv"
+    assert CliRunner().invoke(main, ["run", str(scenario), "--out", str(out), "--trace", "csv"]).exit_code == 0
+    assert (out / "trace.csv").is_file() and not list(out.glob("*.pcap"))

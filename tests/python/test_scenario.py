@@ -159,3 +159,14 @@ def test_scenario_files_exist() -> None:
 def test_every_scenario_file_is_valid(path: Path) -> None:
     scenario = dcsim.load_scenario(path)
     jsonschema.validate(scenario, json.loads(_core.scenario_schema()))
+
+
+def test_a_python_dict_mistake_names_the_same_field_as_a_file_would(tmp_path: Path) -> None:
+    scenario = {"topology": {"kind": "star", "hosts": "3"}}
+    with pytest.raises(dcsim.ScenarioError) as from_dict:
+        dcsim.run(scenario)
+    path = tmp_path / "s.toml"
+    path.write_text('[topology]\nkind = "star"\nhosts = "3"\n')
+    with pytest.raises(dcsim.ScenarioError) as from_file:
+        dcsim.run(path)
+    assert from_dict.value.field == from_file.value.field == "topology.hosts"

@@ -92,6 +92,11 @@ BAD_PLANS = {
     "every-point-invalid": ({**PLAN, "zip": {"sim.duration_s": [0.01], "sim.warmup_s": [0.05]}}, "sim.warmup_s"),
     "no-such-column": ({**PLAN, "metrics": ["ports[s0->h0].markz"]}, "metrics[0]"),
     "no-such-port": ({**PLAN, "metrics": ["ports[s0->h9].marks"]}, "metrics[0]"),
+    # A link-rate axis leaves the port names as they are: still caught.
+    "no-such-port-rate-axis": (
+        {**PLAN, "zip": {"topology.link.rate_gbps": [1.0, 10.0]}, "metrics": ["ports[s0->h9].marks"]},
+        "metrics[0]",
+    ),
     "no-such-flow": ({**PLAN, "metrics": ["flows[5].goodput_bps"]}, "metrics[0]"),
     "no-such-field": ({**PLAN, "metrics": ["run.dorps"]}, "metrics[0]"),
 }
@@ -345,3 +350,13 @@ def test_a_sweep_started_before_any_dask_worker_joins_uses_them_as_they_come() -
         table = dcsim.sweep(PLAN, scheduler=cluster.scheduler_address, progress=False)
         assert len(cluster.scheduler_info["workers"]) == 2
     assert len(table) == 16 and (table["error"] == "").all()
+
+
+def test_numpy_numbers_work_as_parameters_and_scenario_values() -> None:
+    import numpy as np
+
+    plan = {**PLAN, "grid": {"switch.aqm.k_packets": list(np.arange(5, 25, 10))}, "zip": {}, "repetitions": 1}
+    table = dcsim.sweep(plan, jobs=1, progress=False)
+    assert (table["error"] == "").all() and table["switch.aqm.k_packets"].tolist() == [5, 15]
+    scenario = {**SMALL, "switch": {"aqm": {"kind": "threshold", "k_packets": np.int64(20)}}}
+    assert dcsim.run(scenario).flows.equals(dcsim.run(SMALL).flows)

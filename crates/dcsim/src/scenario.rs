@@ -923,7 +923,11 @@ impl Scenario {
             if f as usize >= self.flows.len() {
                 return err(
                     &format!("measure.trace_flows[{i}]"),
-                    format!("flow {f} does not exist (the scenario has {} flows)", self.flows.len()),
+                    match self.flows.len() {
+                        0 => format!("flow {f} does not exist (the scenario has no flows)"),
+                        1 => format!("flow {f} does not exist (the only flow is 0)"),
+                        n => format!("flow {f} does not exist (flows are 0..{})", n - 1),
+                    },
                 );
             }
         }
