@@ -187,13 +187,26 @@ def _ignore_sigint() -> None:
 
 def _stream_local(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[tuple[int, Any]]:
     queue = enumerate(items)
+    unsent: list[tuple[int, Any]] = []  # taken from the queue, refused by a pool that broke
     while True:
         pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+        source, unsent = itertools.chain(unsent, queue), []
+        pending: dict[Any, int] = {}
         broken = False
+
+        def submit(n: int) -> None:
+            nonlocal broken
+            for j, item in itertools.islice(source, n):
+                try:
+                    if not broken:
+                        pending[pool.submit(_call, fn, item)] = j
+                        continue
+                except BrokenProcessPool:
+                    broken = True  # a worker died since the last look: retry in a fresh pool
+                unsent.append((j, item))
+
         try:
-            pending = {}
-            for i, item in itertools.islice(queue, IN_FLIGHT_PER_WORKER * workers):
-                pending[pool.submit(_call, fn, item)] = i
+            submit(IN_FLIGHT_PER_WORKER * workers)
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
@@ -206,8 +219,7 @@ def _stream_local(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) 
                         broken = True
                         result = RuntimeError(f"worker process died: {e}")
                     if not broken:
-                        for j, item in itertools.islice(queue, 1):
-                            pending[pool.submit(_call, fn, item)] = j
+                        submit(1)
                     yield i, result
         except BaseException:
             # Ctrl-C, or the caller stopped early: end the workers now rather than wait for

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import os
+import time
 from pathlib import Path
 
 from conftest import SMALL
@@ -79,6 +80,8 @@ def test_run_many_with_a_progress_bar_returns_results_in_order(tmp_path: Path) -
 def _die_on_two(i: int) -> int:
     if i == 2:
         os._exit(1)  # a worker killed mid-run (out of memory, a signal)
+    if i > 2:
+        time.sleep(0.1)  # runs take time: the death is seen long before the last is sent
     return i * 10
 
 
