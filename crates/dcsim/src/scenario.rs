@@ -52,6 +52,10 @@ pub struct SimConfig {
     /// stays the upper bound. Incast sweeps can then give a generous duration without
     /// simulating background traffic past the last round.
     pub stop_when_queries_done: bool,
+    /// A scenario whose estimated memory (network, connections, recorded time series) is
+    /// above this many gigabytes (10^9 B) is refused before anything is built, in [0.001,
+    /// 1000000]. `dcsim run --memory-limit-gb` sets it.
+    pub memory_limit_gb: f64,
 }
 
 impl Default for SimConfig {
@@ -61,22 +65,30 @@ impl Default for SimConfig {
             duration_s: 1.0,
             warmup_s: 0.0,
             stop_when_queries_done: false,
+            memory_limit_gb: 8.0,
         }
     }
 }
 
-/// A link: rate, one-way propagation delay, and per-frame overhead on the wire.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+/// A link: rate, one-way propagation delay, per-frame overhead on the wire, and optionally
+/// the buffer of the switch ports that send onto it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct LinkConfig {
-    /// Line rate, Gbit/s (10^9 bit/s).
+    /// Line rate, Gbit/s (10^9 bit/s), in [0.000001, 10000].
     pub rate_gbps: f64,
-    /// One-way propagation delay, microseconds.
+    /// One-way propagation delay, microseconds, in [0, 1000000] (one second).
     pub delay_us: f64,
-    /// Bytes each frame costs on the wire beyond the IP packet. 38 = Ethernet header, FCS,
-    /// preamble and inter-frame gap [EXT IEEE 802.3]; this is why 1460-B segments give the
-    /// DCTCP paper's 0.95 Gbps goodput on a 1 Gbps link (1460/1538). ns-2 uses 0.
+    /// Bytes each frame costs on the wire beyond the IP packet, at most 10000. 38 = Ethernet
+    /// header, FCS, preamble and inter-frame gap [EXT IEEE 802.3]; this is why 1460-B segments
+    /// give the DCTCP paper's 0.95 Gbps goodput on a 1 Gbps link (1460/1538). ns-2 uses 0.
     pub framing_bytes: u32,
+    /// Packets a switch port sending onto this link may hold, overriding `switch.buffer`'s
+    /// per-port limit (with a shared memory, a static cap beside the dynamic threshold). Host
+    /// NICs keep `host.nic_queue_packets`.
+    pub buffer_packets: Option<u32>,
+    /// Bytes a switch port sending onto this link may hold (as `buffer_packets`).
+    pub buffer_bytes: Option<u64>,
 }
 
 impl Default for LinkConfig {
@@ -85,17 +97,33 @@ impl Default for LinkConfig {
             rate_gbps: 1.0,
             delay_us: 25.0,
             framing_bytes: 38,
+            buffer_packets: None,
+            buffer_bytes: None,
         }
     }
 }
 
-/// The network. Hosts are numbered from 0; flows name hosts by number.
+impl LinkConfig {
+    /// A 10 Gbps link with the default delay: the uplinks of the papers' testbeds.
+    fn ten_gbps() -> Self {
+        Self {
+            rate_gbps: 10.0,
+            ..Self::default()
+        }
+    }
+}
+
+/// The network. Hosts are numbered from 0 and named `h0`, `h1`, ...; flows name hosts by
+/// number. Every host has one link, to a switch. A port is named after the link it sends
+/// onto, `node->peer` (`s0->h3`, `h3->s0`); the ports of a second, third, ... link between the
+/// same two nodes add `#1`, `#2`, ... Routing is computed when the network is built: shortest
+/// paths in hops, with ECMP over equal-cost next hops (`switch.ecmp`).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Topology {
     /// `hosts` hosts on one switch (`s0`), host `i` on switch port `i`.
     Star {
-        /// Number of hosts.
+        /// Number of hosts, in [2, 1048576].
         hosts: u32,
         #[serde(default)]
         link: LinkConfig,
@@ -114,6 +142,142 @@ pub enum Topology {
         #[serde(default)]
         core_link: LinkConfig,
     },
+    /// The DCTCP paper's multi-hop, multi-bottleneck network (§4.1, Fig. 17): switches
+    /// `triumph1`, `scorpion` and `triumph2` in a line, joined by `core_link`s. Hosts, numbered
+    /// in this order: the `s1` senders and the `s2` senders on `triumph1`; the `s3` senders,
+    /// the receiver R1 and the `r2` receivers on `triumph2`. In the paper S1 and S3 send to R1
+    /// and the S2 senders each to a receiver in R2.
+    MultiBottleneck {
+        /// Senders of group S1 (default 10: with S3, the paper's "20 machines").
+        #[serde(default = "default_group_10")]
+        s1: u32,
+        /// Senders of group S2 (default 20).
+        #[serde(default = "default_group_20")]
+        s2: u32,
+        /// Senders of group S3 (default 10).
+        #[serde(default = "default_group_10")]
+        s3: u32,
+        /// Receivers of group R2 (default 20).
+        #[serde(default = "default_group_20")]
+        r2: u32,
+        /// Host links (default 1 Gbps).
+        #[serde(default)]
+        host_link: LinkConfig,
+        /// The two switch-to-switch links (default 10 Gbps).
+        #[serde(default = "LinkConfig::ten_gbps")]
+        core_link: LinkConfig,
+    },
+    /// A rack: `hosts` hosts under one top-of-rack switch `tor`, and `uplinks` more hosts on
+    /// `uplink` links standing in for the rest of the datacenter, numbered after the rack's
+    /// (DCTCP §4.3: "an additional server is connected to a 10Gbps port of the Triumph to act as
+    /// a stand-in for the rest of the data center").
+    Rack {
+        /// Hosts in the rack.
+        hosts: u32,
+        /// Stand-in hosts on uplinks (default 1).
+        #[serde(default = "default_one")]
+        uplinks: u32,
+        /// The rack hosts' links (default 1 Gbps).
+        #[serde(default)]
+        host_link: LinkConfig,
+        /// The uplinks (default 10 Gbps).
+        #[serde(default = "LinkConfig::ten_gbps")]
+        uplink: LinkConfig,
+    },
+    /// Two tiers: `leaves` leaf switches `leaf0`, ... with `hosts_per_leaf` hosts each (leaf 0
+    /// has hosts `0..hosts_per_leaf`), every leaf linked to every one of `spines` spine
+    /// switches `spine0`, ... The oversubscription is hosts_per_leaf · host rate /
+    /// (spines · uplink rate).
+    LeafSpine {
+        leaves: u32,
+        spines: u32,
+        hosts_per_leaf: u32,
+        /// Host links.
+        #[serde(default)]
+        host_link: LinkConfig,
+        /// Leaf-to-spine links.
+        #[serde(default)]
+        uplink: LinkConfig,
+        /// If given, sets the uplinks' rate so that the oversubscription is this (1 = none):
+        /// uplink rate = hosts_per_leaf · host rate / (spines · oversubscription).
+        #[serde(default)]
+        oversubscription: Option<f64>,
+    },
+    /// The k-ary three-tier fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge
+    /// switches `edge{pod}_{i}` and k/2 aggregation switches `agg{pod}_{i}`, (k/2)² core
+    /// switches `core{i}`, k/2 hosts per edge switch (k³/4 hosts; hosts of edge switch e of pod
+    /// p are numbered from (p·k/2 + e)·k/2). Aggregation switch i of every pod links to core
+    /// switches i·k/2 .. (i+1)·k/2 − 1. Full bisection bandwidth when all links are equal.
+    FatTree {
+        /// Ports per switch, even, in [2, 128].
+        k: u32,
+        /// Every link, unless a tier below overrides it.
+        #[serde(default)]
+        link: LinkConfig,
+        /// Host-to-edge links (default `link`).
+        #[serde(default)]
+        host_link: Option<LinkConfig>,
+        /// Edge-to-aggregation links (default `link`).
+        #[serde(default)]
+        edge_link: Option<LinkConfig>,
+        /// Aggregation-to-core links (default `link`).
+        #[serde(default)]
+        core_link: Option<LinkConfig>,
+    },
+    /// Any other shape: `hosts` hosts (`h0`, ...), the named switches, and the links between
+    /// them. Every host needs exactly one link, to a switch; every host must reach every other.
+    Graph {
+        /// Number of hosts.
+        hosts: u32,
+        /// Switch names: letters, digits, `_`, `.` and `-`, not of the form `h<number>`.
+        switches: Vec<String>,
+        /// What a link leaves out.
+        #[serde(default)]
+        link: LinkConfig,
+        links: Vec<GraphLink>,
+    },
+}
+
+/// A link of an explicit graph between nodes `a` and `b` (host names `h0`, ... or switch
+/// names); the fields left out come from the graph's `link`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLink {
+    pub a: String,
+    pub b: String,
+    #[serde(default)]
+    pub rate_gbps: Option<f64>,
+    #[serde(default)]
+    pub delay_us: Option<f64>,
+    #[serde(default)]
+    pub framing_bytes: Option<u32>,
+    #[serde(default)]
+    pub buffer_packets: Option<u32>,
+    #[serde(default)]
+    pub buffer_bytes: Option<u64>,
+}
+
+impl GraphLink {
+    /// The link's settings, the graph's `link` filling in what it leaves out.
+    pub fn resolve(&self, base: &LinkConfig) -> LinkConfig {
+        LinkConfig {
+            rate_gbps: self.rate_gbps.unwrap_or(base.rate_gbps),
+            delay_us: self.delay_us.unwrap_or(base.delay_us),
+            framing_bytes: self.framing_bytes.unwrap_or(base.framing_bytes),
+            buffer_packets: self.buffer_packets.or(base.buffer_packets),
+            buffer_bytes: self.buffer_bytes.or(base.buffer_bytes),
+        }
+    }
+}
+
+fn default_group_10() -> u32 {
+    10
+}
+fn default_group_20() -> u32 {
+    20
+}
+fn default_one() -> u32 {
+    1
 }
 
 /// Switch egress ports: buffer limit and active queue management.
@@ -122,6 +286,8 @@ pub enum Topology {
 pub struct SwitchConfig {
     pub buffer: BufferConfig,
     pub aqm: AqmConfig,
+    /// How a switch chooses among equal-cost next hops.
+    pub ecmp: Ecmp,
 }
 
 impl Default for SwitchConfig {
@@ -129,8 +295,25 @@ impl Default for SwitchConfig {
         Self {
             buffer: BufferConfig::default(),
             aqm: AqmConfig::DropTail,
+            ecmp: Ecmp::PerFlow,
         }
     }
+}
+
+/// Equal-cost multi-path forwarding (RFC 2992).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Ecmp {
+    /// Hash of the packet's 5-tuple (source and destination host, TCP ports, protocol) and
+    /// `sim.seed`, salted per switch: every packet of a connection's direction takes one path.
+    #[default]
+    PerFlow,
+    /// Each packet picks a next hop at random (seeded): random packet spraying (Dixit et al.,
+    /// INFOCOM 2013).
+    PerPacket,
+    /// Each packet takes the next of the switch's equal-cost next hops in turn: deterministic
+    /// spraying (round robin, as DRB, Cao et al., CoNEXT 2013).
+    RoundRobin,
 }
 
 /// How much a port may hold (M11, M12). A packet that does not fit is dropped.
@@ -454,6 +637,11 @@ pub struct TcpConfig {
     pub sack: bool,
     /// Limited transmit (RFC 3042). Not mentioned by the papers: off by default (spec §1.4).
     pub limited_transmit: bool,
+    /// DupThresh: duplicate ACKs (or SACKed segments above a hole) that start loss recovery,
+    /// in [1, 1000] (RFC 5681 §3.2 and RFC 6675 §2: 3). Networks that reorder, such as packet
+    /// spraying (`switch.ecmp = "per_packet"`), need more (Linux raises its `reordering` up to
+    /// `tcp_max_reordering` = 300 as it sees reordering).
+    pub dupack_threshold: u32,
     /// RFC 5681 §4.1: restart from the initial window after an idle period longer than the RTO.
     pub slow_start_after_idle: bool,
 }
@@ -479,6 +667,7 @@ impl Default for TcpConfig {
             ect_on_control: EctOnControl::Auto,
             sack: true,
             limited_transmit: false,
+            dupack_threshold: 3,
             slow_start_after_idle: true,
         }
     }
@@ -639,61 +828,27 @@ impl Scenario {
 
     /// Number of hosts the topology creates.
     pub fn host_count(&self) -> u32 {
-        match &self.topology {
-            Topology::Star { hosts, .. } => *hosts,
-            Topology::Dumbbell { left, right, .. } => left + right,
-        }
+        self.topology.host_count()
     }
 
-    /// Checks serde cannot express: ranges, cross references.
+    /// Checks serde cannot express: ranges, cross references. Every number has an upper
+    /// bound (`limits`), so no time or size the engine derives from it can overflow.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        use limits::*;
         let err = |field: &str, reason: String| Err(ConfigError::new(field.to_string(), reason));
         let s = &self.sim;
-        if !(s.duration_s.is_finite() && s.duration_s > 0.0) {
-            return err(
-                "sim.duration_s",
-                format!("must be a positive number of seconds, got {}", s.duration_s),
-            );
-        }
+        real(&"sim.duration_s", s.duration_s, Bound::Above(0.0), MAX_TIME_S, "s")?;
         if !(s.warmup_s >= 0.0 && s.warmup_s < s.duration_s) {
             return err("sim.warmup_s", format!("must be in [0, duration_s), got {}", s.warmup_s));
         }
-        let check_link = |field: &str, l: &LinkConfig| -> Result<(), ConfigError> {
-            if !(l.rate_gbps.is_finite() && l.rate_gbps > 0.0 && l.rate_gbps <= 10_000.0) {
-                return err(
-                    &format!("{field}.rate_gbps"),
-                    format!("must be in (0, 10000] Gbit/s, got {}", l.rate_gbps),
-                );
-            }
-            if !(l.delay_us.is_finite() && l.delay_us >= 0.0) {
-                return err(&format!("{field}.delay_us"), format!("must be >= 0, got {}", l.delay_us));
-            }
-            Ok(())
-        };
-        match &self.topology {
-            Topology::Star { hosts, link, host_links } => {
-                if *hosts < 2 {
-                    return err("topology.hosts", format!("a star needs at least 2 hosts, got {hosts}"));
-                }
-                check_link("topology.link", link)?;
-                if host_links.len() > *hosts as usize {
-                    return err("topology.host_links", format!("{} entries for {} hosts", host_links.len(), hosts));
-                }
-                for (i, l) in host_links.iter().enumerate() {
-                    check_link(&format!("topology.host_links[{i}]"), l)?;
-                }
-            }
-            Topology::Dumbbell {
-                left,
-                right,
-                host_link,
-                core_link,
-            } => {
-                if *left == 0 || *right == 0 {
-                    return err("topology", "a dumbbell needs at least one host on each side".to_string());
-                }
-                check_link("topology.host_link", host_link)?;
-                check_link("topology.core_link", core_link)?;
+        real(&"sim.memory_limit_gb", s.memory_limit_gb, Bound::From(0.001), 1e6, "GB")?;
+        self.topology.check()?;
+        for (field, l) in self.topology.links() {
+            check_link(&field, l)?;
+        }
+        if let Topology::Graph { link, links, .. } = &self.topology {
+            for (i, l) in links.iter().enumerate() {
+                check_link(&format!("topology.links[{i}]"), &l.resolve(link))?;
             }
         }
         match &self.switch.buffer {
@@ -704,14 +859,15 @@ impl Scenario {
                 if limit_packets.is_none() && limit_bytes.is_none() {
                     return err("switch.buffer", "give limit_packets or limit_bytes".to_string());
                 }
-                if *limit_packets == Some(0) {
-                    return err("switch.buffer.limit_packets", "must be at least 1 packet".to_string());
+                if let Some(p) = limit_packets {
+                    whole(&"switch.buffer.limit_packets", *p as u64, 1, MAX_PACKETS as u64, "packets")?;
                 }
                 if let Some(b) = limit_bytes {
                     let pkt = (self.tcp.mss + self.tcp.header_bytes) as u64;
                     if *b < pkt {
                         return err("switch.buffer.limit_bytes", format!("{b} B cannot hold one {pkt}-B packet"));
                     }
+                    whole(&"switch.buffer.limit_bytes", *b, 1, MAX_BUFFER_BYTES, "B")?;
                 }
             }
             BufferConfig::Shared {
@@ -726,84 +882,97 @@ impl Scenario {
                         format!("{total_bytes} B cannot hold one {pkt}-B packet"),
                     );
                 }
-                if !(alpha.is_finite() && *alpha > 0.0) {
-                    return err("switch.buffer.alpha", format!("must be a positive number, got {alpha}"));
-                }
-                if *limit_packets == Some(0) {
-                    return err("switch.buffer.limit_packets", "must be at least 1 packet".to_string());
+                whole(&"switch.buffer.total_bytes", *total_bytes, 1, MAX_BUFFER_BYTES, "B")?;
+                real(&"switch.buffer.alpha", *alpha, Bound::Above(0.0), 1e6, "")?;
+                if let Some(p) = limit_packets {
+                    whole(&"switch.buffer.limit_packets", *p as u64, 1, MAX_PACKETS as u64, "packets")?;
                 }
             }
             BufferConfig::Preset { .. } => {}
         }
-        if let AqmConfig::Red {
-            min_th,
-            max_th,
-            max_p,
-            weight_log2,
-            ..
-        } = &self.switch.aqm
-        {
-            if !(*min_th >= 0.0 && max_th > min_th) {
-                return err("switch.aqm.max_th", format!("need 0 <= min_th < max_th, got {min_th} and {max_th}"));
+        match &self.switch.aqm {
+            AqmConfig::Red {
+                min_th,
+                max_th,
+                max_p,
+                weight_log2,
+                ..
+            } => {
+                real(&"switch.aqm.max_th", *max_th, Bound::From(0.0), MAX_PACKETS as f64, "packets")?;
+                if !(*min_th >= 0.0 && max_th > min_th) {
+                    return err("switch.aqm.max_th", format!("need 0 ≤ min_th < max_th, got {min_th} and {max_th}"));
+                }
+                real(&"switch.aqm.max_p", *max_p, Bound::Above(0.0), 1.0, "")?;
+                whole(&"switch.aqm.weight_log2", *weight_log2 as u64, 0, 30, "")?;
             }
-            if !(*max_p > 0.0 && *max_p <= 1.0) {
-                return err("switch.aqm.max_p", format!("must be in (0, 1], got {max_p}"));
+            AqmConfig::Threshold { k_packets: Some(k), .. } => {
+                // K = 0 is legal (mark whenever anything is queued).
+                whole(&"switch.aqm.k_packets", *k as u64, 0, MAX_PACKETS as u64, "packets")?;
             }
-            if *weight_log2 > 30 {
-                return err("switch.aqm.weight_log2", format!("must be <= 30, got {weight_log2}"));
-            }
+            _ => {}
         }
-        if let AqmConfig::Threshold { k_packets: Some(0), .. } = &self.switch.aqm {
-            // K = 0 is legal (mark whenever anything is queued).
-        }
-        if !(self.host.tx_jitter_us.is_finite() && self.host.tx_jitter_us >= 0.0) {
-            return err("host.tx_jitter_us", format!("must be >= 0, got {}", self.host.tx_jitter_us));
-        }
-        if !(self.host.clock_ppm.is_finite() && (0.0..=10_000.0).contains(&self.host.clock_ppm)) {
-            return err("host.clock_ppm", format!("must be in [0, 10000], got {}", self.host.clock_ppm));
-        }
-        let itr = self.host.rx_interrupt_interval_us;
-        if !(itr.is_finite() && (0.0..=10_000.0).contains(&itr)) {
-            return err("host.rx_interrupt_interval_us", format!("must be in [0, 10000], got {itr}"));
-        }
-        if self.host.nic_queue_packets == 0 {
-            return err("host.nic_queue_packets", "must be at least 1".to_string());
-        }
+        let h = &self.host;
+        real(&"host.tx_jitter_us", h.tx_jitter_us, Bound::From(0.0), MAX_DELAY_US, "µs")?;
+        real(&"host.clock_ppm", h.clock_ppm, Bound::From(0.0), 10_000.0, "ppm")?;
+        real(
+            &"host.rx_interrupt_interval_us",
+            h.rx_interrupt_interval_us,
+            Bound::From(0.0),
+            10_000.0,
+            "µs",
+        )?;
+        whole(
+            &"host.nic_queue_packets",
+            h.nic_queue_packets as u64,
+            1,
+            MAX_PACKETS as u64,
+            "packets",
+        )?;
+        whole(&"host.queue_bytes_per_conn", h.queue_bytes_per_conn, 0, MAX_BUFFER_BYTES, "B")?;
+        whole(
+            &"host.offload_burst_segments",
+            h.offload_burst_segments as u64,
+            0,
+            MAX_SEGMENTS as u64,
+            "segments",
+        )?;
         let t = &self.tcp;
-        if t.mss < 64 || t.mss > 65_000 {
-            return err("tcp.mss", format!("must be in [64, 65000] bytes, got {}", t.mss));
-        }
-        if t.init_cwnd_segments == 0 {
-            return err("tcp.init_cwnd_segments", "must be at least 1".to_string());
-        }
+        whole(&"tcp.mss", t.mss as u64, 64, 65_000, "bytes")?;
+        whole(&"tcp.header_bytes", t.header_bytes as u64, 0, 10_000, "bytes")?;
+        whole(
+            &"tcp.init_cwnd_segments",
+            t.init_cwnd_segments as u64,
+            1,
+            MAX_SEGMENTS as u64,
+            "segments",
+        )?;
         for (name, v) in [
             ("tcp.rto_min_ms", t.rto_min_ms),
             ("tcp.rto_initial_ms", t.rto_initial_ms),
             ("tcp.rto_max_ms", t.rto_max_ms),
             ("tcp.delayed_ack_timeout_ms", t.delayed_ack_timeout_ms),
         ] {
-            if !(v.is_finite() && v > 0.0) {
-                return err(name, format!("must be a positive number of ms, got {v}"));
-            }
+            real(&name, v, Bound::Above(0.0), MAX_TIMER_MS, "ms")?;
         }
-        if !(t.timer_tick_ms.is_finite() && t.timer_tick_ms >= 0.0) {
-            return err("tcp.timer_tick_ms", format!("must be >= 0, got {}", t.timer_tick_ms));
-        }
-        if t.delayed_ack_segments == 0 {
-            return err("tcp.delayed_ack_segments", "must be at least 1 (1 = ACK every segment)".to_string());
-        }
-        if t.rcv_buffer_bytes < t.mss as u64 {
-            return err(
-                "tcp.rcv_buffer_bytes",
-                format!("must hold at least 1 segment, got {}", t.rcv_buffer_bytes),
-            );
-        }
-        if !(t.dctcp_g > 0.0 && t.dctcp_g <= 1.0) {
-            return err("tcp.dctcp_g", format!("must be in (0, 1], got {}", t.dctcp_g));
-        }
-        if !(0.0..=1.0).contains(&t.dctcp_alpha_init) {
-            return err("tcp.dctcp_alpha_init", format!("must be in [0, 1], got {}", t.dctcp_alpha_init));
-        }
+        real(&"tcp.timer_tick_ms", t.timer_tick_ms, Bound::From(0.0), MAX_TIMER_MS, "ms")?;
+        whole(
+            &"tcp.delayed_ack_segments",
+            t.delayed_ack_segments as u64,
+            1,
+            MAX_SEGMENTS as u64,
+            "segments (1 = ACK every segment)",
+        )?;
+        check_rcv_buffer("tcp.rcv_buffer_bytes", t.rcv_buffer_bytes, t.mss)?;
+        whole(&"tcp.dupack_threshold", t.dupack_threshold as u64, 1, 1000, "")?;
+        real(&"tcp.dctcp_g", t.dctcp_g, Bound::Above(0.0), 1.0, "")?;
+        real(&"tcp.dctcp_alpha_init", t.dctcp_alpha_init, Bound::From(0.0), 1.0, "")?;
+        whole(
+            &"tcp.dctcp_min_cwnd_segments",
+            t.dctcp_min_cwnd_segments as u64,
+            0,
+            MAX_SEGMENTS as u64,
+            "segments",
+        )?;
         let hosts = self.host_count();
         let check_host = |field: &str, h: u32| -> Result<(), ConfigError> {
             if h >= hosts {
@@ -812,19 +981,20 @@ impl Scenario {
             Ok(())
         };
         let ic = &self.ictcp;
+        if ic.hosts.len() > hosts as usize {
+            return err("ictcp.hosts", format!("{} entries for {hosts} hosts", ic.hosts.len()));
+        }
         for (j, &h) in ic.hosts.iter().enumerate() {
             check_host(&format!("ictcp.hosts[{j}]"), h)?;
         }
-        for (name, v, lo, hi) in [
-            ("ictcp.alpha", ic.alpha, 0.0, 1.0),
-            ("ictcp.beta", ic.beta, 0.0, 1.0),
-            ("ictcp.gamma1", ic.gamma1, 0.0, 1.0),
-            ("ictcp.gamma2", ic.gamma2, 0.0, 1.0),
-            ("ictcp.fairness_fraction", ic.fairness_fraction, 0.0, 1.0),
+        for (name, v) in [
+            ("ictcp.alpha", ic.alpha),
+            ("ictcp.beta", ic.beta),
+            ("ictcp.gamma1", ic.gamma1),
+            ("ictcp.gamma2", ic.gamma2),
+            ("ictcp.fairness_fraction", ic.fairness_fraction),
         ] {
-            if !(v.is_finite() && (lo..=hi).contains(&v)) {
-                return err(name, format!("must be in [{lo}, {hi}], got {v}"));
-            }
+            real(&name, v, Bound::From(0.0), 1.0, "")?;
         }
         if ic.gamma1 > ic.gamma2 {
             return err("ictcp.gamma1", format!("must not exceed gamma2 ({}), got {}", ic.gamma2, ic.gamma1));
@@ -834,18 +1004,25 @@ impl Scenario {
             ("ictcp.decrease_after_rtts", ic.decrease_after_rtts),
             ("ictcp.control_interval_rtts", ic.control_interval_rtts),
         ] {
-            if v == 0 {
-                return err(name, "must be at least 1".to_string());
-            }
+            whole(&name, v as u64, 1, MAX_SEGMENTS as u64, "")?;
         }
-        for (name, v) in [
-            ("ictcp.rtt_limit_ms", ic.rtt_limit_ms),
-            ("ictcp.initial_subslot_us", ic.initial_subslot_us),
-            ("ictcp.timestamp_tick_ns", ic.timestamp_tick_ns),
-        ] {
-            if !(v.is_finite() && v > 0.0) {
-                return err(name, format!("must be a positive number, got {v}"));
-            }
+        real(&"ictcp.rtt_limit_ms", ic.rtt_limit_ms, Bound::Above(0.0), MAX_TIMER_MS, "ms")?;
+        real(
+            &"ictcp.initial_subslot_us",
+            ic.initial_subslot_us,
+            Bound::Above(0.0),
+            MAX_TIMER_MS * 1e3,
+            "µs",
+        )?;
+        real(
+            &"ictcp.timestamp_tick_ns",
+            ic.timestamp_tick_ns,
+            Bound::Above(0.0),
+            MAX_TIMER_MS * 1e6,
+            "ns",
+        )?;
+        if self.flows.len() > MAX_FLOWS {
+            return err("flows", format!("{} flows; at most {MAX_FLOWS} are allowed", self.flows.len()));
         }
         for (i, f) in self.flows.iter().enumerate() {
             let field = |name: &str| format!("flows[{i}].{name}");
@@ -854,19 +1031,16 @@ impl Scenario {
             if f.src == f.dst {
                 return err(&field("dst"), "a flow needs two different hosts".to_string());
             }
-            if !(f.start_s.is_finite() && f.start_s >= 0.0) {
-                return err(&field("start_s"), format!("must be >= 0, got {}", f.start_s));
-            }
-            if !(f.start_jitter_us.is_finite() && f.start_jitter_us >= 0.0) {
-                return err(&field("start_jitter_us"), format!("must be >= 0, got {}", f.start_jitter_us));
-            }
+            real(&field("start_s"), f.start_s, Bound::From(0.0), MAX_TIME_S, "s")?;
+            real(&field("start_jitter_us"), f.start_jitter_us, Bound::From(0.0), MAX_DELAY_US, "µs")?;
             if let Some(stop) = f.stop_s {
                 if stop.is_nan() || stop <= f.start_s {
                     return err(&field("stop_s"), format!("must be after start_s, got {stop}"));
                 }
+                real(&field("stop_s"), stop, Bound::Above(0.0), MAX_TIME_S, "s")?;
             }
-            if f.rcv_buffer_bytes.is_some_and(|b| b < t.mss as u64) {
-                return err(&field("rcv_buffer_bytes"), format!("must hold at least 1 segment ({} B)", t.mss));
+            if let Some(b) = f.rcv_buffer_bytes {
+                check_rcv_buffer(&field("rcv_buffer_bytes"), b, t.mss)?;
             }
             if f.bytes == Some(0) {
                 return err(
@@ -874,6 +1048,15 @@ impl Scenario {
                     "must be at least 1 byte (omit it for a long-lived flow)".to_string(),
                 );
             }
+            if let Some(b) = f.bytes {
+                whole(&field("bytes"), b, 1, MAX_BYTES, "bytes")?;
+            }
+        }
+        if self.queries.len() > MAX_QUERY_WORKLOADS {
+            return err(
+                "queries",
+                format!("{} workloads; at most {MAX_QUERY_WORKLOADS} are allowed", self.queries.len()),
+            );
         }
         for (i, q) in self.queries.iter().enumerate() {
             let field = |name: &str| format!("queries[{i}].{name}");
@@ -881,42 +1064,45 @@ impl Scenario {
             if q.servers.is_empty() {
                 return err(&field("servers"), "needs at least one server".to_string());
             }
+            if q.servers.len() > hosts as usize {
+                return err(&field("servers"), format!("{} servers for {hosts} hosts", q.servers.len()));
+            }
             for (j, &h) in q.servers.iter().enumerate() {
                 check_host(&field(&format!("servers[{j}]")), h)?;
                 if h == q.client {
                     return err(&field(&format!("servers[{j}]")), "a server cannot be the client".to_string());
                 }
             }
-            if q.request_bytes == 0 {
-                return err(&field("request_bytes"), "must be at least 1 byte".to_string());
+            whole(&field("request_bytes"), q.request_bytes, 1, MAX_BYTES, "bytes")?;
+            whole(&field("response_bytes"), q.response_bytes, 1, MAX_BYTES, "bytes")?;
+            if let Some(b) = q.rcv_buffer_bytes {
+                check_rcv_buffer(&field("rcv_buffer_bytes"), b, t.mss)?;
             }
-            if q.response_bytes == 0 {
-                return err(&field("response_bytes"), "must be at least 1 byte".to_string());
-            }
-            if q.rcv_buffer_bytes.is_some_and(|b| b < t.mss as u64) {
-                return err(&field("rcv_buffer_bytes"), format!("must hold at least 1 segment ({} B)", t.mss));
-            }
-            if q.rounds == 0 {
-                return err(&field("rounds"), "must be at least 1".to_string());
-            }
-            if !(q.start_s.is_finite() && q.start_s >= 0.0) {
-                return err(&field("start_s"), format!("must be >= 0, got {}", q.start_s));
-            }
-            if !(q.response_jitter_us.is_finite() && q.response_jitter_us >= 0.0) {
-                return err(&field("response_jitter_us"), format!("must be >= 0, got {}", q.response_jitter_us));
-            }
+            whole(&field("rounds"), q.rounds as u64, 1, MAX_ROUNDS as u64, "")?;
+            real(&field("start_s"), q.start_s, Bound::From(0.0), MAX_TIME_S, "s")?;
+            real(
+                &field("response_jitter_us"),
+                q.response_jitter_us,
+                Bound::From(0.0),
+                MAX_DELAY_US,
+                "µs",
+            )?;
             if let Arrival::Poisson { mean_interval_ms } = q.arrival {
-                if !(mean_interval_ms.is_finite() && mean_interval_ms > 0.0) {
-                    return err(&field("arrival.mean_interval_ms"), format!("must be > 0, got {mean_interval_ms}"));
-                }
+                real(
+                    &field("arrival.mean_interval_ms"),
+                    mean_interval_ms,
+                    Bound::Above(0.0),
+                    MAX_TIMER_MS,
+                    "ms",
+                )?;
             }
         }
         for (name, v) in [
             ("measure.queue_sample_us", self.measure.queue_sample_us),
             ("measure.flow_sample_us", self.measure.flow_sample_us),
         ] {
-            if !(v.is_finite() && (v == 0.0 || v >= 0.001)) {
-                return err(name, format!("must be 0 (off) or >= 0.001 µs, got {v}"));
+            if !(v.is_finite() && (v == 0.0 || (0.001..=MAX_TIME_S * 1e6).contains(&v))) {
+                return err(name, format!("must be 0 (off) or in [0.001, {}] µs, got {v}", MAX_TIME_S * 1e6));
             }
         }
         for (i, &f) in self.measure.trace_flows.iter().enumerate() {
@@ -933,4 +1119,117 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// Upper bounds of the scenario's numbers, each stated in its field's documentation. Times
+/// are bounded so that any sum the engine forms (a start time, a timeout, a link delay, a
+/// serialisation time) stays far below the 213 days that u64 picoseconds hold.
+pub mod limits {
+    /// Hosts of a network (2^20).
+    pub const MAX_HOSTS: u32 = 1 << 20;
+    /// Switches of a network.
+    pub const MAX_SWITCHES: u32 = 1 << 20;
+    /// Links of a network (each makes two ports).
+    pub const MAX_LINKS: u32 = 1 << 22;
+    /// Largest fat-tree: k = 128 has 524,288 hosts.
+    pub const MAX_FAT_TREE_K: u32 = 128;
+    pub const MAX_FLOWS: usize = 1 << 24;
+    pub const MAX_QUERY_WORKLOADS: usize = 1 << 20;
+    pub const MAX_ROUNDS: u32 = 1 << 24;
+    pub const MIN_RATE_GBPS: f64 = 1e-6;
+    pub const MAX_RATE_GBPS: f64 = 10_000.0;
+    /// One second: the longest link delay and host jitter, µs.
+    pub const MAX_DELAY_US: f64 = 1e6;
+    /// Run length and start and stop times, s (11.6 days).
+    pub const MAX_TIME_S: f64 = 1e6;
+    /// One hour: timers (RTO, delayed ACK, tick), ms.
+    pub const MAX_TIMER_MS: f64 = 3.6e6;
+    /// Flow, request and response sizes (2^50 B, 1 PiB).
+    pub const MAX_BYTES: u64 = 1 << 50;
+    /// Switch buffers (2^40 B).
+    pub const MAX_BUFFER_BYTES: u64 = 1 << 40;
+    /// Packet counts of queues.
+    pub const MAX_PACKETS: u32 = 1 << 24;
+    /// Largest TCP window (RFC 7323 §2.3: 2^30 B with window scaling).
+    pub const MAX_RCV_BUFFER: u64 = 1 << 30;
+    /// Segment counts (windows, burst sizes, delayed-ACK count).
+    pub const MAX_SEGMENTS: u32 = 1 << 16;
+    /// Per-frame wire overhead, bytes.
+    pub const MAX_FRAMING: u32 = 10_000;
+}
+
+/// The lower end of a range: included or not.
+#[derive(Clone, Copy)]
+enum Bound {
+    From(f64),
+    Above(f64),
+}
+
+/// A finite real in [lo, hi] or (lo, hi].
+fn real(field: &dyn AsRef<str>, v: f64, lo: Bound, hi: f64, unit: &str) -> Result<(), ConfigError> {
+    let (ok, low) = match lo {
+        Bound::From(lo) => (v >= lo, format!("[{lo}")),
+        Bound::Above(lo) => (v > lo, format!("({lo}")),
+    };
+    if v.is_finite() && ok && v <= hi {
+        return Ok(());
+    }
+    let unit = if unit.is_empty() { String::new() } else { format!(" {unit}") };
+    let kind = if v.is_finite() { "" } else { "a finite number " };
+    Err(ConfigError::new(
+        field.as_ref().to_string(),
+        format!("must be {kind}in {low}, {hi}]{unit}, got {v}"),
+    ))
+}
+
+/// A whole number in [lo, hi].
+fn whole(field: &dyn AsRef<str>, v: u64, lo: u64, hi: u64, unit: &str) -> Result<(), ConfigError> {
+    if (lo..=hi).contains(&v) {
+        return Ok(());
+    }
+    let reason = if v < lo && lo == 1 {
+        format!("must be at least 1 {unit}, got {v}")
+    } else {
+        format!("must be in [{lo}, {hi}] {unit}, got {v}")
+    };
+    Err(ConfigError::new(
+        field.as_ref().to_string(),
+        reason.replace("  ", " ").replace(" ,", ","),
+    ))
+}
+
+fn check_link(field: &str, l: &LinkConfig) -> Result<(), ConfigError> {
+    use limits::*;
+    real(
+        &format!("{field}.rate_gbps"),
+        l.rate_gbps,
+        Bound::From(MIN_RATE_GBPS),
+        MAX_RATE_GBPS,
+        "Gbit/s",
+    )?;
+    real(&format!("{field}.delay_us"), l.delay_us, Bound::From(0.0), MAX_DELAY_US, "µs")?;
+    whole(
+        &format!("{field}.framing_bytes"),
+        l.framing_bytes as u64,
+        0,
+        MAX_FRAMING as u64,
+        "bytes",
+    )?;
+    if let Some(p) = l.buffer_packets {
+        whole(&format!("{field}.buffer_packets"), p as u64, 1, MAX_PACKETS as u64, "packets")?;
+    }
+    if let Some(b) = l.buffer_bytes {
+        whole(&format!("{field}.buffer_bytes"), b, 1, MAX_BUFFER_BYTES, "bytes")?;
+    }
+    Ok(())
+}
+
+fn check_rcv_buffer(field: &str, bytes: u64, mss: u32) -> Result<(), ConfigError> {
+    if bytes < mss as u64 {
+        return Err(ConfigError::new(
+            field.to_string(),
+            format!("must hold at least 1 segment ({mss} B), got {bytes}"),
+        ));
+    }
+    whole(&field, bytes, 1, limits::MAX_RCV_BUFFER, "bytes")
 }

@@ -23,7 +23,8 @@ pub const CWR: u8 = 32;
 pub struct Packet {
     /// Connection index.
     pub conn: u32,
-    /// Destination host, for switch routing.
+    /// Source and destination host (routing, the ECMP hash).
+    pub src: u32,
     pub dst: u32,
     /// Which end of the connection sent it (0 = the side that opened it).
     pub from_end: u8,

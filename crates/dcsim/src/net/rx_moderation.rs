@@ -89,6 +89,7 @@ mod tests {
     fn packet(seq: u64) -> Packet {
         Packet {
             conn: 0,
+            src: 0,
             dst: 1,
             from_end: 0,
             flags: ACK,

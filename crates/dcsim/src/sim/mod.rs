@@ -2,6 +2,7 @@
 //! TCP ends are state machines it drives with the current time.
 
 pub mod calendar;
+pub mod memory;
 mod trace;
 mod workload;
 
@@ -14,6 +15,7 @@ use crate::error::ConfigError;
 use crate::net::buffer::Refusal;
 use crate::net::packet::{Packet, ACK};
 use crate::net::port::Port;
+use crate::net::routing::Routes;
 use crate::net::rx_moderation::{RxArrival, RxModeration};
 use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_WORKLOAD_BASE};
 use crate::results::{
@@ -29,22 +31,21 @@ use calendar::Calendar;
 use trace::Tracer;
 use workload::{QueryRecord, QueryRole, Workload};
 
-/// Indices of the ports named in `names` (scenario field `field`).
-fn port_indices(ports: &[Port], field: &str, names: &[String]) -> Result<Vec<u32>, ConfigError> {
-    names
-        .iter()
-        .enumerate()
-        .map(|(i, name)| match ports.iter().position(|p| &p.name == name) {
-            Some(p) => Ok(p as u32),
-            None => {
-                let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
-                Err(ConfigError::new(
-                    format!("{field}[{i}]"),
-                    format!("no port named {name:?} (ports: {})", names.join(", ")),
-                ))
-            }
-        })
-        .collect()
+/// The switch ports on the shortest paths that data takes: from each flow's source to its
+/// destination, and from each query's servers to its client (the default of
+/// `measure.queue_ports`).
+fn data_path_ports(net: &Network, s: &Scenario) -> Vec<u32> {
+    let mut pairs: Vec<(u32, u32)> = s.flows.iter().map(|f| (f.src, f.dst)).collect();
+    pairs.extend(s.queries.iter().flat_map(|q| q.servers.iter().map(|&server| (server, q.client))));
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut ports = Vec::new();
+    for (src, dst) in pairs {
+        net.path_ports(src, dst, &mut ports);
+    }
+    ports.sort_unstable();
+    ports.dedup();
+    ports
 }
 
 /// Everything that can happen. Small and `Copy`: packets in flight live on their link.
@@ -166,21 +167,22 @@ impl ConnFactory {
             offload_burst_segments: self.offload_burst_segments,
             sack: t.sack,
             limited_transmit: t.limited_transmit,
+            dupthresh: t.dupack_threshold,
         };
         let min_cwnd = (t.dctcp_min_cwnd_segments * t.mss) as f64;
         let rtt = RttEstimator::new(params.rto_min, params.rto_initial, params.rto_max, params.timer_tick);
-        let make = |end: u8, peer: u32| {
+        let make = |end: u8, hosts: (u32, u32)| {
             Endpoint::new(
                 params.clone(),
                 Cc::new(cc, t.dctcp_g, t.dctcp_alpha_init, min_cwnd),
                 id,
                 end,
-                peer,
+                hosts,
                 rtt.clone(),
             )
         };
         Conn {
-            ends: [make(0, dst), make(1, src)],
+            ends: [make(0, (src, dst)), make(1, (dst, src))],
             hosts: [src, dst],
             cc,
             start,
@@ -209,6 +211,7 @@ pub struct Simulation {
     nodes: Vec<Node>,
     ports: Vec<Port>,
     host_port: Vec<u32>,
+    routes: Routes,
     /// Per host: the (connection, end) senders waiting for room in its NIC queue, and the
     /// time of the pending `NicRoom` event.
     nic_waiting: Vec<Vec<(u32, u8)>>,
@@ -241,6 +244,7 @@ pub struct Simulation {
 impl Simulation {
     pub fn new(s: &Scenario) -> Result<Self, ConfigError> {
         s.validate()?;
+        memory::check(s, None)?;
         let net = Network::build(s)?;
         let t = &s.tcp;
         let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
@@ -286,11 +290,13 @@ impl Simulation {
             workloads.push(wl);
         }
         let sampled_ports = if s.measure.queue_ports.is_empty() {
-            (0..net.ports.len() as u32).filter(|&p| net.ports[p as usize].is_switch).collect()
+            data_path_ports(&net, s)
         } else {
-            port_indices(&net.ports, "measure.queue_ports", &s.measure.queue_ports)?
+            net.port_indices("measure.queue_ports", &s.measure.queue_ports)?
         };
-        let traced_ports = port_indices(&net.ports, "measure.trace_ports", &s.measure.trace_ports)?;
+        // The sampled ports are known now: the time series are checked again, before the run.
+        memory::check(s, Some(sampled_ports.len() as u64))?;
+        let traced_ports = net.port_indices("measure.trace_ports", &s.measure.trace_ports)?;
         let traced_conns: Vec<(u32, u32)> = s.measure.trace_flows.iter().map(|&f| (f, s.flows[f as usize].src)).collect();
         let tracer = Tracer::new(net.ports.len(), &traced_ports, conns.len(), &traced_conns);
         let mut ictcp: Vec<Option<Interface>> = vec![None; net.host_port.len()];
@@ -338,6 +344,7 @@ impl Simulation {
             nic_waiting: vec![Vec::new(); net.host_port.len()],
             nic_wake: vec![None; net.host_port.len()],
             host_port: net.host_port,
+            routes: net.routes,
             ictcp,
             conns,
             factory,
@@ -543,7 +550,7 @@ impl Simulation {
             self.cal.schedule(t, Event::LinkArrive(p));
         }
         if self.nodes[node].is_switch {
-            let egress = self.nodes[node].route[pkt.dst as usize];
+            let egress = self.routes.egress(node as u32, &pkt);
             self.enqueue(egress, pkt);
         } else if let Some(rx) = &mut self.rx_moderation[node] {
             match rx.on_arrival(self.now, pkt) {

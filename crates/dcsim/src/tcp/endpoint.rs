@@ -35,6 +35,8 @@ pub struct TcpParams {
     pub sack: bool,
     /// Limited transmit (RFC 3042): a new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
+    /// DupThresh (RFC 5681 §3.2, RFC 6675 §2): duplicate ACKs that start loss recovery.
+    pub dupthresh: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +67,8 @@ pub struct Endpoint {
     pub p: TcpParams,
     conn: u32,
     end: u8,
+    /// This end's host and the peer's.
+    host: u32,
     peer_host: u32,
     pub state: State,
     pub established_at: Option<Ps>,
@@ -123,13 +127,14 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    pub fn new(p: TcpParams, cc: Cc, conn: u32, end: u8, peer_host: u32, rtt: RttEstimator) -> Self {
+    pub fn new(p: TcpParams, cc: Cc, conn: u32, end: u8, (host, peer_host): (u32, u32), rtt: RttEstimator) -> Self {
         let iw = p.init_cwnd_segments as f64 * p.mss as f64;
         let rcv_buffer = p.rcv_buffer;
         Endpoint {
             p,
             conn,
             end,
+            host,
             peer_host,
             state: State::Listen,
             established_at: None,
@@ -229,6 +234,7 @@ impl Endpoint {
         };
         Packet {
             conn: self.conn,
+            src: self.host,
             dst: self.peer_host,
             from_end: self.end,
             flags,
@@ -434,7 +440,7 @@ impl Endpoint {
                 if !self.p.sack {
                     self.win.cwnd += mss; // inflate: a segment has left the network
                 }
-            } else if (self.dupacks >= 3 || (self.p.sack && self.is_lost(self.snd_una))) && self.snd_una >= self.recover {
+            } else if (self.dupacks >= self.p.dupthresh || (self.p.sack && self.is_lost(self.snd_una))) && self.snd_una >= self.recover {
                 self.enter_fast_recovery(now, out);
             }
         }
@@ -513,7 +519,8 @@ impl Endpoint {
         let mut after = self.sacked.bytes();
         let mut start = self.snd_una;
         for (i, &(a, b)) in ranges.iter().enumerate() {
-            let lost = after > 2 * self.p.mss as u64 || ranges.len() - i >= 3;
+            let dupthresh = self.p.dupthresh as u64;
+            let lost = after > (dupthresh - 1) * self.p.mss as u64 || (ranges.len() - i) as u64 >= dupthresh;
             if a > start && !f(start, a, lost) {
                 return;
             }

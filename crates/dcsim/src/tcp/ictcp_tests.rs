@@ -58,6 +58,7 @@ fn ack(i: &mut Interface, now: Ps, c: u32, ack: u64) -> u64 {
 fn ack_offering(i: &mut Interface, now: Ps, c: u32, ack: u64, stack_rwnd: u64) -> u64 {
     let mut p = Packet {
         conn: c,
+        src: 1,
         dst: 0,
         from_end: 0,
         flags: ACK,

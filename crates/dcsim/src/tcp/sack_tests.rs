@@ -117,6 +117,7 @@ fn sack_ack(ack: u64, sacked: &[(u64, u64)]) -> Packet {
     }
     Packet {
         conn: 0,
+        src: 1,
         dst: 0,
         from_end: 1,
         flags: ACK,

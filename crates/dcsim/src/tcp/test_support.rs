@@ -41,6 +41,7 @@ pub fn params(cc: CcKind, sack: bool) -> TcpParams {
         offload_burst_segments: 0,
         sack,
         limited_transmit: false,
+        dupthresh: 3,
     }
 }
 
@@ -48,7 +49,7 @@ pub fn params(cc: CcKind, sack: bool) -> TcpParams {
 pub fn endpoint_with(p: TcpParams, cc: CcKind, alpha_init: f64, end: u8) -> Endpoint {
     let rtt = RttEstimator::new(p.rto_min, p.rto_initial, p.rto_max, p.timer_tick);
     let c = Cc::new(cc, 1.0 / 16.0, alpha_init, 2.0 * MSSF);
-    Endpoint::new(p, c, 0, end, 1 - end as u32, rtt)
+    Endpoint::new(p, c, 0, end, (end as u32, 1 - end as u32), rtt)
 }
 
 /// Runs SYN (t=0) → SYN-ACK (50 µs) → ACK + data (100 µs) → ACK arrives (150 µs).

@@ -1,0 +1,153 @@
+//! What a scenario will need in memory, estimated from its counts before anything is built,
+//! so that a scenario too large for the machine is refused with the figure instead of
+//! exhausting it (`sim.memory_limit_gb`).
+
+use std::mem::size_of;
+
+use crate::error::ConfigError;
+use crate::net::port::Port;
+use crate::net::rx_moderation::RxModeration;
+use crate::net::topology::Node;
+use crate::results::{FlowStats, PortStats};
+use crate::scenario::Scenario;
+use crate::tcp::ictcp::Interface;
+
+use super::Conn;
+
+/// Heap bytes a connection holds beyond its struct (out-of-order ranges, SACK scoreboard, NIC
+/// bookkeeping) in a busy run: an allowance, not a bound.
+const CONN_HEAP: u64 = 512;
+/// Bytes of one queue-sample row (port, time, packets, bytes) and of one flow-sample row.
+const QUEUE_SAMPLE: u64 = 4 + 8 + 4 + 8;
+const FLOW_SAMPLE: u64 = 4 + 8 + 8 + 8 + 8 + 4 * 8;
+/// A node or port name on the heap, bytes.
+const NAME: u64 = 24;
+
+/// One part of the estimate: the scenario field it comes from, what it is, and bytes.
+#[derive(Debug)]
+pub struct Part {
+    pub field: &'static str,
+    pub what: String,
+    pub bytes: u64,
+}
+
+/// The memory a run of `s` is estimated to need, by part (the network before it is built,
+/// connections, recorded time series). `sampled_ports`: the ports sampled, if known.
+pub fn estimate(s: &Scenario, sampled_ports: Option<u64>) -> Vec<Part> {
+    let size = s.topology.size();
+    let ports = size.ports();
+    let per_host = size_of::<Node>() as u64
+        + NAME
+        + 4 * 4
+        + size_of::<Vec<(u32, u8)>>() as u64
+        + size_of::<Option<u64>>() as u64
+        + size_of::<Option<RxModeration>>() as u64
+        + size_of::<Option<Interface>>() as u64;
+    let leaves = size.switches.min(size.hosts);
+    let per_port = size_of::<Port>() as u64 + NAME + size_of::<PortStats>() as u64 + NAME * 3;
+    let network =
+        size.hosts * per_host + size.switches * (size_of::<Node>() as u64 + NAME + leaves * 4) + ports * per_port + size.links * 64;
+    let one_shot: u64 = s
+        .queries
+        .iter()
+        .filter(|q| !q.persistent)
+        .map(|q| q.servers.len() as u64 * q.rounds as u64)
+        .sum();
+    let persistent: u64 = s.queries.iter().filter(|q| q.persistent).map(|q| q.servers.len() as u64).sum();
+    let conns = s.flows.len() as u64 + persistent + one_shot;
+    let per_conn = size_of::<Conn>() as u64 + CONN_HEAP + size_of::<FlowStats>() as u64;
+    let window_s = s.sim.duration_s - s.sim.warmup_s;
+    let samples = |every_us: f64| {
+        if every_us > 0.0 {
+            (window_s * 1e6 / every_us).ceil() as u64 + 1
+        } else {
+            0
+        }
+    };
+    let switch_ports = ports.saturating_sub(size.hosts);
+    let sampled = sampled_ports.unwrap_or(if s.measure.queue_ports.is_empty() {
+        switch_ports
+    } else {
+        s.measure.queue_ports.len() as u64
+    });
+    let live = s.flows.len() as u64
+        + persistent
+        + s.queries
+            .iter()
+            .filter(|q| !q.persistent)
+            .map(|q| q.servers.len() as u64)
+            .sum::<u64>();
+    vec![
+        Part {
+            field: "topology",
+            what: format!("{} hosts, {} switches, {} ports", size.hosts, size.switches, ports),
+            bytes: network,
+        },
+        Part {
+            field: if one_shot > s.flows.len() as u64 { "queries" } else { "flows" },
+            what: format!("{conns} connections"),
+            bytes: conns.saturating_mul(per_conn),
+        },
+        Part {
+            field: "measure.queue_sample_us",
+            what: format!("queue samples of {sampled} ports"),
+            bytes: sampled
+                .saturating_mul(samples(s.measure.queue_sample_us))
+                .saturating_mul(QUEUE_SAMPLE),
+        },
+        Part {
+            field: "measure.flow_sample_us",
+            what: format!("flow samples of {live} connections"),
+            bytes: live.saturating_mul(samples(s.measure.flow_sample_us)).saturating_mul(FLOW_SAMPLE),
+        },
+    ]
+}
+
+/// Refuses a scenario whose estimate is above `sim.memory_limit_gb`, naming the largest part.
+pub fn check(s: &Scenario, sampled_ports: Option<u64>) -> Result<(), ConfigError> {
+    let parts = estimate(s, sampled_ports);
+    let total: u64 = parts.iter().map(|p| p.bytes).fold(0, u64::saturating_add);
+    let limit = s.sim.memory_limit_gb * 1e9;
+    if (total as f64) <= limit {
+        return Ok(());
+    }
+    let largest = parts.iter().max_by_key(|p| p.bytes).expect("four parts");
+    let detail: Vec<String> = parts
+        .iter()
+        .filter(|p| p.bytes > 0)
+        .map(|p| format!("{}: {}", p.what, human(p.bytes)))
+        .collect();
+    Err(ConfigError::new(
+        largest.field.to_string(),
+        format!(
+            "the run would need about {} of memory ({}), above the limit of {} (sim.memory_limit_gb, or dcsim run --memory-limit-gb)",
+            human(total),
+            detail.join("; "),
+            human(limit as u64)
+        ),
+    ))
+}
+
+/// Bytes in decimal units, three significant digits.
+pub fn human(bytes: u64) -> String {
+    let b = bytes as f64;
+    for (unit, scale) in [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)] {
+        if b >= scale {
+            return format!("{:.3} {unit}", b / scale).replace(".000", "");
+        }
+    }
+    format!("{bytes} B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human(999), "999 B");
+        assert_eq!(human(1500), "1.500 kB");
+        assert_eq!(human(8_000_000_000), "8 GB");
+        assert_eq!(human(96_312_000_000_000), "96.312 TB");
+    }
+}
