@@ -11,7 +11,7 @@ results into pandas tables.
 from ._core import __version__
 from .results import Results
 from .run import run, run_many
-from .scenario import ScenarioError, load_scenario
+from .scenario import ScenarioError, load_scenario, port_names
 from .sweep import sweep
 
-__all__ = ["Results", "ScenarioError", "__version__", "load_scenario", "run", "run_many", "sweep"]
+__all__ = ["Results", "ScenarioError", "__version__", "load_scenario", "port_names", "run", "run_many", "sweep"]

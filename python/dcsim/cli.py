@@ -278,6 +278,14 @@ def report_command(directory: Path, serve: bool, port: int) -> None:
     metavar="IDS",
     help="Comma-separated flow ids to trace, at their sender's host (both directions). May be repeated.",
 )
+@click.option(
+    "--memory-limit-gb",
+    type=click.FloatRange(min=0.001, max=1e6),
+    default=None,
+    metavar="GB",
+    help="Refuse the run if its estimated memory is above this [default: the scenario's "
+    "sim.memory_limit_gb, 8].",
+)
 def run_command(
     scenario: Path,
     out: Path | None,
@@ -285,6 +293,7 @@ def run_command(
     trace_formats: tuple[str, ...],
     trace_ports: tuple[str, ...],
     trace_flows: tuple[str, ...],
+    memory_limit_gb: float | None,
 ) -> None:
     """Run one scenario file and write its summary and tables."""
     trace_ports, trace_flows = ",".join(trace_ports), ",".join(trace_flows)
@@ -300,6 +309,8 @@ def run_command(
             f"expected comma-separated flow ids, got {trace_flows!r}", param_hint="--trace-flows"
         )
     spec = load_scenario(scenario)
+    if memory_limit_gb is not None:
+        spec.setdefault("sim", {})["memory_limit_gb"] = memory_limit_gb
     measure = spec.get("measure", {})
     traced = ports or flows or measure.get("trace_ports") or measure.get("trace_flows")
     if traced and not trace_formats:
@@ -367,7 +378,7 @@ def _write_run(
         write_csv(out / "trace.csv", trace)
         written.append("trace.csv")
     if "pcap" in trace_formats:
-        written += _write_pcaps(out, trace, spec)
+        written += _write_pcaps(out, trace, spec, results.ports["name"].tolist())
     write_json(out / "summary.json", summary)
     return summary, written
 
@@ -387,7 +398,16 @@ def _replace_results(out: Path, stage: Path) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def _write_pcaps(out: Path, trace: pd.DataFrame, spec: dict[str, Any]) -> list[str]:
+def _matching_ports(pattern: str, names: list[str]) -> list[str]:
+    """The port names a `measure.trace_ports` entry stands for (`*` matches any run of
+    characters, as in the engine)."""
+    if "*" not in pattern:
+        return [pattern]
+    regex = re.compile(".*".join(re.escape(part) for part in pattern.split("*")))
+    return [name for name in names if regex.fullmatch(name)]
+
+
+def _write_pcaps(out: Path, trace: pd.DataFrame, spec: dict[str, Any], port_names: list[str]) -> list[str]:
     """One pcap file per traced port and per traced flow; their names."""
     from . import pcap
 
@@ -395,7 +415,8 @@ def _write_pcaps(out: Path, trace: pd.DataFrame, spec: dict[str, Any]) -> list[s
     options = {"mss": int(tcp.get("mss", 1460)), "sack": bool(tcp.get("sack", True))}
     measure = spec.get("measure", {})
     files = []
-    for name in dict.fromkeys(measure.get("trace_ports", [])):
+    names = [name for pattern in measure.get("trace_ports", []) for name in _matching_ports(pattern, port_names)]
+    for name in dict.fromkeys(names):
         path = out / f"port-{name.replace('->', '-to-')}.pcap"
         view = trace[(trace.view == "port") & (trace.port_name == name)] if len(trace) else trace
         pcap.write(path, view, **options)

@@ -77,7 +77,7 @@ def _object(path: str, obj: dict[str, Any], defs: dict[str, Any], level: int) ->
         target = _resolve(prop, defs)
         default = "required" if name in required and "default" not in prop else _default(prop)
         meaning = _text(prop.get("description") or target.get("description", ""))
-        rows.append(f"| `{name}` | {_type(prop, defs)} | {default} | {_cell(meaning)} |")
+        rows.append(f"| `{name}` | {_type(prop, defs)}{_bounds(prop)} | {default} | {_cell(meaning)} |")
         if "properties" in target or _is_object_choice(target):
             nested.append((name, target))
         elif _value_notes(target):
@@ -101,6 +101,18 @@ def _variants(path: str, obj: dict[str, Any], defs: dict[str, Any], level: int) 
         if fields:
             out += _object(path, {**variant, "properties": fields}, defs, level + 1)
     return out
+
+
+def _bounds(prop: dict[str, Any]) -> str:
+    """The range the engine accepts, from the schema's minimum and maximum."""
+    low, high = prop.get("minimum"), prop.get("maximum")
+    if high is None:
+        return ""
+    return f", {_number(low if low is not None else 0)} to {_number(high)}"
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"
 
 
 def _value_notes(target: dict[str, Any]) -> list[tuple[str, str]]:

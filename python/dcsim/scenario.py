@@ -100,6 +100,21 @@ def validate(scenario: dict[str, Any], source: str = "<scenario>") -> None:
         raise engine_error(scenario, source, e) from None
 
 
+def port_names(scenario: dict[str, Any] | str | Path, source: str | None = None) -> list[str]:
+    """The names of a scenario's ports in port order (`s0->h0`, `h0->s0`, ...), from its
+    network alone: nothing runs. These are the names `measure.queue_ports`,
+    `measure.trace_ports`, `dcsim run --trace-ports` and sweep metrics (`ports[NAME].COLUMN`)
+    take; the scenario reference lists each topology's names."""
+    if isinstance(scenario, (str, Path)):
+        source = source or str(scenario)
+        scenario = load_scenario(scenario)
+    source = source or scenario.get("name") or "<scenario>"
+    try:
+        return list(_core.port_names(to_json(scenario, source)))
+    except ValueError as e:
+        raise engine_error(scenario, source, e) from None
+
+
 def engine_error(scenario: dict[str, Any], source: str, error: ValueError) -> ScenarioError:
     """The engine's rejection of `scenario` as a ScenarioError, its field found exactly where
     the engine could only name the enclosing table."""

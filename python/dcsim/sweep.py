@@ -54,7 +54,7 @@ import pandas as pd
 from . import executor
 from .files import atomic, write_csv, write_json
 from .results import Results
-from .scenario import ScenarioError, json_default, read_toml, validate
+from .scenario import ScenarioError, json_default, port_names, read_toml, validate
 
 _AGG = re.compile(r"^(mean|median|min|max|sum|std|count|p(\d{1,2}(?:\.\d+)?))$")
 _ROW = re.compile(r"^(ports|flows|queries)\[([^\]]+)\]\.(\w+)$")
@@ -237,30 +237,45 @@ def preflight(plan: Plan, runs: list[Run]) -> None:
     if valid is None:
         e = first_error
         raise ScenarioError(plan.source, e.field, f"{e.reason} (in every run of the plan)")
-    # A run of the first valid point, cut to a microsecond: the tables' shapes and names.
+    # A run of the first valid point, cut to a microsecond: the tables' shapes and columns.
     probe = valid.scenario
     sim = probe.setdefault("sim", {})
     sim["duration_s"] = float(sim.get("warmup_s", 0.0)) + 1e-6
     from .run import run
 
     results = run(probe)
-    # Port names follow the topology's kind and host counts; the flows, the list of flows.
-    shapes = {"topology", "topology.kind", "topology.hosts", "topology.left", "topology.right"}
-    fixed_ports = not shapes & set(plan.axes)
+    # Port rows are checked against every point's own network (the engine names its ports,
+    # whatever the axes change); flow rows only when the list of flows is not an axis.
+    networks: dict[str, set[str]] = {}
     fixed_flows = "flows" not in plan.axes
     for i, m in enumerate(plan.metrics):
         row = _ROW.match(m)
-        check_rows = row is not None and (
-            (row.group(1) == "ports" and fixed_ports) or (row.group(1) == "flows" and fixed_flows)
-        )
         try:
-            if row and not check_rows:
+            if row and row.group(1) == "ports":
+                _column(_table(results, "ports"), row.group(3), "ports")
+                for r in points:
+                    names = _port_names(r.scenario, networks)
+                    if names is not None and row.group(2) not in names:
+                        raise KeyError(f"no ports row {row.group(2)!r} in the run with {r.params}")
+            elif row and not (row.group(1) == "flows" and fixed_flows):
                 _column(_table(results, row.group(1)), row.group(3), row.group(1))
             else:
                 metric(results, m)
         except (KeyError, IndexError) as e:
             raise ScenarioError(plan.source, f"metrics[{i}]", str(e.args[0] if e.args else e)) from None
     plan.checked = True
+
+
+def _port_names(scenario: dict[str, Any], cache: dict[str, set[str]]) -> set[str] | None:
+    """The port names of a run's network (None if the run's scenario is not valid: that run
+    is reported when it runs), cached by the network's description."""
+    key = json.dumps(scenario.get("topology"), sort_keys=True, default=json_default)
+    if key not in cache:
+        try:
+            cache[key] = set(port_names(scenario, scenario.get("name")))
+        except ScenarioError:
+            return None
+    return cache[key]
 
 
 # --- one run ----------------------------------------------------------------------------

@@ -97,6 +97,11 @@ BAD_PLANS = {
         {**PLAN, "zip": {"topology.link.rate_gbps": [1.0, 10.0]}, "metrics": ["ports[s0->h9].marks"]},
         "metrics[0]",
     ),
+    # The port names of every point's own network are checked, whatever the axis.
+    "port-missing-in-one-point": (
+        {**PLAN, "grid": {"topology.hosts": [3, 5]}, "metrics": ["ports[s0->h4].marks"]},
+        "metrics[0]",
+    ),
     "no-such-flow": ({**PLAN, "metrics": ["flows[5].goodput_bps"]}, "metrics[0]"),
     "no-such-field": ({**PLAN, "metrics": ["run.dorps"]}, "metrics[0]"),
 }

@@ -54,6 +54,13 @@ fn validate_json(scenario_json: &str) -> PyResult<()> {
     Ok(())
 }
 
+/// The names of a scenario's ports, in port order, from its network alone (nothing runs).
+#[pyfunction]
+fn port_names(scenario_json: &str) -> PyResult<Vec<String>> {
+    let scenario = dcsim::Scenario::from_json(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    dcsim::port_names(&scenario).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// The JSON Schema of the scenario format.
 #[pyfunction]
 fn scenario_schema() -> String {
@@ -65,6 +72,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(port_names, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -59,6 +59,41 @@ rounds = {rounds}
     Scenario::from_toml(&toml).expect("bench scenario is valid")
 }
 
+/// k-ary fat-tree, 10 Gbps links with 1 µs per hop, 100-packet queues, DCTCP with K = 15,
+/// one long flow per host to a destination drawn as a random cyclic permutation (Sattolo's
+/// algorithm, seeded: no host sends to itself).
+fn fat_tree_permutation(name: &str, k: u32, seconds: f64) -> Scenario {
+    use rand::{Rng, SeedableRng};
+    let hosts = k * k * k / 4;
+    let mut dst: Vec<u32> = (0..hosts).collect();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    for i in (1..hosts as usize).rev() {
+        let j = rng.gen_range(0..i);
+        dst.swap(i, j);
+    }
+    let flows: String = (0..hosts)
+        .map(|h| format!("[[flows]]\nsrc = {h}\ndst = {}\n", dst[h as usize]))
+        .collect();
+    let toml = format!(
+        r#"name = "{name}"
+[sim]
+duration_s = {seconds}
+[topology]
+kind = "fat_tree"
+k = {k}
+link = {{ rate_gbps = 10.0, delay_us = 1.0 }}
+[switch]
+buffer = {{ kind = "per_port", limit_packets = 100 }}
+aqm = {{ kind = "threshold", k_packets = 15 }}
+[tcp]
+cc = "dctcp"
+[measure]
+queue_sample_us = 0
+{flows}"#
+    );
+    Scenario::from_toml(&toml).expect("bench scenario is valid")
+}
+
 /// Peak resident memory of this process, bytes (Linux; 0 elsewhere).
 fn peak_rss() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -98,13 +133,19 @@ fn main() {
             // earlier when the last query completes and no events remain.
             incast("bench-incast40", 40, 1_000_000, (1000.0 * scale) as u32, 30.0 * scale),
         ),
+        (
+            "k=12 fat-tree, 432 hosts, 10 Gbps, 1 µs/hop, permutation, DCTCP K=15, 100-pkt queues",
+            fat_tree_permutation("bench-fattree12", 12, 0.1 * scale),
+        ),
     ];
     // Wall time on shared machines is noisy: run each case several times and report the
     // fastest run (the least disturbed), with the median beside it.
     let runs = if quick { 1 } else { 5 };
-    println!("| scenario | simulated s | events | packet-hops | best wall s | median wall s | events/s | packet-hops/s | peak RSS MB |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("| scenario | simulated s | events | packet-hops | best wall s | median wall s | events/s | packet-hops/s | data packets/s | peak RSS MB |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (label, s) in cases {
+        // The fat-tree row takes tens of seconds a run: three runs.
+        let runs = if s.flows.len() > 100 { runs.min(3) } else { runs };
         let mut walls = Vec::with_capacity(runs);
         let mut last = None;
         for _ in 0..runs {
@@ -130,13 +171,16 @@ fn main() {
                 eprintln!("warning: {label}: {done} of {wanted} queries completed");
             }
         }
+        // Data packets delivered: in-order payload over the segment size.
+        let data_packets: u64 = r.flows.iter().map(|f| f.bytes_delivered).sum::<u64>() / s.tcp.mss as u64;
         println!(
-            "| {label} | {:.1} | {} | {} | {best:.3} | {median:.3} | {:.2} M | {:.2} M | {:.1} |",
+            "| {label} | {:.1} | {} | {} | {best:.3} | {median:.3} | {:.2} M | {:.2} M | {:.2} M | {:.1} |",
             simulated,
             r.events,
             r.packet_hops,
             r.events as f64 / best / 1e6,
             r.packet_hops as f64 / best / 1e6,
+            data_packets as f64 / best / 1e6,
             peak_rss() as f64 / 1e6
         );
     }

@@ -3,7 +3,8 @@
 //! Layers, bottom up:
 //! - [`units`]: integer picosecond time and line rates.
 //! - [`sim::calendar`]: the event calendar, (time, sequence) ordered.
-//! - [`net`]: packets, egress ports (buffer + AQM + link), topologies.
+//! - [`net`]: packets, egress ports (buffer + AQM + link), topologies from a graph, routing
+//!   with ECMP.
 //! - [`tcp`]: connection ends (handshake, NewReno recovery, RTO, delayed ACKs, ECN),
 //!   congestion control (NewReno, TCP-ECN, DCTCP).
 //! - [`sim`]: the world (hosts, switches, connections) and the event loop.
@@ -21,6 +22,15 @@ pub use error::ConfigError;
 pub use results::Results;
 pub use scenario::Scenario;
 pub use sim::Simulation;
+
+/// The names of a scenario's ports, in port order (`s0->h0`, ...), without running it: what
+/// `measure.queue_ports`, `measure.trace_ports` and metrics may name.
+pub fn port_names(scenario: &Scenario) -> Result<Vec<String>, ConfigError> {
+    scenario.validate()?;
+    sim::memory::check(scenario, None)?;
+    let net = net::topology::Network::build(scenario)?;
+    Ok(net.ports.into_iter().map(|p| p.name).collect())
+}
 
 /// Parses, builds and runs a scenario given as JSON; returns the results as JSON.
 pub fn run_json(scenario_json: &str) -> Result<String, ConfigError> {

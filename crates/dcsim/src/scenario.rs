@@ -45,8 +45,10 @@ pub struct SimConfig {
     /// Seed of every random stream in the run; the same seed gives byte-identical results.
     pub seed: u64,
     /// Simulated time to run, seconds.
+    #[schemars(range(max = "limits::MAX_TIME_S"))]
     pub duration_s: f64,
     /// Statistics (goodput, queue distribution) ignore the first `warmup_s` seconds.
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIME_S"))]
     pub warmup_s: f64,
     /// End the run the instant every query workload has finished all its rounds; `duration_s`
     /// stays the upper bound. Incast sweeps can then give a generous duration without
@@ -55,6 +57,7 @@ pub struct SimConfig {
     /// A scenario whose estimated memory (network, connections, recorded time series) is
     /// above this many gigabytes (10^9 B) is refused before anything is built, in [0.001,
     /// 1000000]. `dcsim run --memory-limit-gb` sets it.
+    #[schemars(range(min = 0.001, max = 1e6))]
     pub memory_limit_gb: f64,
 }
 
@@ -76,18 +79,23 @@ impl Default for SimConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct LinkConfig {
     /// Line rate, Gbit/s (10^9 bit/s), in [0.000001, 10000].
+    #[schemars(range(min = "limits::MIN_RATE_GBPS", max = "limits::MAX_RATE_GBPS"))]
     pub rate_gbps: f64,
     /// One-way propagation delay, microseconds, in [0, 1000000] (one second).
+    #[schemars(range(min = 0.0, max = "limits::MAX_DELAY_US"))]
     pub delay_us: f64,
     /// Bytes each frame costs on the wire beyond the IP packet, at most 10000. 38 = Ethernet
     /// header, FCS, preamble and inter-frame gap [EXT IEEE 802.3]; this is why 1460-B segments
     /// give the DCTCP paper's 0.95 Gbps goodput on a 1 Gbps link (1460/1538). ns-2 uses 0.
+    #[schemars(range(max = "limits::MAX_FRAMING"))]
     pub framing_bytes: u32,
     /// Packets a switch port sending onto this link may hold, overriding `switch.buffer`'s
     /// per-port limit (with a shared memory, a static cap beside the dynamic threshold). Host
     /// NICs keep `host.nic_queue_packets`.
+    #[schemars(range(min = 1, max = "limits::MAX_PACKETS"))]
     pub buffer_packets: Option<u32>,
     /// Bytes a switch port sending onto this link may hold (as `buffer_packets`).
+    #[schemars(range(min = 1, max = "limits::MAX_BUFFER_BYTES"))]
     pub buffer_bytes: Option<u64>,
 }
 
@@ -124,6 +132,7 @@ pub enum Topology {
     /// `hosts` hosts on one switch (`s0`), host `i` on switch port `i`.
     Star {
         /// Number of hosts, in [2, 1048576].
+        #[schemars(range(max = "limits::MAX_HOSTS"))]
         hosts: u32,
         #[serde(default)]
         link: LinkConfig,
@@ -134,8 +143,10 @@ pub enum Topology {
     /// Two switches joined by one core link: hosts `0..left` on `s0`, the next `right` on `s1`.
     Dumbbell {
         /// Hosts on the left switch, `s0`.
+        #[schemars(range(max = "limits::MAX_HOSTS"))]
         left: u32,
         /// Hosts on the right switch, `s1`.
+        #[schemars(range(max = "limits::MAX_HOSTS"))]
         right: u32,
         #[serde(default)]
         host_link: LinkConfig,
@@ -150,15 +161,19 @@ pub enum Topology {
     MultiBottleneck {
         /// Senders of group S1 (default 10: with S3, the paper's "20 machines").
         #[serde(default = "default_group_10")]
+        #[schemars(range(max = "limits::MAX_HOSTS"))]
         s1: u32,
         /// Senders of group S2 (default 20).
         #[serde(default = "default_group_20")]
+        #[schemars(range(max = "limits::MAX_HOSTS"))]
         s2: u32,
         /// Senders of group S3 (default 10).
         #[serde(default = "default_group_10")]
+        #[schemars(range(max = "limits::MAX_HOSTS"))]
         s3: u32,
         /// Receivers of group R2 (default 20).
         #[serde(default = "default_group_20")]
+        #[schemars(range(max = "limits::MAX_HOSTS"))]
         r2: u32,
         /// Host links (default 1 Gbps).
         #[serde(default)]
@@ -173,9 +188,11 @@ pub enum Topology {
     /// a stand-in for the rest of the data center").
     Rack {
         /// Hosts in the rack.
+        #[schemars(range(max = "limits::MAX_HOSTS"))]
         hosts: u32,
         /// Stand-in hosts on uplinks (default 1).
         #[serde(default = "default_one")]
+        #[schemars(range(max = "limits::MAX_HOSTS"))]
         uplinks: u32,
         /// The rack hosts' links (default 1 Gbps).
         #[serde(default)]
@@ -189,8 +206,11 @@ pub enum Topology {
     /// switches `spine0`, ... The oversubscription is hosts_per_leaf · host rate /
     /// (spines · uplink rate).
     LeafSpine {
+        #[schemars(range(min = 1, max = "limits::MAX_SWITCHES"))]
         leaves: u32,
+        #[schemars(range(min = 1, max = "limits::MAX_SWITCHES"))]
         spines: u32,
+        #[schemars(range(min = 1, max = "limits::MAX_HOSTS"))]
         hosts_per_leaf: u32,
         /// Host links.
         #[serde(default)]
@@ -201,6 +221,7 @@ pub enum Topology {
         /// If given, sets the uplinks' rate so that the oversubscription is this (1 = none):
         /// uplink rate = hosts_per_leaf · host rate / (spines · oversubscription).
         #[serde(default)]
+        #[schemars(range(min = 0.001, max = 1000.0))]
         oversubscription: Option<f64>,
     },
     /// The k-ary three-tier fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge
@@ -210,6 +231,7 @@ pub enum Topology {
     /// switches i·k/2 .. (i+1)·k/2 − 1. Full bisection bandwidth when all links are equal.
     FatTree {
         /// Ports per switch, even, in [2, 128].
+        #[schemars(range(min = 2, max = "limits::MAX_FAT_TREE_K"))]
         k: u32,
         /// Every link, unless a tier below overrides it.
         #[serde(default)]
@@ -228,6 +250,7 @@ pub enum Topology {
     /// them. Every host needs exactly one link, to a switch; every host must reach every other.
     Graph {
         /// Number of hosts.
+        #[schemars(range(max = "limits::MAX_HOSTS"))]
         hosts: u32,
         /// Switch names: letters, digits, `_`, `.` and `-`, not of the form `h<number>`.
         switches: Vec<String>,
@@ -246,14 +269,19 @@ pub struct GraphLink {
     pub a: String,
     pub b: String,
     #[serde(default)]
+    #[schemars(range(min = "limits::MIN_RATE_GBPS", max = "limits::MAX_RATE_GBPS"))]
     pub rate_gbps: Option<f64>,
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = "limits::MAX_DELAY_US"))]
     pub delay_us: Option<f64>,
     #[serde(default)]
+    #[schemars(range(max = "limits::MAX_FRAMING"))]
     pub framing_bytes: Option<u32>,
     #[serde(default)]
+    #[schemars(range(min = 1, max = "limits::MAX_PACKETS"))]
     pub buffer_packets: Option<u32>,
     #[serde(default)]
+    #[schemars(range(min = 1, max = "limits::MAX_BUFFER_BYTES"))]
     pub buffer_bytes: Option<u64>,
 }
 
@@ -324,9 +352,11 @@ pub enum BufferConfig {
     PerPort {
         /// Packets a port may hold (none = no packet limit).
         #[serde(default)]
+        #[schemars(range(min = 1, max = "limits::MAX_PACKETS"))]
         limit_packets: Option<u32>,
         /// Bytes a port may hold (none = no byte limit).
         #[serde(default)]
+        #[schemars(range(min = 1, max = "limits::MAX_BUFFER_BYTES"))]
         limit_bytes: Option<u64>,
     },
     /// One memory shared by all ports of a switch, with dynamic per-port thresholds (M13,
@@ -334,11 +364,14 @@ pub enum BufferConfig {
     /// Σq + s ≤ B, where B = `total_bytes` and Σq is what all ports hold.
     Shared {
         /// B: the shared memory, bytes.
+        #[schemars(range(min = 1, max = "limits::MAX_BUFFER_BYTES"))]
         total_bytes: u64,
         /// The dynamic threshold's multiplier.
+        #[schemars(range(min = 0.0, max = 1e6))]
         alpha: f64,
         /// Optional static cap per port as well, packets.
         #[serde(default)]
+        #[schemars(range(min = 1, max = "limits::MAX_PACKETS"))]
         limit_packets: Option<u32>,
     },
     /// A switch of the papers' testbeds (see `SwitchPreset`).
@@ -402,6 +435,7 @@ pub enum AqmConfig {
     Threshold {
         /// K in packets. Default: 20 on ports up to 1 Gbps, 65 above (DCTCP paper §3.5).
         #[serde(default)]
+        #[schemars(range(max = "limits::MAX_PACKETS"))]
         k_packets: Option<u32>,
         /// What a non-ECT packet meets above K: `drop` (RED-ECN hardware) or `enqueue`.
         #[serde(default)]
@@ -413,14 +447,18 @@ pub enum AqmConfig {
     /// Random Early Detection on the average queue, marking ECT packets (Floyd & Jacobson).
     Red {
         /// Lower threshold, packets.
+        #[schemars(range(min = 0.0, max = "limits::MAX_PACKETS"))]
         min_th: f64,
         /// Upper threshold, packets.
+        #[schemars(range(min = 0.0, max = "limits::MAX_PACKETS"))]
         max_th: f64,
         /// Marking (or drop) probability at `max_th`.
         #[serde(default = "default_max_p")]
+        #[schemars(range(min = 0.0, max = 1.0))]
         max_p: f64,
         /// EWMA weight w_q = 2^-weight_log2 ("weight = 9", DCTCP paper §4.1).
         #[serde(default = "default_weight_log2")]
+        #[schemars(range(max = 30))]
         weight_log2: u32,
         /// Mark ECT packets instead of dropping them (DCTCP paper footnote 5).
         #[serde(default = "default_true")]
@@ -459,30 +497,36 @@ pub struct HostConfig {
     /// NIC transmit queue, packets (FIFO serialised at the NIC rate). 1000 = Linux's default
     /// `txqueuelen` [EXT]. When it is full the host's TCP senders wait for room (the OS's
     /// backpressure) rather than drop their own segments; only pure ACKs can be dropped here.
+    #[schemars(range(min = 1, max = "limits::MAX_PACKETS"))]
     pub nic_queue_packets: u32,
     /// Bytes one connection may have waiting in its host's NIC queue before its sender waits
     /// (0 = no limit). 131072 = Linux's `tcp_limit_output_bytes` when TCP small queues came
     /// in [EXT]; it keeps a backlogged sender from filling the NIC queue, so the host's ACKs
     /// do not wait behind (or get dropped by) its own standing queue.
+    #[schemars(range(max = "limits::MAX_BUFFER_BYTES"))]
     pub queue_bytes_per_conn: u64,
     /// Each packet a host sends waits a random time, uniform in [0, tx_jitter_us], before
     /// its NIC may start it (order is kept). Real hosts' timing noise; without it, senders
     /// with equal paths stay phase-locked and one can lose every same-instant race for the
     /// last buffer slot (Floyd & Jacobson's "phase effects"). 0 = perfectly regular hosts.
+    #[schemars(range(min = 0.0, max = "limits::MAX_DELAY_US"))]
     pub tx_jitter_us: f64,
     /// Each host's NIC clock is off its nominal rate by a fixed amount drawn from the seed,
     /// uniform in ±clock_ppm parts per million (IEEE 802.3 allows ±100 ppm). A host whose NIC
     /// is its bottleneck then does not feed a switch port at exactly its drain rate: without
     /// it, such a sender keeps any queue it meets standing forever and wins every freed slot
     /// from other senders. 0 = every clock exact.
+    #[schemars(range(min = 0.0, max = 10000.0))]
     pub clock_ppm: f64,
     /// Segmentation offload burst: the sender waits until it may send this many segments
     /// and sends them back to back (0 = off). 30-40 mimics the 10G hosts (DCTCP paper §3.5).
+    #[schemars(range(max = "limits::MAX_SEGMENTS"))]
     pub offload_burst_segments: u32,
     /// Receive interrupt moderation, µs: the NIC raises a receive interrupt at most once per
     /// this interval (Intel's ITR; Windows drivers' "interrupt moderation"). Packets arriving
     /// sooner after the last interrupt wait for the next one and reach the stack together; a
     /// packet after a quiet interval goes at once. 0 = every packet on arrival.
+    #[schemars(range(min = 0.0, max = 10000.0))]
     pub rx_interrupt_interval_us: f64,
 }
 
@@ -509,28 +553,39 @@ pub struct IctcpConfig {
     /// Hosts that run ICTCP (empty = none).
     pub hosts: Vec<u32>,
     /// BW_A = max(0, α·C − BW_T) (Eq. 1, §IV-A).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub alpha: f64,
     /// Measured-throughput filter β (Eq. 2, §IV-C).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub beta: f64,
     /// Grow a window when the throughput difference ratio is at most γ1 (§IV-C).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub gamma1: f64,
     /// Shrink a window by one MSS after three RTTs with the ratio above γ2 (§IV-C).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub gamma2: f64,
     /// Consecutive RTTs with the ratio above γ2 that cost one MSS (§IV-C: three).
+    #[schemars(range(min = 1, max = "limits::MAX_SEGMENTS"))]
     pub decrease_after_rtts: u32,
     /// Control interval, RTTs: a window changes at most once per this many RTTs (§IV-B: two,
     /// one for a change to take effect and one to measure it).
+    #[schemars(range(min = 1, max = "limits::MAX_SEGMENTS"))]
     pub control_interval_rtts: u32,
     /// Smallest receive window, segments: 2 (§IV-C) or 1 (the §VII-A-2 variant).
+    #[schemars(range(min = 1, max = "limits::MAX_SEGMENTS"))]
     pub min_rwnd_segments: u32,
     /// Windows above the average lose one MSS while BW_A < this fraction of C (§IV-D).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub fairness_fraction: f64,
     /// Connections with an RTT at or above this are left alone (§III).
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
     pub rtt_limit_ms: f64,
     /// Sub-slot length before any connection has an RTT, µs (spec ASSUMPTION: the testbed's
     /// 100 µs base RTT; afterwards T is the traffic-weighted mean RTT, §IV-B).
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_US"))]
     pub initial_subslot_us: f64,
     /// Tick of the receiver's timestamp clock, ns (§VI-C).
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_NS"))]
     pub timestamp_tick_ns: f64,
 }
 
@@ -605,30 +660,43 @@ pub enum EctOnControl {
 pub struct TcpConfig {
     pub cc: CcKind,
     /// Payload bytes per segment (MTU 1500 minus 40 B of headers).
+    #[schemars(range(min = 64, max = 65000))]
     pub mss: u32,
     /// IP + TCP header bytes added to every segment.
+    #[schemars(range(max = 10000))]
     pub header_bytes: u32,
     /// Initial congestion window, segments (ASSUMPTION 2, as ns-2 `windowInit_`).
+    #[schemars(range(min = 1, max = "limits::MAX_SEGMENTS"))]
     pub init_cwnd_segments: u32,
     /// Minimum retransmission timeout, ms (300 = DCTCP testbed default, 10 = tuned).
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
     pub rto_min_ms: f64,
     /// Initial RTO before any RTT sample, also for SYNs, ms (RFC 6298: 1 s).
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
     pub rto_initial_ms: f64,
     /// Upper bound of the backed-off RTO, ms.
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
     pub rto_max_ms: f64,
     /// Timer granularity: RTOs round up to a multiple of this, ms (0 = exact).
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
     pub timer_tick_ms: f64,
     /// Delayed ACKs: one ACK every m in-order segments (DCTCP paper §3.1: m = 2).
+    #[schemars(range(min = 1, max = "limits::MAX_SEGMENTS"))]
     pub delayed_ack_segments: u32,
     /// Delayed-ACK timeout, ms.
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
     pub delayed_ack_timeout_ms: f64,
     /// Receive buffer, bytes: the advertised window is the free space in it.
+    #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
     pub rcv_buffer_bytes: u64,
     /// DCTCP estimation gain g (DCTCP paper §3.5: 1/16).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub dctcp_g: f64,
     /// DCTCP initial alpha (ASSUMPTION 1.0, Linux `dctcp_alpha_on_init`).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub dctcp_alpha_init: f64,
     /// Smallest cwnd after a DCTCP cut, segments (ASSUMPTION 2, Linux).
+    #[schemars(range(max = "limits::MAX_SEGMENTS"))]
     pub dctcp_min_cwnd_segments: u32,
     pub dctcp_receiver: DctcpReceiver,
     pub ect_on_control: EctOnControl,
@@ -641,6 +709,7 @@ pub struct TcpConfig {
     /// in [1, 1000] (RFC 5681 §3.2 and RFC 6675 §2: 3). Networks that reorder, such as packet
     /// spraying (`switch.ecmp = "per_packet"`), need more (Linux raises its `reordering` up to
     /// `tcp_max_reordering` = 300 as it sees reordering).
+    #[schemars(range(min = 1, max = 1000))]
     pub dupack_threshold: u32,
     /// RFC 5681 §4.1: restart from the initial window after an idle period longer than the RTO.
     pub slow_start_after_idle: bool,
@@ -678,26 +747,33 @@ impl Default for TcpConfig {
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
     /// Sending host.
+    #[schemars(range(max = "limits::MAX_HOSTS"))]
     pub src: u32,
     /// Receiving host.
+    #[schemars(range(max = "limits::MAX_HOSTS"))]
     pub dst: u32,
     /// Congestion control of this flow (default: `tcp.cc`).
     #[serde(default)]
     pub cc: Option<CcKind>,
     /// When the connection opens (SYN), seconds.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIME_S"))]
     pub start_s: f64,
     /// A uniform random delay in [0, start_jitter_us] added to `start_s`, drawn from the seed.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = "limits::MAX_DELAY_US"))]
     pub start_jitter_us: f64,
     /// The application stops writing at this time (default: never).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIME_S"))]
     pub stop_s: Option<f64>,
     /// Bytes to send (default: unlimited, a long-lived bulk flow).
     #[serde(default)]
+    #[schemars(range(min = 1, max = "limits::MAX_BYTES"))]
     pub bytes: Option<u64>,
     /// Receive buffer of this connection, bytes (default: `tcp.rcv_buffer_bytes`).
     #[serde(default)]
+    #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
     pub rcv_buffer_bytes: Option<u64>,
 }
 
@@ -707,18 +783,23 @@ pub struct FlowSpec {
 #[serde(deny_unknown_fields)]
 pub struct QuerySpec {
     /// The aggregator.
+    #[schemars(range(max = "limits::MAX_HOSTS"))]
     pub client: u32,
     /// The workers.
     pub servers: Vec<u32>,
     /// Request size, bytes (NOT GIVEN in the papers; ASSUMPTION one 100-B segment).
     #[serde(default = "default_request_bytes")]
+    #[schemars(range(min = 1, max = "limits::MAX_BYTES"))]
     pub request_bytes: u64,
     /// Response size per server, bytes.
+    #[schemars(range(min = 1, max = "limits::MAX_BYTES"))]
     pub response_bytes: u64,
     /// Number of queries.
+    #[schemars(range(min = 1, max = "limits::MAX_ROUNDS"))]
     pub rounds: u32,
     /// When the first query is issued, seconds. Persistent connections open at time 0.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIME_S"))]
     pub start_s: f64,
     /// `barrier`: the next query is issued when the previous one completes (DCTCP §4.2.1,
     /// ICTCP §II-A); or Poisson arrivals with the given mean interval.
@@ -727,6 +808,7 @@ pub struct QuerySpec {
     /// Each server waits a uniform random time in [0, response_jitter_us] before answering
     /// (application jitter, M24).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = "limits::MAX_DELAY_US"))]
     pub response_jitter_us: f64,
     /// One long-lived connection per server (the papers' applications) or a new connection,
     /// with its handshake, for every request.
@@ -738,6 +820,7 @@ pub struct QuerySpec {
     /// Receive buffer of the query connections, bytes (default: `tcp.rcv_buffer_bytes`): a
     /// static cap on each response's window (ICTCP §II-B).
     #[serde(default)]
+    #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
     pub rcv_buffer_bytes: Option<u64>,
 }
 
@@ -756,6 +839,7 @@ pub enum Arrival {
     /// previous ones have completed.
     Poisson {
         /// Mean interval between queries, milliseconds.
+        #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
         mean_interval_ms: f64,
     },
 }
@@ -765,10 +849,12 @@ pub enum Arrival {
 #[serde(deny_unknown_fields, default)]
 pub struct MeasureConfig {
     /// Queue-length time series of every switch port, one sample per interval, µs (0 = off).
+    #[schemars(range(min = 0.0, max = "limits::MAX_SAMPLE_US"))]
     pub queue_sample_us: f64,
     /// Ports to sample, by name (`s0->h0`); empty = every switch port.
     pub queue_ports: Vec<String>,
     /// Per-flow time series (delivered bytes, cwnd, DCTCP alpha) every interval, µs (0 = off).
+    #[schemars(range(min = 0.0, max = "limits::MAX_SAMPLE_US"))]
     pub flow_sample_us: f64,
     /// Ports whose packets are traced, by name (`s0->h0`): each packet leaving the port,
     /// and each it refuses (`dcsim run --trace`).
@@ -1101,8 +1187,8 @@ impl Scenario {
             ("measure.queue_sample_us", self.measure.queue_sample_us),
             ("measure.flow_sample_us", self.measure.flow_sample_us),
         ] {
-            if !(v.is_finite() && (v == 0.0 || (0.001..=MAX_TIME_S * 1e6).contains(&v))) {
-                return err(name, format!("must be 0 (off) or in [0.001, {}] µs, got {v}", MAX_TIME_S * 1e6));
+            if !(v.is_finite() && (v == 0.0 || (0.001..=MAX_SAMPLE_US).contains(&v))) {
+                return err(name, format!("must be 0 (off) or in [0.001, {MAX_SAMPLE_US}] µs, got {v}"));
             }
         }
         for (i, &f) in self.measure.trace_flows.iter().enumerate() {
@@ -1142,8 +1228,12 @@ pub mod limits {
     pub const MAX_DELAY_US: f64 = 1e6;
     /// Run length and start and stop times, s (11.6 days).
     pub const MAX_TIME_S: f64 = 1e6;
-    /// One hour: timers (RTO, delayed ACK, tick), ms.
+    /// One hour: timers (RTO, delayed ACK, tick), ms; the same in µs and ns.
     pub const MAX_TIMER_MS: f64 = 3.6e6;
+    pub const MAX_TIMER_US: f64 = 3.6e9;
+    pub const MAX_TIMER_NS: f64 = 3.6e12;
+    /// Sampling intervals, µs: the longest run.
+    pub const MAX_SAMPLE_US: f64 = 1e12;
     /// Flow, request and response sizes (2^50 B, 1 PiB).
     pub const MAX_BYTES: u64 = 1 << 50;
     /// Switch buffers (2^40 B).

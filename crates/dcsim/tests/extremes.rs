@@ -1,0 +1,120 @@
+//! Scenarios at the bounds of their fields run without overflow (these tests also run in a
+//! debug build, where any overflowing time or size arithmetic panics), and conserve packets.
+//! Every flow is finite, so runs of the longest duration end when their work is done.
+
+use dcsim::{Scenario, Simulation};
+
+const BASE: &str = r#"
+[sim]
+duration_s = 0.01
+[topology]
+kind = "star"
+hosts = 4
+[[flows]]
+src = 1
+dst = 0
+bytes = 50000
+[[flows]]
+src = 2
+dst = 0
+bytes = 30000
+[[queries]]
+client = 0
+servers = [1, 2, 3]
+response_bytes = 20000
+rounds = 3
+persistent = false
+"#;
+
+/// Runs `BASE` with `extra` TOML lines merged into its sections (each line `section.key = v`).
+fn run_with(extra: &[(&str, &str)]) {
+    let mut toml = BASE.to_string();
+    for (section, line) in extra {
+        let header = format!("[{section}]\n");
+        let key = format!("{} = ", line.split(" = ").next().unwrap_or(line));
+        let Some(start) = toml.find(&header).map(|i| i + header.len()) else {
+            toml = format!("[{section}]\n{line}\n{toml}");
+            continue;
+        };
+        let end = toml[start..].find("\n[").map_or(toml.len(), |i| start + i + 1);
+        match toml[start..end].lines().find(|l| l.starts_with(&key)) {
+            Some(old) => {
+                let i = start + toml[start..end].find(old).unwrap_or(0);
+                toml.replace_range(i..i + old.len(), line);
+            }
+            None => toml.insert_str(start, &format!("{line}\n")),
+        }
+    }
+    let s = Scenario::from_toml(&toml).unwrap_or_else(|e| panic!("{e}\n{toml}"));
+    let r = Simulation::new(&s).unwrap_or_else(|e| panic!("{e}")).run();
+    let c = &r.conservation;
+    assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight, "{extra:?}");
+}
+
+#[test]
+fn each_field_at_its_bound_runs() {
+    let cases: &[&[(&str, &str)]] = &[
+        &[("topology", "link = { delay_us = 1000000.0 }")],
+        &[("topology", "link = { rate_gbps = 0.000001 }")],
+        &[("topology", "link = { rate_gbps = 10000.0, framing_bytes = 10000 }")],
+        &[
+            ("tcp", "rto_initial_ms = 3600000.0"),
+            ("tcp", "rto_min_ms = 3600000.0"),
+            ("tcp", "rto_max_ms = 3600000.0"),
+        ],
+        &[("tcp", "timer_tick_ms = 3600000.0")],
+        &[
+            ("tcp", "delayed_ack_timeout_ms = 3600000.0"),
+            ("tcp", "delayed_ack_segments = 65536"),
+        ],
+        &[
+            ("tcp", "rcv_buffer_bytes = 1073741824"),
+            ("tcp", "init_cwnd_segments = 65536"),
+            ("tcp", "mss = 65000"),
+        ],
+        &[("tcp", "mss = 64"), ("tcp", "header_bytes = 10000")],
+        &[("host", "tx_jitter_us = 1000000.0"), ("host", "clock_ppm = 10000.0")],
+        &[
+            ("host", "rx_interrupt_interval_us = 10000.0"),
+            ("host", "offload_burst_segments = 65536"),
+        ],
+        &[("sim", "duration_s = 1000000.0"), ("measure", "queue_sample_us = 1000000000000.0")],
+        &[
+            ("ictcp", "hosts = [0]"),
+            ("ictcp", "initial_subslot_us = 3600000000.0"),
+            ("ictcp", "timestamp_tick_ns = 3600000000000.0"),
+        ],
+        &[
+            ("ictcp", "hosts = [0]"),
+            ("ictcp", "rtt_limit_ms = 3600000.0"),
+            ("ictcp", "control_interval_rtts = 65536"),
+        ],
+        &[(
+            "switch",
+            "buffer = { kind = \"per_port\", limit_bytes = 1099511627776, limit_packets = 16777216 }",
+        )],
+        &[(
+            "switch",
+            "buffer = { kind = \"shared\", total_bytes = 1099511627776, alpha = 1000000.0 }",
+        )],
+        &[(
+            "switch",
+            "aqm = { kind = \"red\", min_th = 0.0, max_th = 16777216.0, weight_log2 = 30 }",
+        )],
+    ];
+    for extra in cases {
+        run_with(extra);
+    }
+}
+
+#[test]
+fn poisson_queries_with_the_longest_mean_interval_run() {
+    let toml = BASE.replace(
+        "persistent = false",
+        "persistent = false\narrival = { kind = \"poisson\", mean_interval_ms = 3600000.0 }",
+    );
+    let toml = toml.replace("duration_s = 0.01", "duration_s = 1000000.0\n[measure]\nqueue_sample_us = 0");
+    let s = Scenario::from_toml(&toml).expect("valid");
+    let r = Simulation::new(&s).expect("builds").run();
+    assert_eq!(r.queries.len(), 3);
+}
