@@ -1,6 +1,7 @@
 //! Wall time per query round of a long run of one-shot query connections under ICTCP: a new
 //! connection per request, so a run opens `rounds × servers` connections. The time per
-//! round should not depend on how many rounds came before.
+//! round should not depend on how many rounds came before. Also printed: the connections
+//! still open at the end (live), the most open at once (slots) and ICTCP's table entries.
 //! Run with `cargo run --release -p dcsim --example query_rounds [ROUNDS...]` (default 250 2000).
 
 use dcsim::{Scenario, Simulation};
@@ -41,7 +42,10 @@ persistent = false
 fn main() {
     let args: Vec<u32> = std::env::args().skip(1).map(|a| a.parse().expect("a number of rounds")).collect();
     let rounds = if args.is_empty() { vec![250, 2000] } else { args };
-    println!("{:>7} {:>10} {:>10} {:>12} {:>9}", "rounds", "wall ms", "ms/round", "events/round", "flows");
+    println!(
+        "{:>7} {:>10} {:>10} {:>12} {:>7} {:>6} {:>6} {:>6}",
+        "rounds", "wall ms", "ms/round", "events/round", "flows", "live", "slots", "ictcp"
+    );
     for n in rounds {
         let s = scenario(n);
         let t0 = std::time::Instant::now();
@@ -50,10 +54,13 @@ fn main() {
         let wall = t0.elapsed().as_secs_f64() * 1e3;
         assert_eq!(r.queries.len(), n as usize);
         println!(
-            "{n:>7} {wall:>10.1} {:>10.3} {:>12.1} {:>9}",
+            "{n:>7} {wall:>10.1} {:>10.3} {:>12.1} {:>7} {:>6} {:>6} {:>6}",
             wall / n as f64,
             r.events as f64 / n as f64,
-            r.flows.len()
+            r.flows.len(),
+            sim.live_connections(),
+            sim.connection_slots(),
+            sim.ictcp_entries()
         );
     }
 }

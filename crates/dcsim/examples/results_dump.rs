@@ -11,7 +11,11 @@ use dcsim::{Scenario, Simulation};
 /// A 1 Gbps star of `hosts` hosts: `sim` and `host` are those tables' fields (hosts default
 /// to no jitter), `body` the rest.
 fn net(hosts: u32, sim: &str, host: &str, body: &str) -> String {
-    let host = if host.is_empty() { "tx_jitter_us = 0.0\nclock_ppm = 0.0" } else { host };
+    let host = if host.is_empty() {
+        "tx_jitter_us = 0.0\nclock_ppm = 0.0"
+    } else {
+        host
+    };
     format!("[sim]\n{sim}\n[topology]\nkind = \"star\"\nhosts = {hosts}\n[host]\n{host}\n{body}\n")
 }
 
@@ -97,7 +101,15 @@ fn scenarios() -> Vec<(String, String)> {
             star(
                 3,
                 0.3,
-                &format!("{DCTCP_K20}{}", queries(2, 2000, 200, &format!("{p}arrival = {{ kind = \"poisson\", mean_interval_ms = 1.0 }}\n"))),
+                &format!(
+                    "{DCTCP_K20}{}",
+                    queries(
+                        2,
+                        2000,
+                        200,
+                        &format!("{p}arrival = {{ kind = \"poisson\", mean_interval_ms = 1.0 }}\n")
+                    )
+                ),
             ),
         );
         add(
@@ -118,7 +130,12 @@ fn scenarios() -> Vec<(String, String)> {
                 0.2,
                 &format!(
                     "{DROP_TAIL_85K}{NEWRENO_10MS}[ictcp]\nhosts = [0]\n{}",
-                    queries(8, 20000, 200, &format!("{p}arrival = {{ kind = \"poisson\", mean_interval_ms = 0.5 }}\n"))
+                    queries(
+                        8,
+                        20000,
+                        200,
+                        &format!("{p}arrival = {{ kind = \"poisson\", mean_interval_ms = 0.5 }}\n")
+                    )
                 ),
             ),
         );
