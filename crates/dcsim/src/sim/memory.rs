@@ -12,6 +12,7 @@ use crate::results::{FlowStats, PortStats};
 use crate::scenario::Scenario;
 use crate::tcp::ictcp::Interface;
 
+use super::conns::FlowRecord;
 use super::Conn;
 
 /// Heap bytes a connection holds beyond its struct (out-of-order ranges, SACK scoreboard, NIC
@@ -55,7 +56,16 @@ pub fn estimate(s: &Scenario, sampled_ports: Option<u64>) -> Vec<Part> {
         .sum();
     let persistent: u64 = s.queries.iter().filter(|q| q.persistent).map(|q| q.servers.len() as u64).sum();
     let conns = s.flows.len() as u64 + persistent + one_shot;
-    let per_conn = size_of::<Conn>() as u64 + CONN_HEAP + size_of::<FlowStats>() as u64;
+    // A connection's state lives while it is open; its record and its row of `flows` stay.
+    let open = s.flows.len() as u64
+        + persistent
+        + s.queries
+            .iter()
+            .filter(|q| !q.persistent)
+            .map(|q| q.servers.len() as u64)
+            .sum::<u64>();
+    let per_conn = (size_of::<FlowRecord>() + size_of::<FlowStats>()) as u64;
+    let per_open = size_of::<Conn>() as u64 + CONN_HEAP;
     let window_s = s.sim.duration_s - s.sim.warmup_s;
     let samples = |every_us: f64| {
         if every_us > 0.0 {
@@ -70,13 +80,6 @@ pub fn estimate(s: &Scenario, sampled_ports: Option<u64>) -> Vec<Part> {
     } else {
         s.measure.queue_ports.len() as u64
     });
-    let live = s.flows.len() as u64
-        + persistent
-        + s.queries
-            .iter()
-            .filter(|q| !q.persistent)
-            .map(|q| q.servers.len() as u64)
-            .sum::<u64>();
     vec![
         Part {
             field: "topology",
@@ -85,8 +88,8 @@ pub fn estimate(s: &Scenario, sampled_ports: Option<u64>) -> Vec<Part> {
         },
         Part {
             field: if one_shot > s.flows.len() as u64 { "queries" } else { "flows" },
-            what: format!("{conns} connections"),
-            bytes: conns.saturating_mul(per_conn),
+            what: format!("{conns} connections, {open} open at once"),
+            bytes: conns.saturating_mul(per_conn).saturating_add(open.saturating_mul(per_open)),
         },
         Part {
             field: "measure.queue_sample_us",
@@ -97,8 +100,8 @@ pub fn estimate(s: &Scenario, sampled_ports: Option<u64>) -> Vec<Part> {
         },
         Part {
             field: "measure.flow_sample_us",
-            what: format!("flow samples of {live} connections"),
-            bytes: live.saturating_mul(samples(s.measure.flow_sample_us)).saturating_mul(FLOW_SAMPLE),
+            what: format!("flow samples of {conns} connections"),
+            bytes: conns.saturating_mul(samples(s.measure.flow_sample_us)).saturating_mul(FLOW_SAMPLE),
         },
     ]
 }

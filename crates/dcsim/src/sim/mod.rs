@@ -2,6 +2,7 @@
 //! TCP ends are state machines it drives with the current time.
 
 pub mod calendar;
+mod conns;
 pub mod memory;
 mod trace;
 mod workload;
@@ -18,9 +19,7 @@ use crate::net::port::Port;
 use crate::net::routing::Routes;
 use crate::net::rx_moderation::{RxArrival, RxModeration};
 use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_WORKLOAD_BASE};
-use crate::results::{
-    Conservation, FlowSamples, FlowStats, IctcpSamples, PoolSamples, PortStats, QueryStats, QueueSamples, Results, SwitchStats,
-};
+use crate::results::{Conservation, FlowSamples, IctcpSamples, PoolSamples, PortStats, QueryStats, QueueSamples, Results, SwitchStats};
 use crate::scenario::{CcKind, EctOnControl, Scenario, TcpConfig};
 use crate::tcp::cc::Cc;
 use crate::tcp::ictcp::{IctcpParams, Interface};
@@ -28,8 +27,9 @@ use crate::tcp::rtt::RttEstimator;
 use crate::tcp::{Endpoint, TcpParams};
 use crate::units::{ps_from_ms, ps_from_s, ps_from_us, s_from_ps, Ps};
 use calendar::Calendar;
+use conns::{Conns, FlowRecord, IctcpView};
 use trace::Tracer;
-use workload::{QueryRecord, QueryRole, Workload};
+use workload::{OpenQuery, QueryRecord, QueryRole, Workload};
 
 /// The switch ports on the shortest paths that data takes: from each flow's source to its
 /// destination, and from each query's servers to its client (the default of
@@ -95,6 +95,9 @@ struct Conn {
     in_nic_bytes: [u64; 2],
     /// Per end: its entry in its host's ICTCP table, if the host runs ICTCP.
     ictcp: [Option<u32>; 2],
+    /// Its packets sent and not yet received or dropped (in a queue, on a wire, or held
+    /// for a receive interrupt).
+    in_flight: u32,
 }
 
 impl Conn {
@@ -124,6 +127,19 @@ impl Conn {
     /// Retransmission timeouts and SYN retries on both ends.
     fn timeouts(&self) -> u64 {
         self.ends.iter().map(|e| e.counters.timeouts + e.counters.syn_retries).sum()
+    }
+
+    /// Its work is done: the application will write nothing more, both ends have had all
+    /// their data acknowledged with no timer armed, and none of its packets is left anywhere.
+    /// Nothing can happen to it any more but stale timer events, so its state can go.
+    fn is_finished(&self) -> bool {
+        let no_more_writes = match self.query {
+            // Bulk flows write once, at creation (a pending stop only shortens that write).
+            None => true,
+            // One-shot: one request and one response; persistent: the next query's.
+            Some(role) => role.query.is_some() && role.responses_seen > 0,
+        };
+        no_more_writes && self.in_flight == 0 && self.ends.iter().all(Endpoint::is_done)
     }
 }
 
@@ -195,6 +211,7 @@ impl ConnFactory {
             in_nic: [VecDeque::new(), VecDeque::new()],
             in_nic_bytes: [0; 2],
             ictcp: [None; 2],
+            in_flight: 0,
         }
     }
 }
@@ -221,7 +238,9 @@ pub struct Simulation {
     rx_moderation: Vec<Option<RxModeration>>,
     /// Per host: ICTCP on its interface, if the scenario runs it there (spec §6).
     ictcp: Vec<Option<Interface>>,
-    conns: Vec<Conn>,
+    conns: Conns,
+    /// Connections that may have finished during the current event, ended after it.
+    ending: Vec<u32>,
     factory: ConnFactory,
     workloads: Vec<Workload>,
     /// Scratch buffer for segments an endpoint emits (reused: no allocation per event).
@@ -253,7 +272,7 @@ impl Simulation {
             tcp: t.clone(),
             offload_burst_segments: s.host.offload_burst_segments,
         };
-        let mut conns = Vec::with_capacity(s.flows.len());
+        let mut conns = Conns::default();
         for (i, f) in s.flows.iter().enumerate() {
             let jitter = if f.start_jitter_us > 0.0 {
                 rng.gen_range(0.0..=f.start_jitter_us)
@@ -347,6 +366,7 @@ impl Simulation {
             routes: net.routes,
             ictcp,
             conns,
+            ending: Vec::new(),
             factory,
             workloads,
             out: Vec::with_capacity(64),
@@ -366,9 +386,11 @@ impl Simulation {
         for c in 0..sim.conns.len() as u32 {
             sim.attach_ictcp(c);
         }
-        for (i, c) in sim.conns.iter().enumerate() {
-            sim.cal.schedule(c.start, Event::Open(i as u32));
-            if let Some(stop) = c.stop {
+        for i in 0..sim.conns.len() {
+            let c = &sim.conns[i];
+            let (start, stop) = (c.start, c.stop);
+            sim.cal.schedule(start, Event::Open(i as u32));
+            if let Some(stop) = stop {
                 sim.cal.schedule(stop, Event::StopWriting(i as u32));
             }
         }
@@ -405,6 +427,9 @@ impl Simulation {
             self.now = t;
             self.events += 1;
             self.dispatch(ev);
+            if !self.ending.is_empty() {
+                self.end_finished();
+            }
             if self.rounds_left == Some(0) {
                 self.end = t; // every round is done (sim.stop_when_queries_done)
                 break;
@@ -427,7 +452,12 @@ impl Simulation {
             Event::Rto(c, e) => self.timer_fired(c, e, TIMER_RTO),
             Event::DelayedAck(c, e) => self.timer_fired(c, e, TIMER_DELACK),
             Event::Open(c) => self.drive(c, 0, |ep, now, out| ep.connect(now, out)),
-            Event::StopWriting(c) => self.conns[c as usize].ends[0].stop_writing(),
+            Event::StopWriting(c) => {
+                // A flow that has ended sent all it was to send before its stop.
+                if let Some(conn) = self.conns.get_mut(c) {
+                    conn.ends[0].stop_writing();
+                }
+            }
             Event::NicRoom(h) => self.nic_room(h),
             Event::RxInterrupt(h) => {
                 while let Some(pkt) = self.rx_moderation[h as usize].as_mut().and_then(RxModeration::take_next) {
@@ -463,20 +493,9 @@ impl Simulation {
             }
             Event::FlowSample => {
                 let t = s_from_ps(self.now);
-                for (i, c) in self.conns.iter().enumerate() {
-                    self.flow_samples.flow.push(i as u32);
-                    self.flow_samples.t_s.push(t);
-                    let d = c.data_sender();
-                    self.flow_samples.delivered_bytes.push(c.ends[1 - d].delivered);
-                    self.flow_samples.cwnd_bytes.push(c.ends[d].win.cwnd);
-                    self.flow_samples.alpha.push(c.ends[d].cc.alpha());
-                    let receiver =
-                        c.ictcp[1 - d].map(|k| &self.ictcp[c.hosts[1 - d] as usize].as_ref().expect("attached").conns[k as usize]);
-                    let f = &mut self.flow_samples;
-                    f.ictcp_rwnd_bytes.push(receiver.map_or(f64::NAN, |r| r.rwnd as f64));
-                    f.ictcp_measured_bps.push(receiver.map_or(f64::NAN, |r| r.measured_bps));
-                    f.ictcp_expected_bps.push(receiver.map_or(f64::NAN, |r| r.expected_bps()));
-                    f.ictcp_rtt_s.push(receiver.and_then(|r| r.srtt).map_or(f64::NAN, s_from_ps));
+                for i in 0..self.conns.len() as u32 {
+                    let record = self.flow_record(i);
+                    record.sample(i, t, &mut self.flow_samples);
                 }
                 for (h, i) in self.ictcp.iter_mut().enumerate() {
                     if let Some(i) = i {
@@ -492,11 +511,7 @@ impl Simulation {
                 }
                 self.cal.schedule(self.now + self.flow_sample_every, Event::FlowSample);
             }
-            Event::WarmupEnd => {
-                for c in &mut self.conns {
-                    c.delivered_at_warmup = c.ends[1 - c.data_sender()].delivered;
-                }
-            }
+            Event::WarmupEnd => self.conns.mark_warmup(),
         }
     }
 
@@ -528,9 +543,15 @@ impl Simulation {
         Some(departure)
     }
 
-    /// Records a refused packet if port `p` is traced.
+    /// Port `p` refused `pkt`: one packet fewer of its connection is in flight (it may have
+    /// been the last it was waiting for); the refusal is recorded if the port is traced.
     #[inline]
     fn trace_drop(&mut self, p: u32, pkt: &Packet) {
+        let conn = &mut self.conns[pkt.conn as usize];
+        conn.in_flight -= 1;
+        if conn.in_flight == 0 {
+            self.ending.push(pkt.conn);
+        }
         if self.tracer.on {
             let src = self.conns[pkt.conn as usize].hosts[pkt.from_end as usize];
             self.tracer.on_drop(self.now, p, pkt, src);
@@ -566,6 +587,7 @@ impl Simulation {
     /// Host `node`'s stack takes a packet its NIC received.
     fn host_receive(&mut self, node: usize, pkt: Packet) {
         self.delivered += 1;
+        self.conns[pkt.conn as usize].in_flight -= 1;
         let e = 1 - pkt.from_end;
         if let Some(i) = &mut self.ictcp[node] {
             // ICTCP sees every packet the interface receives (§IV-A).
@@ -576,7 +598,10 @@ impl Simulation {
     }
 
     fn timer_fired(&mut self, c: u32, e: u8, kind: usize) {
-        let pending = &mut self.conns[c as usize].timer_event[e as usize][kind];
+        let Some(conn) = self.conns.get_mut(c) else {
+            return; // a stale event of an ended connection, whose timers were all off
+        };
+        let pending = &mut conn.timer_event[e as usize][kind];
         if *pending == Some(self.now) {
             *pending = None;
         }
@@ -590,6 +615,66 @@ impl Simulation {
                 }
             }
         });
+    }
+
+    /// The record of connection `id`: made from its state while it lives, kept once it ended.
+    fn flow_record(&self, id: u32) -> FlowRecord {
+        let Some(c) = self.conns.get(id) else {
+            return self.conns.ended(id).expect("a connection ended or not").clone();
+        };
+        let d = c.data_sender();
+        let (tx, rx) = (&c.ends[d], &c.ends[1 - d]);
+        let ictcp = c.ictcp[1 - d].map(|k| IctcpView::of(self.ictcp[c.hosts[1 - d] as usize].as_ref().expect("attached").conn(k)));
+        FlowRecord {
+            workload: c.query.map(|q| q.workload),
+            src: c.hosts[d],
+            dst: c.hosts[1 - d],
+            cc: c.cc,
+            start: c.start,
+            established: tx.established_at,
+            completion: c.completion,
+            delivered: rx.delivered,
+            delivered_at_warmup: c.delivered_at_warmup,
+            counters: c.ends[0].counters.plus(&c.ends[1].counters),
+            cwnd: tx.win.cwnd,
+            alpha: tx.cc.alpha(),
+            srtt: tx.rtt.srtt,
+            ictcp,
+        }
+    }
+
+    /// Ends the connections in `ending` whose work is done: their ICTCP entries leave their
+    /// hosts' flow tables (the driver's FIN/RST, ICTCP §VI-A), and their state gives way to
+    /// their record. A stale timer event of one finds it ended and does nothing, as its end
+    /// would have done with no timer armed.
+    fn end_finished(&mut self) {
+        while let Some(c) = self.ending.pop() {
+            if !self.conns.get(c).is_some_and(Conn::is_finished) {
+                continue;
+            }
+            let record = self.flow_record(c);
+            let conn = self.conns.end(c, record);
+            for e in 0..2 {
+                if let Some(k) = conn.ictcp[e] {
+                    self.ictcp[conn.hosts[e] as usize].as_mut().expect("attached").remove_conn(k);
+                }
+            }
+        }
+    }
+
+    /// Connections open now (not ended), a measure of the state the simulation holds.
+    pub fn live_connections(&self) -> usize {
+        self.conns.live()
+    }
+
+    /// Connection slots allocated: the most connections that were ever open at once.
+    pub fn connection_slots(&self) -> usize {
+        self.conns.slots()
+    }
+
+    /// Entries in the ICTCP flow tables of all hosts.
+    pub fn ictcp_entries(&self) -> usize {
+        self.ictcp.iter().flatten().map(Interface::len).sum()
     }
 
     /// Registers connection `c`'s ends with ICTCP on their hosts, where it runs.
@@ -632,6 +717,7 @@ impl Simulation {
                 self.conns[c as usize].ends[e as usize].advertised_edge = pkt.ack + pkt.rwnd;
             }
             self.injected += 1;
+            self.conns[c as usize].in_flight += 1;
             let size = pkt.size;
             if let Some(departure) = self.enqueue(nic, pkt) {
                 if self.host_queue.bytes_per_conn > 0 {
@@ -671,6 +757,9 @@ impl Simulation {
         }
         if conn.query.is_some() {
             self.query_progress(c, e);
+        }
+        if self.conns[c as usize].is_finished() {
+            self.ending.push(c);
         }
     }
 
@@ -716,8 +805,11 @@ impl Simulation {
         }
         self.nic_wake[h as usize] = None;
         for (c, e) in std::mem::take(&mut self.nic_waiting[h as usize]) {
-            // `after_endpoint` parks it again if the NIC filled up.
-            self.drive(c, e, |ep, now, out| ep.try_send(now, out));
+            // `after_endpoint` parks it again if the NIC filled up. A connection that got
+            // its room another way and has ended since is left out.
+            if self.conns.get(c).is_some() {
+                self.drive(c, e, |ep, now, out| ep.try_send(now, out));
+            }
         }
     }
 
@@ -752,14 +844,17 @@ impl Simulation {
             }
             (first..self.conns.len() as u32).collect()
         };
-        let timeouts_at_issue = conns.iter().map(|&c| self.conns[c as usize].timeouts()).sum();
+        let timeouts_at_issue = conns.iter().map(|&c| self.conns.timeouts(c)).sum();
         let wl = &mut self.workloads[w as usize];
         wl.queries.push(QueryRecord {
             issued: now,
             done: None,
+            timeouts: 0,
+        });
+        wl.open.push(OpenQuery {
+            query: index,
             servers_done: 0,
             timeouts_at_issue,
-            timeouts: 0,
             first_conn: (!wl.persistent).then(|| conns[0]),
         });
         let request = wl.request;
@@ -793,21 +888,26 @@ impl Simulation {
             let responses = conn.ends[0].delivered / wl.response;
             while role.responses_seen < responses {
                 role.responses_seen += 1;
-                let q = wl.query_of(&role);
+                let q = wl.query_of(&role) as u32;
                 let servers = wl.servers.len() as u32;
-                let record = &mut wl.queries[q];
-                record.servers_done += 1;
-                if record.servers_done == servers {
-                    record.done = Some(now);
+                let Some(i) = wl.open.iter().position(|o| o.query == q) else {
+                    unreachable!("a response to query {q}, which is not open")
+                };
+                let open = &mut wl.open[i];
+                open.servers_done += 1;
+                if open.servers_done == servers {
+                    let open = wl.open.swap_remove(i);
                     if let Some(left) = &mut self.rounds_left {
                         *left -= 1;
                     }
-                    let conns = match record.first_conn {
+                    let conns = match open.first_conn {
                         Some(first) => first..first + servers,
                         None => wl.conns[0]..wl.conns[0] + servers,
                     };
-                    let timeouts: u64 = conns.map(|c| self.conns[c as usize].timeouts()).sum();
-                    record.timeouts = timeouts - record.timeouts_at_issue;
+                    let timeouts: u64 = conns.map(|c| self.conns.timeouts(c)).sum();
+                    let record = &mut wl.queries[q as usize];
+                    record.done = Some(now);
+                    record.timeouts = timeouts - open.timeouts_at_issue;
                     if wl.mean_interval.is_none() {
                         self.cal.schedule(now, Event::IssueQuery(role.workload));
                     }
@@ -867,39 +967,7 @@ impl Simulation {
             });
         }
         let nan_or = |t: Option<Ps>| t.map_or(f64::NAN, s_from_ps);
-        let flows = self
-            .conns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let d = c.data_sender();
-                let (tx, rx) = (&c.ends[d], &c.ends[1 - d]);
-                // Counters of both directions (a query connection carries requests too).
-                let k = |f: fn(&crate::tcp::endpoint::EndpointCounters) -> u64| f(&c.ends[0].counters) + f(&c.ends[1].counters);
-                FlowStats {
-                    id: i as u32,
-                    workload: c.query.map(|q| q.workload),
-                    src: c.hosts[d],
-                    dst: c.hosts[1 - d],
-                    cc: c.cc.name().to_string(),
-                    start_s: s_from_ps(c.start),
-                    established_s: nan_or(tx.established_at),
-                    completion_s: nan_or(c.completion),
-                    bytes_delivered: rx.delivered,
-                    goodput_bps: (rx.delivered - c.delivered_at_warmup) as f64 * 8.0 / window,
-                    data_packets_sent: k(|k| k.data_packets_sent),
-                    retransmits: k(|k| k.retransmits),
-                    fast_retransmits: k(|k| k.fast_retransmits),
-                    timeouts: k(|k| k.timeouts),
-                    syn_retries: k(|k| k.syn_retries),
-                    ecn_reductions: k(|k| k.ecn_reductions),
-                    ece_acks: k(|k| k.ece_acks),
-                    final_cwnd_bytes: tx.win.cwnd,
-                    final_alpha: tx.cc.alpha(),
-                    srtt_s: nan_or(tx.rtt.srtt),
-                }
-            })
-            .collect();
+        let flows = (0..self.conns.len() as u32).map(|i| self.flow_record(i).stats(i, window)).collect();
         Results {
             name: self.name.clone(),
             seed: self.seed,

@@ -20,15 +20,24 @@ pub struct QueryRole {
     pub responses_seen: u64,
 }
 
+/// What the results keep of a query.
 #[derive(Debug, Clone)]
 pub struct QueryRecord {
     pub issued: Ps,
     pub done: Option<Ps>,
+    /// Retransmission timeouts (and SYN retries) on its connections while it ran.
+    pub timeouts: u64,
+}
+
+/// A query still waiting for responses: what its completion needs, dropped when it completes.
+#[derive(Debug, Clone)]
+pub struct OpenQuery {
+    /// Its index in `Workload::queries`.
+    pub query: u32,
     pub servers_done: u32,
     /// Retransmission timeouts (and SYN retries) on the query's connections when it was
     /// issued, to count those that happened during it.
     pub timeouts_at_issue: u64,
-    pub timeouts: u64,
     /// One-shot connections: the first of the query's consecutive connection indices.
     pub first_conn: Option<u32>,
 }
@@ -50,6 +59,8 @@ pub struct Workload {
     /// Persistent connections, one per server, in `servers` order.
     pub conns: Vec<u32>,
     pub queries: Vec<QueryRecord>,
+    /// The queries issued and not yet complete (a barrier workload has at most one).
+    pub open: Vec<OpenQuery>,
     pub rng: ChaCha8Rng,
 }
 
@@ -72,6 +83,7 @@ impl Workload {
             rcv_buffer: q.rcv_buffer_bytes,
             conns: Vec::new(),
             queries: Vec::new(),
+            open: Vec::new(),
             rng,
         }
     }

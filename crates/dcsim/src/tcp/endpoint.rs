@@ -47,7 +47,7 @@ pub enum State {
     Established,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct EndpointCounters {
     pub data_packets_sent: u64,
     pub retransmits: u64,
@@ -56,6 +56,21 @@ pub struct EndpointCounters {
     pub syn_retries: u64,
     pub ecn_reductions: u64,
     pub ece_acks: u64,
+}
+
+impl EndpointCounters {
+    /// The counters of two ends together (both directions of a connection).
+    pub fn plus(&self, o: &Self) -> Self {
+        EndpointCounters {
+            data_packets_sent: self.data_packets_sent + o.data_packets_sent,
+            retransmits: self.retransmits + o.retransmits,
+            fast_retransmits: self.fast_retransmits + o.fast_retransmits,
+            timeouts: self.timeouts + o.timeouts,
+            syn_retries: self.syn_retries + o.syn_retries,
+            ecn_reductions: self.ecn_reductions + o.ecn_reductions,
+            ece_acks: self.ece_acks + o.ece_acks,
+        }
+    }
 }
 
 /// Timestamps are sent as `now + 1` so that a segment sent at time 0 still carries a
@@ -871,5 +886,16 @@ impl Endpoint {
 
     pub fn ecn_negotiated(&self) -> bool {
         self.ecn_ok
+    }
+
+    /// Nothing left to do: established, everything written sent and acknowledged, no delayed
+    /// ACK owed and no timer armed. Until it is written to or a segment arrives, this end
+    /// sends nothing and changes nothing.
+    pub fn is_done(&self) -> bool {
+        self.state == State::Established
+            && self.snd_una == self.snd_max
+            && self.snd_max >= self.app_end
+            && self.rto_deadline.is_none()
+            && self.delack_deadline.is_none()
     }
 }

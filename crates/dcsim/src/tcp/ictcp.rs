@@ -62,6 +62,8 @@ pub enum Phase {
 /// ICTCP's state for one connection on the interface.
 #[derive(Debug, Clone)]
 pub struct ConnState {
+    /// The connection's key on this interface: keys are handed out in order of registration.
+    key: u32,
     /// The receive window ICTCP allows, bytes.
     pub rwnd: u64,
     pub phase: Phase,
@@ -113,7 +115,12 @@ pub struct Interface {
     pub bw_a_bps: f64,
     /// What is left of BW_A for increases in the current second sub-slot, bit/s.
     quota_bps: f64,
-    pub conns: Vec<ConnState>,
+    /// The connections in the flow table, in order of registration (by key): the floating
+    /// sums over them (T, §IV-B) then add up in the same order whoever has left.
+    conns: Vec<ConnState>,
+    next_key: u32,
+    /// The latest time the slot clock was advanced to (time only moves forward).
+    seen: Ps,
 }
 
 fn rate_bps(bytes: u64, dt: Ps) -> f64 {
@@ -132,6 +139,8 @@ impl Interface {
             bw_a_bps: p.alpha * p.capacity_bps,
             quota_bps: 0.0,
             conns: Vec::new(),
+            next_key: 0,
+            seen: 0,
             p,
         }
     }
@@ -153,11 +162,14 @@ impl Interface {
         self.p.min_rwnd_segments as u64 * self.p.mss as u64
     }
 
-    /// Registers a connection; returns its index. New connections start in slow start at the
+    /// Registers a connection; returns its key. New connections start in slow start at the
     /// minimum window (spec ASSUMPTION: the initial window is not given).
     pub fn add_conn(&mut self, now: Ps) -> u32 {
         let rwnd = self.min_rwnd();
+        let key = self.next_key;
+        self.next_key += 1;
         self.conns.push(ConnState {
+            key,
             rwnd,
             phase: Phase::SlowStart,
             srtt: None,
@@ -173,13 +185,40 @@ impl Interface {
             slot_bytes: 0,
             slot_rtt_updated: false,
         });
-        (self.conns.len() - 1) as u32
+        key
+    }
+
+    /// Takes an ended connection out of the flow table, as the paper's driver does on FIN or
+    /// RST (§VI-A); returns its last state.
+    pub fn remove_conn(&mut self, key: u32) -> ConnState {
+        self.conns.remove(self.index(key))
+    }
+
+    /// Connections in the flow table.
+    pub fn len(&self) -> usize {
+        self.conns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.conns.is_empty()
+    }
+
+    /// The state of the connection registered as `key`, while it is in the table.
+    pub fn conn(&self, key: u32) -> &ConnState {
+        &self.conns[self.index(key)]
+    }
+
+    /// Where connection `key` is in the table. Its caller holds a key it got from
+    /// `add_conn` and has not removed (the simulation forgets a key when it removes it).
+    fn index(&self, key: u32) -> usize {
+        self.conns.binary_search_by_key(&key, |c| c.key).expect("a registered connection")
     }
 
     /// Sets a connection's window directly (tests).
     #[cfg(test)]
     pub fn set_rwnd(&mut self, conn: u32, bytes: u64) {
-        self.conns[conn as usize].rwnd = bytes;
+        let i = self.index(conn);
+        self.conns[i].rwnd = bytes;
     }
 
     /// Whether ICTCP sets this connection's window: an RTT below the limit (§III), or no RTT
@@ -196,8 +235,9 @@ impl Interface {
     /// The fairness rule's average window (§IV-D, "the average window value of all
     /// connections"), over the connections ICTCP controls that are in its flow table: a
     /// measured RTT below the limit and data within the prolonged-idle limit. The paper's
-    /// driver drops a connection on FIN/RST (§VI-A); the simulated flows end without one, so
-    /// a connection quiet beyond the idle limit stands for a closed one (ASSUMPTION).
+    /// driver drops a connection on FIN/RST (§VI-A), as the simulation does when a connection
+    /// ends (`remove_conn`); one that has not ended but is quiet beyond the idle limit (a
+    /// persistent connection between queries) is not competing either (ASSUMPTION).
     fn average_active_rwnd(&self, now: Ps) -> f64 {
         let idle = self.idle_limit();
         let (sum, n) = self
@@ -211,6 +251,8 @@ impl Interface {
     /// Advances the slot clock to `now` (§IV-A): the end of a first sub-slot turns its traffic
     /// into BW_T and the quota; the end of a slot resets the measurement and recomputes T.
     pub fn advance(&mut self, now: Ps) {
+        debug_assert!(now >= self.seen, "time went back from {} to {now}", self.seen);
+        self.seen = now;
         loop {
             let first_end = self.slot_start + self.subslot;
             if !self.in_second {
@@ -272,13 +314,11 @@ impl Interface {
     pub fn on_receive(&mut self, now: Ps, size: u32, conn: Option<u32>, payload: u32, ts_ecr: Ps) {
         self.advance(now);
         self.rx_bytes += size as u64;
-        let Some(i) = conn else { return };
+        let Some(key) = conn.filter(|_| payload > 0) else { return };
         let idle_limit = self.idle_limit();
         let tick = self.p.timestamp_tick.max(1);
-        let c = &mut self.conns[i as usize];
-        if payload == 0 {
-            return;
-        }
+        let i = self.index(key);
+        let c = &mut self.conns[i];
         if c.last_rx.is_none_or(|t| now - t > idle_limit) {
             // §IV-C: "A newly established or prolonged idle connection is initiated in the
             // slow start phase"; its throughput is measured from its first data on.
@@ -309,7 +349,7 @@ impl Interface {
     /// and write the window into it, never above the stack's own (§VI-A).
     pub fn on_send(&mut self, now: Ps, conn: u32, pkt: &mut Packet) {
         self.advance(now);
-        let i = conn as usize;
+        let i = self.index(conn);
         let covered = match self.conns[i].last_ack_sent {
             Some(a) => pkt.ack.saturating_sub(a),
             None => 0,

@@ -1,6 +1,9 @@
 //! ICTCP unit tests: hand-computed vectors for the throughput filter, the difference ratio,
 //! the slot clock and quota, and each window rule (spec algorithms.md §6).
 
+use std::collections::VecDeque;
+use std::ops::{Deref, DerefMut};
+
 use super::ictcp::{IctcpParams, Interface, Phase};
 use crate::net::packet::{Ecn, Packet, ACK};
 use crate::units::{Ps, PS_PER_MS, PS_PER_US};
@@ -32,30 +35,75 @@ fn params() -> IctcpParams {
     }
 }
 
+/// An interface and the background traffic still to reach it. The helpers that feed a
+/// connection deliver the background arrivals due by then first, so that the interface sees
+/// time only move forward, as in a simulation.
+struct Host {
+    i: Interface,
+    /// (arrival time, bytes), in time order.
+    background: VecDeque<(Ps, u32)>,
+}
+
+impl Host {
+    fn new(p: IctcpParams) -> Self {
+        Host {
+            i: Interface::new(p),
+            background: VecDeque::new(),
+        }
+    }
+
+    /// Delivers the background arrivals due by `now`.
+    fn until(&mut self, now: Ps) {
+        while let Some(&(t, bytes)) = self.background.front().filter(|&&(t, _)| t <= now) {
+            self.background.pop_front();
+            self.i.on_receive(t, bytes, None, 0, 0);
+        }
+    }
+
+    /// Delivers all the background traffic still to come.
+    fn flush(&mut self) {
+        self.until(Ps::MAX);
+    }
+}
+
+impl Deref for Host {
+    type Target = Interface;
+    fn deref(&self) -> &Interface {
+        &self.i
+    }
+}
+
+impl DerefMut for Host {
+    fn deref_mut(&mut self) -> &mut Interface {
+        &mut self.i
+    }
+}
+
 /// `len` payload bytes of connection `c` arrive at `now`, echoing a TSval sent `rtt` ago.
-fn data_rtt(i: &mut Interface, now: Ps, c: u32, len: u32, rtt: Ps) {
+fn data_rtt(i: &mut Host, now: Ps, c: u32, len: u32, rtt: Ps) {
+    i.until(now);
     i.on_receive(now, len + 40, Some(c), len, now + 1 - rtt);
 }
 
 /// A fresh interface with two connections, registered at time 0.
-fn two_conns() -> (Interface, u32, u32) {
-    let mut i = Interface::new(params());
+fn two_conns() -> (Host, u32, u32) {
+    let mut i = Host::new(params());
     let a = i.add_conn(0);
     let b = i.add_conn(0);
     (i, a, b)
 }
 
-fn data(i: &mut Interface, now: Ps, c: u32, len: u32) {
+fn data(i: &mut Host, now: Ps, c: u32, len: u32) {
     data_rtt(i, now, c, len, RTT);
 }
 
 /// The host sends an ACK for `ack` on connection `c` at `now`; returns the window it carries.
-fn ack(i: &mut Interface, now: Ps, c: u32, ack: u64) -> u64 {
+fn ack(i: &mut Host, now: Ps, c: u32, ack: u64) -> u64 {
     ack_offering(i, now, c, ack, 8_000_000)
 }
 
 /// As [`ack`], the stack offering a window of `stack_rwnd` bytes.
-fn ack_offering(i: &mut Interface, now: Ps, c: u32, ack: u64, stack_rwnd: u64) -> u64 {
+fn ack_offering(i: &mut Host, now: Ps, c: u32, ack: u64, stack_rwnd: u64) -> u64 {
     let mut p = Packet {
         conn: c,
         src: 1,
@@ -73,6 +121,7 @@ fn ack_offering(i: &mut Interface, now: Ps, c: u32, ack: u64, stack_rwnd: u64) -
         sack: [(0, 0); 3],
         sack_blocks: 0,
     };
+    i.until(now);
     i.on_send(now, c, &mut p);
     p.rwnd
 }
@@ -99,7 +148,7 @@ fn difference_ratio_follows_eqs_3_and_4() {
 
 #[test]
 fn the_first_subslot_measures_bw_t_and_sets_the_quota() {
-    let mut i = Interface::new(params());
+    let mut i = Host::new(params());
     // 5,000 B arrive in the first 100 µs sub-slot: BW_T = 400 Mb/s, BW_A = 900 − 400.
     i.on_receive(10 * US, 2_000, None, 0, 0);
     i.on_receive(90 * US, 3_000, None, 0, 0);
@@ -121,44 +170,44 @@ fn the_first_subslot_measures_bw_t_and_sets_the_quota() {
 
 #[test]
 fn receiver_rtt_comes_from_the_echoed_timestamp_on_a_100_ns_clock() {
-    let mut i = Interface::new(params());
+    let mut i = Host::new(params());
     let c = i.add_conn(0);
     // TSval sent at 1,000.05 µs (+1 ps offset), data back at 1,100.00 µs: on the 100 ns clock
     // that is tick 11,000 − tick 10,000 = 100.0 µs (the 50 ns remainder is not seen).
     let sent = 1_000 * US + 50_000;
     i.on_receive(1_100 * US, 1500, Some(c), 1460, sent + 1);
-    assert_eq!(i.conns[c as usize].srtt, Some(100 * US));
+    assert_eq!(i.conn(c).srtt, Some(100 * US));
     // Second sample 180 µs: srtt = 100 + (180 − 100)/8 = 110 µs.
     i.on_receive(1_500 * US, 1500, Some(c), 1460, 1_320 * US + 1);
-    assert_eq!(i.conns[c as usize].srtt, Some(110 * US));
+    assert_eq!(i.conn(c).srtt, Some(110 * US));
 }
 
 /// A connection whose sender fills its window every RTT (`SLOW`): `rwnd` bytes spread over
 /// the RTT, one ACK per 2 segments. Runs from `from` for `rtts` RTTs; returns the time reached
 /// and the last ACK.
-fn feed_full_window(i: &mut Interface, c: u32, from: Ps, rtts: u32, acked: u64) -> (Ps, u64) {
+fn feed_full_window(i: &mut Host, c: u32, from: Ps, rtts: u32, acked: u64) -> (Ps, u64) {
     feed_full_window_watched(i, c, from, rtts, acked, |_, _, _, _| {})
 }
 
 /// As [`feed_full_window`], calling `watch(i, now, window before, phase before)` after each ACK.
 fn feed_full_window_watched(
-    i: &mut Interface,
+    i: &mut Host,
     c: u32,
     from: Ps,
     rtts: u32,
     mut acked: u64,
-    mut watch: impl FnMut(&Interface, Ps, u64, Phase),
+    mut watch: impl FnMut(&Host, Ps, u64, Phase),
 ) -> (Ps, u64) {
     let mut t = from;
     for _ in 0..rtts {
-        let rwnd = i.conns[c as usize].rwnd;
+        let rwnd = i.conn(c).rwnd;
         let segs = rwnd.div_ceil(MSS);
         for k in 0..segs {
             let now = t + k * SLOW / segs;
             data_rtt(i, now, c, MSS as u32, SLOW);
             acked += MSS;
             if k % 2 == 1 || k + 1 == segs {
-                let (before, phase) = (i.conns[c as usize].rwnd, i.conns[c as usize].phase);
+                let (before, phase) = (i.conn(c).rwnd, i.conn(c).phase);
                 ack(i, now, c, acked);
                 watch(i, now, before, phase);
             }
@@ -172,20 +221,20 @@ fn feed_full_window_watched(
 const T0: Ps = 10 * PS_PER_MS;
 
 /// Grows connection `c` by feeding full windows until it holds `target` (bounded).
-fn grow_to(i: &mut Interface, c: u32, target: u64, mut t: Ps, mut acked: u64) -> (Ps, u64) {
+fn grow_to(i: &mut Host, c: u32, target: u64, mut t: Ps, mut acked: u64) -> (Ps, u64) {
     for _ in 0..100 {
-        if i.conns[c as usize].rwnd >= target {
+        if i.conn(c).rwnd >= target {
             break;
         }
         (t, acked) = feed_full_window(i, c, t, 1, acked);
     }
-    assert_eq!(i.conns[c as usize].rwnd, target);
+    assert_eq!(i.conn(c).rwnd, target);
     (t, acked)
 }
 
 #[test]
 fn slow_start_doubles_in_second_subslots_only_and_not_faster_than_every_two_rtts() {
-    let mut i = Interface::new(params());
+    let mut i = Host::new(params());
     let c = i.add_conn(0);
     assert_eq!(ack(&mut i, T0, c, 1), 2 * MSS, "a new connection starts at the 2-MSS minimum");
     let mut last = 2 * MSS;
@@ -193,7 +242,7 @@ fn slow_start_doubles_in_second_subslots_only_and_not_faster_than_every_two_rtts
     let mut changes = vec![];
     for _ in 0..40 {
         (t, acked) = feed_full_window(&mut i, c, t, 1, acked);
-        let w = i.conns[c as usize].rwnd;
+        let w = i.conn(c).rwnd;
         if w != last {
             changes.push((t, w));
             assert_eq!(w, 2 * last, "slow start doubles");
@@ -204,7 +253,7 @@ fn slow_start_doubles_in_second_subslots_only_and_not_faster_than_every_two_rtts
         }
     }
     assert_eq!(last, 32 * MSS, "{changes:?}");
-    assert_eq!(i.conns[c as usize].phase, Phase::SlowStart);
+    assert_eq!(i.conn(c).phase, Phase::SlowStart);
     for pair in changes.windows(2) {
         assert!(pair[1].0 - pair[0].0 >= 2 * SLOW, "increases ≥ 2·RTT apart: {changes:?}");
     }
@@ -217,12 +266,12 @@ fn no_increase_in_a_first_subslot() {
     // that its first control interval ends inside a first sub-slot. The window doubles only
     // at ACKs sent in a second sub-slot; ACKs in a first one, even with the interval over,
     // change nothing.
-    let mut i = Interface::new(params());
+    let mut i = Host::new(params());
     let c = i.add_conn(T0 + SLOW);
     let (mut increases, mut withheld) = (0, 0);
     let mut last_change = T0 + SLOW;
     feed_full_window_watched(&mut i, c, T0, 10, 1, |i, now, before, _| {
-        if i.conns[c as usize].rwnd > before {
+        if i.conn(c).rwnd > before {
             assert!(i.in_second_subslot(), "increase at {now} in a first sub-slot");
             increases += 1;
             last_change = now;
@@ -243,32 +292,34 @@ fn the_quota_is_never_overspent_first_come_first_served() {
     let (mut i, a, b) = two_conns();
     // Times from 1 ms on (a TSval cannot predate the run); slots are 200 µs long.
     let z = PS_PER_MS;
-    for c in [a, b] {
-        // Throughput sampled at 233.6 Mb/s: 2 MSS in each of two RTTs.
-        data(&mut i, z + 10 * US, c, MSS as u32);
-        data(&mut i, z + 20 * US, c, MSS as u32);
+    // Throughput sampled at 233.6 Mb/s: 2 MSS in each of two RTTs.
+    for at in [z + 10 * US, z + 20 * US] {
+        for c in [a, b] {
+            data(&mut i, at, c, MSS as u32);
+        }
     }
     i.on_receive(z + 50 * US, 7_500 - 4 * 1500, None, 0, 0);
     // The previous slot [1.0, 1.2) ms had its quota; the test's slot is [1.2, 1.4) ms.
-    for c in [a, b] {
-        data(&mut i, z + 210 * US, c, MSS as u32);
-        data(&mut i, z + 220 * US, c, MSS as u32);
+    for at in [z + 210 * US, z + 220 * US] {
+        for c in [a, b] {
+            data(&mut i, at, c, MSS as u32);
+        }
     }
     i.on_receive(z + 250 * US, 7_500 - 4 * 1500, None, 0, 0);
     i.advance(z + 300 * US);
     assert!((i.bw_a_bps - 300e6).abs() < 1e-3, "BW_A {}", i.bw_a_bps);
     ack(&mut i, z + 310 * US, a, 1 + 4 * MSS);
     ack(&mut i, z + 311 * US, b, 1 + 4 * MSS);
-    assert_eq!(i.conns[a as usize].rwnd, 4 * MSS);
-    assert_eq!(i.conns[b as usize].rwnd, 2 * MSS);
-    assert_eq!(i.conns[b as usize].phase, Phase::CongestionAvoidance);
+    assert_eq!(i.conn(a).rwnd, 4 * MSS);
+    assert_eq!(i.conn(b).rwnd, 2 * MSS);
+    assert_eq!(i.conn(b).phase, Phase::CongestionAvoidance);
     assert!((i.quota_bps() - (300e6 - 233.6e6)).abs() < 1.0);
 }
 
 #[test]
 fn three_rtts_over_gamma2_cost_one_mss_and_never_below_the_minimum() {
     // Other traffic fills the link (BW_A = 0), so no window can grow and the vector is exact.
-    let mut i = Interface::new(params());
+    let mut i = Host::new(params());
     let c = i.add_conn(T0);
     i.set_rwnd(c, 8 * MSS);
     let (mut t, mut acked) = (T0, 1);
@@ -278,8 +329,8 @@ fn three_rtts_over_gamma2_cost_one_mss_and_never_below_the_minimum() {
         i.on_receive(t, 125_000, None, 0, 0);
         (t, acked) = feed_full_window(&mut i, c, t, 1, acked);
     }
-    assert_eq!(i.conns[c as usize].rwnd, 8 * MSS);
-    assert!((i.conns[c as usize].measured_bps - 93.44e6).abs() < 1.0);
+    assert_eq!(i.conn(c).rwnd, 8 * MSS);
+    assert!((i.conn(c).measured_bps - 93.44e6).abs() < 1.0);
     // Now the application sends 1 MSS per RTT: b^s = 11.68 Mb/s against b^e = 8 MSS/RTT =
     // 93.44 Mb/s. Eq. 2 takes b^m down: 73.00, 57.67, 46.17 (d = 0.506 > γ2), 37.55, 31.08:
     // the third sample in a row over γ2 (the 5th) costs one MSS. At 7 MSS (b^e 81.76) the next
@@ -292,9 +343,9 @@ fn three_rtts_over_gamma2_cost_one_mss_and_never_below_the_minimum() {
         t += SLOW;
         data_rtt(&mut i, t, c, MSS as u32, SLOW);
         acked += MSS;
-        let before = i.conns[c as usize].rwnd;
+        let before = i.conn(c).rwnd;
         ack(&mut i, t, c, acked);
-        let after = i.conns[c as usize].rwnd;
+        let after = i.conn(c).rwnd;
         assert!(after >= 2 * MSS, "never below the minimum");
         if after != before {
             assert_eq!(after, before - MSS, "one MSS at a time");
@@ -306,12 +357,12 @@ fn three_rtts_over_gamma2_cost_one_mss_and_never_below_the_minimum() {
     assert_eq!(cuts.len(), 6, "8 → 2 MSS: {cuts:?}");
     assert!(cuts[0] == 5 || cuts[0] == 6, "{cuts:?}");
     assert!(cuts.windows(2).all(|p| p[1] - p[0] == 3), "{cuts:?}");
-    assert_eq!(i.conns[c as usize].rwnd, 2 * MSS);
+    assert_eq!(i.conn(c).rwnd, 2 * MSS);
 }
 
 #[test]
 fn a_decrease_waits_for_an_ack_that_covers_one_mss() {
-    let mut i = Interface::new(params());
+    let mut i = Host::new(params());
     let c = i.add_conn(T0);
     let (mut t, mut acked) = grow_to(&mut i, c, 4 * MSS, T0, 1);
     // Starve it for eight RTTs (100 B each): d > γ2 from the third sample on.
@@ -322,7 +373,7 @@ fn a_decrease_waits_for_an_ack_that_covers_one_mss() {
         ack(&mut i, t, c, acked);
     }
     // The ACKs above each covered 100 B, so the window is still 4 MSS.
-    assert_eq!(i.conns[c as usize].rwnd, 4 * MSS);
+    assert_eq!(i.conn(c).rwnd, 4 * MSS);
     t += 10 * US;
     data_rtt(&mut i, t, c, MSS as u32, SLOW);
     assert_eq!(ack(&mut i, t, c, acked + MSS), 3 * MSS);
@@ -330,9 +381,10 @@ fn a_decrease_waits_for_an_ack_that_covers_one_mss() {
 
 /// Connections a (10 MSS) and b (4 MSS) while other traffic fills the link (BW_A = 0 < 0.2·C),
 /// each sender filling its window every RTT (1 ms) so that d stays near 0 (rule 1 wants to
-/// grow but finds no quota). b stops sending after `b_rtts` RTTs; at RTT `reset_a_at` a is
-/// given 10 MSS again. Returns the interface, a, b and the RTTs in which a was cut.
-fn fairness_run(rtts: u64, b_rtts: u64, reset_a_at: Option<u64>) -> (Interface, u32, u32, Vec<u64>) {
+/// grow but finds no quota). b stops sending after `b_rtts` RTTs, and then leaves the table
+/// if `b_ends` (its FIN); at RTT `reset_a_at` a is given 10 MSS again. Returns the interface,
+/// a, b and the RTTs in which a was cut.
+fn fairness_run(rtts: u64, b_rtts: u64, b_ends: bool, reset_a_at: Option<u64>) -> (Host, u32, u32, Vec<u64>) {
     let (mut i, a, b) = two_conns();
     i.set_rwnd(a, 10 * MSS);
     i.set_rwnd(b, 4 * MSS);
@@ -344,20 +396,30 @@ fn fairness_run(rtts: u64, b_rtts: u64, reset_a_at: Option<u64>) -> (Interface, 
         }
         // 125,000 B of other traffic per RTT, 12,500 B every 100 µs, fills the link in every
         // sub-slot.
-        for k in 0..10 {
-            i.on_receive(t + k * 100 * US, 12_500, None, 0, 0);
+        other_traffic(&mut i, t, 12_500);
+        if b_ends && rtt == b_rtts {
+            i.remove_conn(b);
         }
-        for (k, c) in [a, b].into_iter().enumerate() {
-            if c == b && rtt >= b_rtts {
-                continue;
+        // (index, connection, window) of those sending in this RTT.
+        let senders: Vec<(usize, u32, u64)> = [a, b]
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, c)| c == a || rtt < b_rtts)
+            .map(|(k, c)| (k, c, i.conn(c).rwnd))
+            .collect();
+        // Each sends its window, one segment per µs, side by side; each is ACKed at 50 µs.
+        let most = senders.iter().map(|&(_, _, w)| w / MSS).max().unwrap_or(0);
+        for s in 0..most {
+            for &(_, c, w) in &senders {
+                if s < w / MSS {
+                    data_rtt(&mut i, t + s * US, c, MSS as u32, SLOW);
+                }
             }
-            let w = i.conns[c as usize].rwnd;
-            for s in 0..w / MSS {
-                data_rtt(&mut i, t + s * US, c, MSS as u32, SLOW);
-            }
+        }
+        for &(k, c, w) in &senders {
             acked[k] += w;
             ack(&mut i, t + 50 * US, c, acked[k]);
-            if c == a && i.conns[a as usize].rwnd < w {
+            if c == a && i.conn(a).rwnd < w {
                 cuts.push(rtt);
             }
         }
@@ -371,9 +433,9 @@ fn fairness_run(rtts: u64, b_rtts: u64, reset_a_at: Option<u64>) -> (Interface, 
 fn fairness_cuts_windows_above_the_average_until_they_meet() {
     // The larger window loses one MSS per 2·RTT while it is above the average (7, 6.5, 6,
     // 5.5, 5, 4.5 MSS), so 10 → 4 in six cuts; the smaller is never cut, nothing grows.
-    let (i, a, b, cuts) = fairness_run(40, 40, None);
-    assert_eq!(i.conns[b as usize].rwnd, 4 * MSS, "the smaller window is never cut");
-    assert_eq!(i.conns[a as usize].rwnd, 4 * MSS, "the larger comes down to meet it");
+    let (i, a, b, cuts) = fairness_run(40, 40, false, None);
+    assert_eq!(i.conn(b).rwnd, 4 * MSS, "the smaller window is never cut");
+    assert_eq!(i.conn(a).rwnd, 4 * MSS, "the larger comes down to meet it");
     assert_eq!(cuts, [1, 3, 5, 7, 9, 11], "one cut per 2·RTT");
 }
 
@@ -383,14 +445,40 @@ fn a_connection_gone_quiet_leaves_the_fairness_average() {
     // counts. Once b has been quiet for the idle limit (max(300 ms, 4 sub-slots) = 300 ms), a
     // is alone in the contest - its window is the average - so a window of 10 MSS given to it
     // at RTT 320 is never cut, though BW_A stays 0.
-    let (i, a, _, cuts) = fairness_run(400, 5, Some(320));
+    let (i, a, _, cuts) = fairness_run(400, 5, false, Some(320));
     assert_eq!(cuts, [1, 3, 5, 7, 9, 11], "10 → 4 MSS while b counts");
-    assert_eq!(i.conns[a as usize].rwnd, 10 * MSS, "no cut once b has gone quiet");
+    assert_eq!(i.conn(a).rwnd, 10 * MSS, "no cut once b has gone quiet");
+}
+
+#[test]
+fn an_ended_connection_leaves_the_fairness_average_at_once() {
+    // As above, but b ends (FIN, §VI-A) after 5 RTTs: its entry goes at once, not after the
+    // idle limit. a was cut at RTTs 1 and 3 (10 → 9 → 8 MSS: averages 7 and 6.5), and from
+    // RTT 5 on it is alone, its window the average: kept at 8 MSS, though BW_A stays 0.
+    let (i, a, _, cuts) = fairness_run(40, 5, true, None);
+    assert_eq!(cuts, [1, 3]);
+    assert_eq!(i.conn(a).rwnd, 8 * MSS);
+    assert_eq!(i.len(), 1, "only a is left in the table");
+}
+
+#[test]
+fn keys_stay_valid_when_other_connections_leave() {
+    // Keys are handed out in order and never reused: removing the first of three leaves the
+    // others addressed by their own keys, and a new connection gets the next key.
+    let mut i = Host::new(params());
+    let keys: Vec<u32> = (0..3).map(|_| i.add_conn(0)).collect();
+    assert_eq!(keys, [0, 1, 2]);
+    i.set_rwnd(2, 7 * MSS);
+    assert_eq!(i.remove_conn(0).rwnd, 2 * MSS);
+    assert_eq!(i.conn(2).rwnd, 7 * MSS);
+    assert_eq!(i.conn(1).rwnd, 2 * MSS);
+    assert_eq!(i.add_conn(0), 3);
+    assert_eq!(i.len(), 3);
 }
 
 #[test]
 fn connections_with_an_rtt_of_2_ms_or_more_are_left_alone() {
-    let mut i = Interface::new(params());
+    let mut i = Host::new(params());
     let c = i.add_conn(0);
     // One sample of 3 ms.
     i.on_receive(10 * PS_PER_MS, 1500, Some(c), 1460, 7 * PS_PER_MS + 1);
@@ -400,7 +488,7 @@ fn connections_with_an_rtt_of_2_ms_or_more_are_left_alone() {
 /// Rule 3: a window of `rwnd_mss` over a 1 ms RTT whose sender sends `segs` MSS per RTT,
 /// 40 RTTs, the whole quota free. Asserts the window never changes; returns the settled d.
 fn kept_window_ratio(rwnd_mss: u64, segs: u64) -> f64 {
-    let mut i = Interface::new(params());
+    let mut i = Host::new(params());
     let c = i.add_conn(T0);
     i.set_rwnd(c, rwnd_mss * MSS);
     let (mut t, mut acked) = (T0, 1);
@@ -412,13 +500,13 @@ fn kept_window_ratio(rwnd_mss: u64, segs: u64) -> f64 {
             if k % 2 == 1 || k + 1 == segs {
                 ack(&mut i, now, c, acked);
             }
-            assert_eq!(i.conns[c as usize].rwnd, rwnd_mss * MSS, "kept at {now}");
+            assert_eq!(i.conn(c).rwnd, rwnd_mss * MSS, "kept at {now}");
         }
         t += SLOW;
     }
-    assert_eq!(i.conns[c as usize].phase, Phase::CongestionAvoidance);
+    assert_eq!(i.conn(c).phase, Phase::CongestionAvoidance);
     let expected = (rwnd_mss * MSS * 8) as f64 / 1e-3;
-    1.0 - i.conns[c as usize].measured_bps / expected
+    1.0 - i.conn(c).measured_bps / expected
 }
 
 #[test]
@@ -435,10 +523,10 @@ fn a_difference_between_gamma1_and_gamma2_keeps_the_window() {
 }
 
 /// Other traffic of `bytes` every 100 µs from `t` for one 1-ms RTT (spread, so that every
-/// sub-slot sees the same rate).
-fn other_traffic(i: &mut Interface, t: Ps, bytes: u32) {
+/// sub-slot sees the same rate), delivered as the connections' packets reach those times.
+fn other_traffic(i: &mut Host, t: Ps, bytes: u32) {
     for k in 0..10 {
-        i.on_receive(t + k * 100 * US, bytes, None, 0, 0);
+        i.background.push_back((t + k * 100 * US, bytes));
     }
 }
 
@@ -450,10 +538,10 @@ fn congestion_avoidance_adds_exactly_one_mss_per_control_interval_while_quota_la
     // +1 MSS needs 11.68 Mb/s: 4 → 5 MSS (BW_A then 900 − 880 = 20), 5 → 6 (BW_A 8), and
     // there it stays. Steps at least 2·RTT apart.
     // The failed doubling itself changes nothing but the phase (spec ASSUMPTION: no +1 MSS
-    // in its place at that ACK). The connection's first control interval ends after four RTTs,
-    // once T (1 ms) and BW_A (32 Mb/s) have settled.
-    let mut i = Interface::new(params());
-    let c = i.add_conn(T0 + 4 * SLOW);
+    // in its place at that ACK). The connection starts with its data; its first control
+    // interval ends two RTTs later, once T (1 ms) and BW_A (32 Mb/s) have settled.
+    let mut i = Host::new(params());
+    let c = i.add_conn(T0);
     i.set_rwnd(c, 4 * MSS);
     let (mut t, mut acked) = (T0, 1);
     let mut steps = vec![];
@@ -461,7 +549,7 @@ fn congestion_avoidance_adds_exactly_one_mss_per_control_interval_while_quota_la
     for _ in 0..40 {
         other_traffic(&mut i, t, 10_250);
         (t, acked) = feed_full_window_watched(&mut i, c, t, 1, acked, |i, now, before, phase| {
-            let after = &i.conns[c as usize];
+            let after = &i.conn(c);
             if phase == Phase::SlowStart && after.phase == Phase::CongestionAvoidance {
                 to_ca = Some((now, after.rwnd));
             }
@@ -475,14 +563,14 @@ fn congestion_avoidance_adds_exactly_one_mss_per_control_interval_while_quota_la
     let windows: Vec<u64> = steps.iter().map(|&(_, w)| w / MSS).collect();
     assert_eq!(windows, [5, 6], "{steps:?}");
     assert!(steps[0].0 > ca_at && steps[1].0 - steps[0].0 >= 2 * SLOW, "{steps:?}");
-    assert_eq!(i.conns[c as usize].phase, Phase::CongestionAvoidance);
+    assert_eq!(i.conn(c).phase, Phase::CongestionAvoidance);
     assert!((i.bw_a_bps - 8e6).abs() < 1e3, "BW_A {}", i.bw_a_bps);
 }
 
 /// Starves a connection that holds `from_mss` (one MSS every third RTT, each ACK covering
 /// it: d ≈ 0.67 and more) with BW_A = 0 for 90 RTTs; returns every window it advertised.
 fn starve(min_rwnd_segments: u32, from_mss: u64) -> Vec<u64> {
-    let mut i = Interface::new(IctcpParams {
+    let mut i = Host::new(IctcpParams {
         min_rwnd_segments,
         ..params()
     });
@@ -519,7 +607,7 @@ fn a_starved_window_comes_down_to_the_minimum_and_no_further() {
 /// keeps both, so only the fairness rule can change a window. Other traffic of
 /// `other_per_100us` bytes every 100 µs. Returns a's window after 20 RTTs of 1 ms.
 fn fairness_only(other_per_100us: u32) -> (u64, f64) {
-    let mut i = Interface::new(params());
+    let mut i = Host::new(params());
     let a = i.add_conn(T0);
     let b = i.add_conn(T0);
     i.set_rwnd(a, 10 * MSS);
@@ -527,17 +615,22 @@ fn fairness_only(other_per_100us: u32) -> (u64, f64) {
     let (mut t, mut acked) = (T0, [1u64, 1]);
     for _ in 0..20 {
         other_traffic(&mut i, t, other_per_100us);
-        for (k, (c, segs)) in [(a, 7u64), (b, 3)].into_iter().enumerate() {
-            for s in 0..segs {
-                let now = t + 5 * US + s * SLOW / segs;
-                data_rtt(&mut i, now, c, MSS as u32, SLOW);
-                acked[k] += MSS;
-                ack(&mut i, now, c, acked[k]);
-            }
+        // Both senders' segments of this RTT, in time order (a first at equal times).
+        let mut segments: Vec<(Ps, usize)> = [(0, 7u64), (1, 3)]
+            .into_iter()
+            .flat_map(|(k, segs)| (0..segs).map(move |s| (t + 5 * US + s * SLOW / segs, k)))
+            .collect();
+        segments.sort();
+        for (now, k) in segments {
+            let c = [a, b][k];
+            data_rtt(&mut i, now, c, MSS as u32, SLOW);
+            acked[k] += MSS;
+            ack(&mut i, now, c, acked[k]);
         }
         t += SLOW;
     }
-    (i.conns[a as usize].rwnd, i.bw_a_bps)
+    i.flush();
+    (i.conn(a).rwnd, i.bw_a_bps)
 }
 
 #[test]
@@ -581,17 +674,17 @@ fn a_connection_returning_under_control_never_pulls_its_right_edge_back() {
     // stack's window of 64 kB at ack 1 + 2 MSS. When its RTT is back under 2 ms, ICTCP's own
     // window (2 MSS) may only apply as the peer's data covers that edge: never shrink (§IV-D
     // footnote 3).
-    let mut i = Interface::new(params());
+    let mut i = Host::new(params());
     let c = i.add_conn(0);
     let stack = 64_000u64;
-    let send = |i: &mut Interface, now: Ps, ack: u64| ack_offering(i, now, c, ack, stack);
+    let send = |i: &mut Host, now: Ps, ack: u64| ack_offering(i, now, c, ack, stack);
     let t = 10 * PS_PER_MS;
     data_rtt(&mut i, t, c, MSS as u32, 3 * PS_PER_MS);
     assert_eq!(send(&mut i, t, 1 + MSS), stack, "not controlled: the stack's window");
     // Samples of 100 µs bring the smoothed RTT under 2 ms after a few segments.
     let mut now = t;
     let mut acked = 1 + MSS;
-    while i.conns[c as usize].srtt.unwrap() >= 2 * PS_PER_MS {
+    while i.conn(c).srtt.unwrap() >= 2 * PS_PER_MS {
         now += 10 * US;
         data_rtt(&mut i, now, c, 1, RTT);
         acked += 1;

@@ -1,0 +1,229 @@
+//! Connection storage with lifetimes: a connection whose work is done gives back its state
+//! and keeps only what the results need, so a run's memory follows the connections open at
+//! once rather than all those it ever opened.
+
+use std::ops::{Index, IndexMut};
+
+use super::Conn;
+use crate::results::{FlowSamples, FlowStats};
+use crate::scenario::CcKind;
+use crate::tcp::endpoint::EndpointCounters;
+use crate::tcp::ictcp::ConnState;
+use crate::units::{s_from_ps, Ps};
+
+/// A connection as the results see it: its row of `flows` and its flow-sample values. An
+/// ended connection keeps only this.
+#[derive(Debug, Clone)]
+pub(super) struct FlowRecord {
+    pub(super) workload: Option<u32>,
+    /// Hosts of the data sender and of the receiver.
+    pub(super) src: u32,
+    pub(super) dst: u32,
+    pub(super) cc: CcKind,
+    pub(super) start: Ps,
+    pub(super) established: Option<Ps>,
+    pub(super) completion: Option<Ps>,
+    /// Bytes the receiver took in order, in all and by the end of the warm-up.
+    pub(super) delivered: u64,
+    pub(super) delivered_at_warmup: u64,
+    /// Both directions' (a query connection carries requests too).
+    pub(super) counters: EndpointCounters,
+    pub(super) cwnd: f64,
+    pub(super) alpha: f64,
+    pub(super) srtt: Option<Ps>,
+    /// The receiving end's ICTCP state, if its host runs ICTCP.
+    pub(super) ictcp: Option<IctcpView>,
+}
+
+/// What the flow samples show of a connection's ICTCP state.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct IctcpView {
+    pub(super) rwnd: u64,
+    pub(super) measured_bps: f64,
+    pub(super) expected_bps: f64,
+    pub(super) srtt: Option<Ps>,
+}
+
+impl IctcpView {
+    pub(super) fn of(c: &ConnState) -> Self {
+        IctcpView {
+            rwnd: c.rwnd,
+            measured_bps: c.measured_bps,
+            expected_bps: c.expected_bps(),
+            srtt: c.srtt,
+        }
+    }
+}
+
+impl FlowRecord {
+    pub(super) fn timeouts(&self) -> u64 {
+        self.counters.timeouts + self.counters.syn_retries
+    }
+
+    /// Its row of `flows`; `window`: the measurement window, seconds.
+    pub(super) fn stats(&self, id: u32, window: f64) -> FlowStats {
+        let nan_or = |t: Option<Ps>| t.map_or(f64::NAN, s_from_ps);
+        let k = &self.counters;
+        FlowStats {
+            id,
+            workload: self.workload,
+            src: self.src,
+            dst: self.dst,
+            cc: self.cc.name().to_string(),
+            start_s: s_from_ps(self.start),
+            established_s: nan_or(self.established),
+            completion_s: nan_or(self.completion),
+            bytes_delivered: self.delivered,
+            goodput_bps: (self.delivered - self.delivered_at_warmup) as f64 * 8.0 / window,
+            data_packets_sent: k.data_packets_sent,
+            retransmits: k.retransmits,
+            fast_retransmits: k.fast_retransmits,
+            timeouts: k.timeouts,
+            syn_retries: k.syn_retries,
+            ecn_reductions: k.ecn_reductions,
+            ece_acks: k.ece_acks,
+            final_cwnd_bytes: self.cwnd,
+            final_alpha: self.alpha,
+            srtt_s: nan_or(self.srtt),
+        }
+    }
+
+    /// Appends its row at time `t_s` to the flow samples.
+    pub(super) fn sample(&self, id: u32, t_s: f64, f: &mut FlowSamples) {
+        f.flow.push(id);
+        f.t_s.push(t_s);
+        f.delivered_bytes.push(self.delivered);
+        f.cwnd_bytes.push(self.cwnd);
+        f.alpha.push(self.alpha);
+        let r = self.ictcp.as_ref();
+        f.ictcp_rwnd_bytes.push(r.map_or(f64::NAN, |r| r.rwnd as f64));
+        f.ictcp_measured_bps.push(r.map_or(f64::NAN, |r| r.measured_bps));
+        f.ictcp_expected_bps.push(r.map_or(f64::NAN, |r| r.expected_bps));
+        f.ictcp_rtt_s.push(r.and_then(|r| r.srtt).map_or(f64::NAN, s_from_ps));
+    }
+}
+
+/// Every connection, by id (its index in order of creation, `flows.id`). A live one owns its
+/// state in a slot that it gives back when it ends, so memory follows the connections open
+/// at once, not all those ever opened; an ended one keeps its `FlowRecord`.
+#[derive(Default)]
+pub(super) struct Conns {
+    ids: Vec<ConnEntry>,
+    slots: Vec<Option<Conn>>,
+    /// Slots given back, reused first.
+    free: Vec<u32>,
+}
+
+// Inline records: nearly every entry of a long run is an ended one, so boxing them would
+// only add a pointer and an allocation to each.
+#[allow(clippy::large_enum_variant)]
+enum ConnEntry {
+    /// Its slot in `slots`.
+    Live(u32),
+    Ended(FlowRecord),
+}
+
+impl Conns {
+    /// Connections ever opened.
+    pub(super) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Connections not ended.
+    pub(super) fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    /// Adds connection `conn`, whose id must be `len()`.
+    pub(super) fn push(&mut self, conn: Conn) {
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.slots[s as usize] = Some(conn);
+                s
+            }
+            None => {
+                self.slots.push(Some(conn));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.ids.push(ConnEntry::Live(slot));
+    }
+
+    /// Connection `id`, unless it has ended.
+    pub(super) fn get(&self, id: u32) -> Option<&Conn> {
+        match self.ids[id as usize] {
+            ConnEntry::Live(s) => self.slots[s as usize].as_ref(),
+            ConnEntry::Ended(_) => None,
+        }
+    }
+
+    pub(super) fn get_mut(&mut self, id: u32) -> Option<&mut Conn> {
+        match self.ids[id as usize] {
+            ConnEntry::Live(s) => self.slots[s as usize].as_mut(),
+            ConnEntry::Ended(_) => None,
+        }
+    }
+
+    /// Ends live connection `id`: `record` stands for it from now on; returns its state.
+    pub(super) fn end(&mut self, id: u32, record: FlowRecord) -> Conn {
+        let ConnEntry::Live(s) = std::mem::replace(&mut self.ids[id as usize], ConnEntry::Ended(record)) else {
+            unreachable!("connection {id} ended twice")
+        };
+        self.free.push(s);
+        self.slots[s as usize].take().expect("a live connection's slot is full")
+    }
+
+    /// The record of connection `id` if it has ended.
+    pub(super) fn ended(&self, id: u32) -> Option<&FlowRecord> {
+        match &self.ids[id as usize] {
+            ConnEntry::Live(_) => None,
+            ConnEntry::Ended(r) => Some(r),
+        }
+    }
+
+    /// Slots allocated: the most connections open at once so far.
+    pub(super) fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The warm-up ends: each connection's delivered bytes so far do not count in its goodput.
+    pub(super) fn mark_warmup(&mut self) {
+        for entry in &mut self.ids {
+            match entry {
+                ConnEntry::Live(s) => {
+                    let c = self.slots[*s as usize].as_mut().expect("a live connection's slot is full");
+                    c.delivered_at_warmup = c.ends[1 - c.data_sender()].delivered;
+                }
+                ConnEntry::Ended(r) => r.delivered_at_warmup = r.delivered,
+            }
+        }
+    }
+
+    /// Timeouts and SYN retries of connection `id`, ended or not.
+    pub(super) fn timeouts(&self, id: u32) -> u64 {
+        match &self.ids[id as usize] {
+            ConnEntry::Live(_) => self[id as usize].timeouts(),
+            ConnEntry::Ended(r) => r.timeouts(),
+        }
+    }
+}
+
+/// Connection `id` while it lives. Only live connections are looked up this way: packets of a
+/// connection keep it alive, and events that may outlive it (timers, a flow's stop, a
+/// host's wake-up list) use `get`.
+impl Index<usize> for Conns {
+    type Output = Conn;
+    fn index(&self, id: usize) -> &Conn {
+        self.get(id as u32).expect("a live connection")
+    }
+}
+
+impl IndexMut<usize> for Conns {
+    fn index_mut(&mut self, id: usize) -> &mut Conn {
+        self.get_mut(id as u32).expect("a live connection")
+    }
+}
