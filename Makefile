@@ -1,7 +1,7 @@
 # Everyday commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install lock test test-tools test-rust test-py bench bench-sweep schema docs validation reproduce
+.PHONY: help install lock test test-tools test-rust test-py bench bench-py bench-sweep schema docs validation reproduce
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -23,8 +23,11 @@ test-rust: ## Rust tests of the engine and bindings
 test-py: ## Python tests (against the installed dcsim: run `make install` after changes)
 	$(PYTHON) -m pytest -q
 
-bench: ## Engine speed on a fixed scenario
+bench: ## Engine speed on a fixed scenario (Python's share of a run: make bench-py)
 	cargo run --release -p dcsim --example bench
+
+bench-py: ## What Python adds to a run: engine time beside dcsim.run + every table (build/bench-py.json)
+	$(PYTHON) benchmarks/run_overhead.py
 
 bench-sweep: ## Sweep throughput: 200 small runs, local processes vs a Dask LocalCluster
 	$(PYTHON) benchmarks/sweep_bench.py

@@ -1,11 +1,14 @@
-"""The Rust engine (crates/dcsim-py). Scenarios and results travel as JSON text."""
+"""The Rust engine (crates/dcsim-py). Scenarios travel as JSON text, results as NumPy
+columns (docs/engine-contract.md)."""
 
 from collections.abc import Callable
+from typing import Any
 
 __version__: str
 
-def run_json(scenario_json: str, progress: Callable[[float], object] | None = None) -> str:
-    """Run one scenario; return the results as JSON. Raises ValueError("FIELD: REASON").
+def run(scenario_json: str, progress: Callable[[float], object] | None = None) -> dict[str, Any]:
+    """Run one scenario; return its scalars and tables (each a dict of NumPy arrays).
+    Raises ValueError("FIELD: REASON").
     ``progress`` gets the fraction of simulated time done now and then; Ctrl-C raises
     KeyboardInterrupt there."""
 

@@ -7,9 +7,10 @@ run - where the cache is, whether to ignore it, who is told of progress, which s
 used - is a :class:`RunContext` that the caller (``dcsim reproduce``) installs with
 :func:`using`; without one, scenarios simply run.
 
-The cache holds one file per simulation, keyed by the scenario's content (canonical JSON)
-and the engine build (:func:`engine_fingerprint`): a rerun only simulates scenarios that
-changed, or all of them again when the engine changed. Entries are written to a temporary
+The cache holds one file per simulation (the raw results, pickled), keyed by the scenario's
+content (canonical JSON), the engine build (:func:`engine_fingerprint`) and the layout of
+raw results (``results.RAW_FORMAT``): a rerun only simulates scenarios that changed, or all of
+them again when the engine or that layout changed. Entries are written to a temporary
 name and renamed, so an interrupted run never leaves a half-written one.
 """
 
@@ -38,6 +39,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 
 from . import __version__, _core
 from .files import atomic
+from .results import RAW_FORMAT
 from .run import run as run_one
 from .scenario import json_default
 
@@ -98,7 +100,7 @@ def engine_fingerprint() -> str:
 
 def cache_key(scenario: dict[str, Any]) -> str:
     text = json.dumps(scenario, sort_keys=True, separators=(",", ":"), allow_nan=True, default=json_default)
-    return hashlib.sha256(f"{engine_fingerprint()}\n{text}".encode()).hexdigest()
+    return hashlib.sha256(f"{engine_fingerprint()}\nraw {RAW_FORMAT}\n{text}".encode()).hexdigest()
 
 
 def run_scenarios(scenarios: list[dict[str, Any]], jobs: int) -> list[dict[str, Any]]:

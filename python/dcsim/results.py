@@ -1,7 +1,11 @@
-"""What one run returns, as pandas tables (format: `crates/dcsim/src/results.rs`)."""
+"""What one run returns, as pandas tables (format: `docs/engine-contract.md`)."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import math
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -10,6 +14,17 @@ import pandas as pd
 
 # Time-weighted quantiles of each port's queue length reported by `summary()`.
 QUEUE_QUANTILES = (0.5, 0.95, 0.99)
+
+# Layout of `Results.raw`, part of every cache key (executor.cache_key) so that an entry of
+# another layout is never read as this one. 1: JSON rows; 2: NumPy columns.
+RAW_FORMAT = 2
+
+# A table as the engine hands it over: column name -> array, one row per entry (`trace.sack`
+# has 6 numbers per row), all of one length.
+Table = dict[str, np.ndarray]
+
+# Columns of whole numbers in which NaN stands for none (a bulk flow has no query workload).
+OPTIONAL_INTS = frozenset({"workload"})
 
 
 class Results:
@@ -23,12 +38,13 @@ class Results:
     """
 
     def __init__(self, raw: dict[str, Any]):
+        # Scalars, `conservation` and one Table per table (docs/engine-contract.md).
         self.raw = raw
 
     def __repr__(self) -> str:
         return (
-            f"<Results {self.name!r}: {len(self.raw['flows'])} flows, "
-            f"{len(self.raw['ports'])} ports, {self.events} events>"
+            f"<Results {self.name!r}: {_length(self.raw['flows'])} flows, "
+            f"{_length(self.raw['ports'])} ports, {self.events} events>"
         )
 
     @property
@@ -63,42 +79,27 @@ class Results:
     def ports(self) -> pd.DataFrame:
         """Per-port counters and queue statistics (the occupancy histogram is
         `queue_occupancy`)."""
-        return _frame([_without_histogram(port) for port in self.raw["ports"]])
+        return _frame(self.raw["ports"])
 
     @cached_property
     def queue_occupancy(self) -> pd.DataFrame:
         """Long table: `seconds` port `port` held exactly `packets` packets in the window."""
-        rows = [
-            (index, port["name"], packets, seconds)
-            for index, port in enumerate(self.raw["ports"])
-            for packets, seconds in enumerate(port["occupancy_time_s"])
-        ]
-        return pd.DataFrame(rows, columns=["port", "port_name", "packets", "seconds"])
+        occupancy = self.raw["queue_occupancy"]
+        frame = _frame(occupancy)
+        frame.insert(1, "port_name", _labels(self.raw["ports"]["name"], occupancy["port"]))
+        return frame
 
     @cached_property
     def queue_samples(self) -> pd.DataFrame:
         """Queue length of every switch port over time; `port` indexes `ports`."""
-        samples = pd.DataFrame(self.raw["queue_samples"])
-        names = np.array([port["name"] for port in self.raw["ports"]], dtype=object)
-        samples["port_name"] = names[samples["port"].to_numpy(dtype=np.int64)]
-        return samples
+        samples = self.raw["queue_samples"]
+        return _frame(samples, port_name=_labels(self.raw["ports"]["name"], samples["port"]))
 
     @cached_property
     def queries(self) -> pd.DataFrame:
         """One row per partition/aggregate query: issue and completion times, completion
         time `qct_s` (NaN if unfinished), response bytes and the timeouts during it."""
-        columns = [
-            "workload",
-            "query",
-            "client",
-            "servers",
-            "issued_s",
-            "completed_s",
-            "qct_s",
-            "response_bytes",
-            "timeouts",
-        ]
-        return _frame(self.raw["queries"]) if self.raw["queries"] else pd.DataFrame(columns=columns)
+        return _frame(self.raw["queries"])
 
     @cached_property
     def switches(self) -> pd.DataFrame:
@@ -110,23 +111,21 @@ class Results:
     def pool_samples(self) -> pd.DataFrame:
         """Shared-memory occupancy of every shared-buffer switch over time; `switch`
         indexes `switches`."""
-        samples = pd.DataFrame(self.raw["pool_samples"])
-        names = np.array([sw["name"] for sw in self.raw["switches"]], dtype=object)
-        samples["switch_name"] = names[samples["switch"].to_numpy(dtype=np.int64)]
-        return samples
+        samples = self.raw["pool_samples"]
+        return _frame(samples, switch_name=_labels(self.raw["switches"]["name"], samples["switch"]))
 
     @cached_property
     def flow_samples(self) -> pd.DataFrame:
         """Delivered bytes, cwnd and DCTCP alpha of every flow over time; where the receiving
         host runs ICTCP, also the window ICTCP allows, its measured throughput and the
         receiver-side RTT (NaN elsewhere)."""
-        return pd.DataFrame(self.raw["flow_samples"])
+        return _frame(self.raw["flow_samples"])
 
     @cached_property
     def ictcp_samples(self) -> pd.DataFrame:
         """ICTCP's interface state on each ICTCP host over time (sampled with the flows):
         BW_T and BW_A of the last completed first sub-slot, bit/s, and the sub-slot length."""
-        return pd.DataFrame(self.raw["ictcp_samples"])
+        return _frame(self.raw["ictcp_samples"])
 
     @cached_property
     def trace(self) -> pd.DataFrame:
@@ -136,28 +135,28 @@ class Results:
         sending host; `drop`: refused by the port), `port_name`, the packet's connection
         (`flow`), hosts, TCP flags, IP ECN field, sequence and ACK numbers, window, lengths
         and SACK blocks (`sack`: absolute [start, end) pairs)."""
-        raw = dict(self.raw.get("trace") or {})
-        sack = raw.pop("sack", [])
-        blocks = raw.pop("sack_blocks", [])
-        table = pd.DataFrame(raw)
-        if table.empty:
-            return table
-        names = np.array([port["name"] for port in self.raw["ports"]], dtype=object)
-        table["port_name"] = names[table["port"].to_numpy(dtype=np.int64)]
-        table["view"] = np.array(["port", "flow"], dtype=object)[table["view"].to_numpy()]
-        table["event"] = np.array(["tx", "rx", "drop"], dtype=object)[table["event"].to_numpy()]
-        table["sack"] = [
-            [tuple(edges[2 * i : 2 * i + 2]) for i in range(n)] for edges, n in zip(sack, blocks)
-        ]
-        return table.sort_values("t_s", kind="stable").reset_index(drop=True)
+        columns = dict(self.raw["trace"])
+        sack, blocks = columns.pop("sack"), columns.pop("sack_blocks")
+        with _collector_paused():
+            cells: list[list[tuple[int, int]]] = [[] for _ in range(len(blocks))]
+        for i in np.flatnonzero(blocks):  # most packets carry no SACK blocks
+            edges = sack[i, : 2 * blocks[i]].tolist()
+            cells[i] = list(zip(edges[0::2], edges[1::2], strict=True))
+        return _frame(
+            columns,
+            view=_labels(("port", "flow"), columns["view"]),
+            event=_labels(("tx", "rx", "drop"), columns["event"]),
+            port_name=_labels(self.raw["ports"]["name"], columns["port"]),
+            sack=np.fromiter(cells, dtype=object, count=len(cells)),
+        )
 
     def summary(self) -> dict[str, Any]:
         """The run in brief: what `dcsim run` writes to summary.json."""
         ports = [
-            _without_histogram(port) | _queue_quantiles(port["occupancy_time_s"])
-            for port in self.raw["ports"]
+            port | _queue_quantiles(histogram)
+            for port, histogram in zip(rows(self.raw["ports"]), occupancy(self.raw), strict=True)
         ]
-        flows = self.raw["flows"]
+        flows = rows(self.raw["flows"])
         return {
             "name": self.name,
             "seed": self.raw["seed"],
@@ -172,27 +171,80 @@ class Results:
             "retransmits": sum(f["retransmits"] for f in flows),
             "conservation": self.conservation,
             "ports": ports,
-            "switches": self.raw["switches"],
+            "switches": rows(self.raw["switches"]),
             "flows": flows,
             "queries": _query_summary(self.raw["queries"]),
         }
 
 
-def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    frame = pd.DataFrame.from_records(rows)
-    # The engine writes NaN as JSON null; a column of nulls only (say `completion_s` when no
-    # flow finished) would otherwise come out as objects rather than floats.
-    for column in frame.columns:
-        if frame[column].isna().all():
-            frame[column] = np.nan
-    return frame
+def rows(table: Table) -> list[dict[str, Any]]:
+    """A table's rows as dicts of Python values, as JSON would give them: a missing or
+    non-finite number is None, and a whole number an int."""
+    columns = {name: _python(name, values) for name, values in table.items()}
+    return [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
 
 
-def _without_histogram(port: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in port.items() if key != "occupancy_time_s"}
+def _python(name: str, values: np.ndarray) -> list[Any]:
+    items = values.tolist()
+    if values.dtype.kind != "f":
+        return items
+    whole = name in OPTIONAL_INTS
+    return [(int(v) if whole else v) if math.isfinite(v) else None for v in items]
 
 
-def _queue_quantiles(occupancy_time_s: list[float]) -> dict[str, int | None]:
+def occupancy(raw: dict[str, Any]) -> list[np.ndarray]:
+    """Each port's occupancy histogram: `[n]` = seconds it held exactly n packets in the
+    measurement window (from the long table `queue_occupancy`, ordered by port)."""
+    table = raw["queue_occupancy"]
+    bounds = np.searchsorted(table["port"], np.arange(_length(raw["ports"]) + 1))
+    return [table["seconds"][a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def _length(table: Table) -> int:
+    return len(next(iter(table.values()), ()))
+
+
+def _frame(table: Table, **derived: Any) -> pd.DataFrame:
+    """A frame of its own (editing it leaves `raw` alone) of `table`'s columns, each copied
+    once and the frame built around the copies, and `derived` ones (built for the frame),
+    which replace the table's of the same name or follow them."""
+    columns = {
+        name: derived.pop(name) if name in derived else _own(name, values)
+        for name, values in table.items()
+    }
+    return pd.DataFrame(columns | derived, copy=False)
+
+
+def _own(name: str, values: np.ndarray) -> Any:
+    """Whole numbers as int64, as pandas read them from JSON (those of `OPTIONAL_INTS` only
+    when none is missing), text as pandas strings."""
+    if values.dtype.kind in "iu" or (name in OPTIONAL_INTS and not np.isnan(values).any()):
+        return values.astype(np.int64)
+    if values.dtype.kind == "O":
+        return pd.array(values, dtype=str)
+    return values.copy()
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off for a moment: one new list per packet would trigger
+    passes over the whole heap (tens of milliseconds on a trace), and empty lists can form
+    no cycle."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _labels(names: Sequence[str] | np.ndarray, codes: np.ndarray) -> Any:
+    """`names[codes]` as a pandas string array (built without a Python object per row)."""
+    return pd.Series(names, dtype=str).array.take(codes)
+
+
+def _queue_quantiles(occupancy_time_s: Sequence[float] | np.ndarray) -> dict[str, int | None]:
     """Time-weighted quantiles of the queue length, from the occupancy histogram."""
     names = [f"queue_p{round(q * 100)}_packets" for q in QUEUE_QUANTILES]
     seconds = np.asarray(occupancy_time_s, dtype=float)
@@ -207,18 +259,19 @@ def _queue_quantiles(occupancy_time_s: list[float]) -> dict[str, int | None]:
     }
 
 
-def _query_summary(queries: list[dict[str, Any]]) -> dict[str, Any]:
+def _query_summary(queries: Table) -> dict[str, Any]:
     """Count, completion-time statistics and timeout fraction of the completed queries."""
-    qct = np.array([q["qct_s"] for q in queries if q["qct_s"] is not None], dtype=float)
-    done = [q for q in queries if q["qct_s"] is not None]
-    if not done:
-        return {"issued": len(queries), "completed": 0}
+    done = np.isfinite(queries["qct_s"])
+    qct = queries["qct_s"][done]
+    issued = len(done)
+    if not len(qct):
+        return {"issued": issued, "completed": 0}
     return {
-        "issued": len(queries),
-        "completed": len(done),
+        "issued": issued,
+        "completed": len(qct),
         "qct_mean_s": float(qct.mean()),
         "qct_p50_s": float(np.percentile(qct, 50)),
         "qct_p95_s": float(np.percentile(qct, 95)),
         "qct_p99_s": float(np.percentile(qct, 99)),
-        "fraction_with_timeout": sum(q["timeouts"] > 0 for q in done) / len(done),
+        "fraction_with_timeout": int(np.count_nonzero(queries["timeouts"][done] > 0)) / len(qct),
     }

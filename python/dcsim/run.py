@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -35,10 +34,10 @@ def run(scenario: Scenario, progress: Callable[[float], None] | None = None) -> 
     if progress is not None and not callable(progress):
         raise TypeError(f"dcsim.run: progress must be callable, got {progress!r}")
     try:
-        raw = _core.run_json(to_json(scenario, source), progress)
+        raw = _core.run(to_json(scenario, source), progress)
     except ValueError as e:
         raise engine_error(scenario, source, e) from None
-    return Results(json.loads(raw))
+    return Results(raw)
 
 
 def run_many(

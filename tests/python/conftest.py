@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,6 +51,25 @@ SMALL = {
     "measure": {"queue_sample_us": 500},
     "flows": [{"src": 1, "dst": 0}, {"src": 2, "dst": 0}],
 }
+
+
+def columns(rows: list[dict]) -> dict[str, np.ndarray]:
+    """A raw table (as in ``Results.raw``) from rows written by hand; None stands for NaN."""
+    return {key: np.array([np.nan if row[key] is None else row[key] for row in rows]) for key in rows[0]}
+
+
+def assert_same_raw(first: dict, second: dict) -> None:
+    """Two raw results (``Results.raw``) hold the same scalars and the same tables."""
+    assert first.keys() == second.keys()
+    for key, value in first.items():
+        if isinstance(value, dict) and key != "conservation":
+            assert value.keys() == second[key].keys(), key
+            for column, values in value.items():
+                other = second[key][column]
+                assert values.dtype == other.dtype, (key, column)
+                assert np.array_equal(values, other, equal_nan=values.dtype.kind == "f"), (key, column)
+        else:
+            assert value == second[key], key
 
 
 @pytest.fixture

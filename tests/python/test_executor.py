@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import copy
+import gzip
+import hashlib
+import json
 import os
+import pickle
 import time
 from pathlib import Path
 
-from conftest import SMALL
+from conftest import SMALL, assert_same_raw
 from dcsim import executor
 
 
@@ -41,7 +45,8 @@ def test_the_cache_reuses_identical_scenarios_and_reruns_changed_ones(tmp_path: 
     with executor.using(second):
         again = executor.run_scenarios(scs, jobs=2)
     assert (second.simulated, second.from_cache) == (1, 2)
-    assert again[0] == fresh[0] and again[2] == fresh[2]
+    assert_same_raw(again[0], fresh[0])
+    assert_same_raw(again[2], fresh[2])
     assert again[1]["duration_s"] == 0.01
 
     forced = executor.RunContext(cache_dir=tmp_path, force=True)
@@ -61,6 +66,22 @@ def test_an_unreadable_cache_entry_is_simulated_again(tmp_path: Path) -> None:
         (result,) = executor.run_scenarios(sc, jobs=1)
     assert ctx.simulated == 1 and result["name"] == "small-1"
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_an_entry_of_the_old_json_layout_is_never_read(tmp_path: Path) -> None:
+    (sc,) = scenarios(1)
+    # Where the cache kept results parsed from JSON (rows as dicts), keyed without a layout.
+    text = json.dumps(sc, sort_keys=True, separators=(",", ":"))
+    old_key = hashlib.sha256(f"{executor.engine_fingerprint()}\n{text}".encode()).hexdigest()
+    assert old_key != executor.cache_key(sc)
+    old = {"name": "small-1", "flows": [{"id": 0}], "ports": [], "queue_samples": {"port": []}}
+    path = tmp_path / old_key[:2] / f"{old_key}.pkl.gz"
+    path.parent.mkdir()
+    path.write_bytes(gzip.compress(pickle.dumps(old)))
+    ctx = executor.RunContext(cache_dir=tmp_path)
+    with executor.using(ctx):
+        (result,) = executor.run_scenarios([sc], jobs=1)
+    assert ctx.simulated == 1 and set(result["flows"]) >= {"id", "goodput_bps"}
 
 
 def test_the_cache_key_follows_content_not_key_order() -> None:

@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import dcsim
+from conftest import columns
 from dcsim import experiments
 from dcsim.experiments import (
     ictcp_compare,
@@ -75,11 +77,13 @@ def test_full_scale_uses_the_papers_counts():
 
 def test_incast_stats_average_per_round():
     res = {
-        "queries": [
-            {"qct_s": 0.001, "response_bytes": 125_000, "timeouts": 0},  # 1000 Mb/s
-            {"qct_s": 0.010, "response_bytes": 125_000, "timeouts": 1},  # 100 Mb/s
-            {"qct_s": None, "response_bytes": 125_000, "timeouts": 0},  # unfinished: left out
-        ]
+        "queries": columns(
+            [
+                {"qct_s": 0.001, "response_bytes": 125_000, "timeouts": 0},  # 1000 Mb/s
+                {"qct_s": 0.010, "response_bytes": 125_000, "timeouts": 1},  # 100 Mb/s
+                {"qct_s": None, "response_bytes": 125_000, "timeouts": 0},  # unfinished: left out
+            ]
+        )
     }
     st = tb.incast_stats(res)
     assert st["goodput_mbps"] == pytest.approx(550.0)
@@ -89,10 +93,12 @@ def test_incast_stats_average_per_round():
     # A round issued but never finished counts with its duration so far.
     res = {
         "duration_s": 1.0,
-        "queries": [
-            {"qct_s": 0.001, "response_bytes": 125_000, "timeouts": 0, "issued_s": 0.0},
-            {"qct_s": None, "response_bytes": 125_000, "timeouts": 3, "issued_s": 0.5},
-        ],
+        "queries": columns(
+            [
+                {"qct_s": 0.001, "response_bytes": 125_000, "timeouts": 0, "issued_s": 0.0},
+                {"qct_s": None, "response_bytes": 125_000, "timeouts": 3, "issued_s": 0.5},
+            ]
+        ),
     }
     st = tb.incast_stats(res)
     assert st["stalled"] == 1 and st["rounds"] == 1
@@ -231,8 +237,12 @@ def test_collapse_point_and_background_rate():
     lead = ictcp_compare.BACKGROUND_LEAD_S
     t = [0.2, 0.4]
     res = {
-        "flow_samples": {"flow": [0, 0, 1, 1], "t_s": t * 2, "delivered_bytes": [20e6, 30e6, 0, 0]},
-        "flows": [{"workload": None, "goodput_bps": 4e8}, {"workload": 0, "goodput_bps": 1e8}],
+        "flow_samples": {
+            "flow": np.array([0, 0, 1, 1]),
+            "t_s": np.array(t * 2),
+            "delivered_bytes": np.array([20e6, 30e6, 0, 0]),
+        },
+        "flows": columns([{"workload": None, "goodput_bps": 4e8}, {"workload": 0, "goodput_bps": 1e8}]),
     }
     assert lead == 0.2
     before, during = ictcp_compare.background_mbps(res)

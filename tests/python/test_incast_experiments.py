@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from conftest import columns
 from dcsim.experiments import (
     dctcp_fig18,
     dctcp_fig19,
@@ -77,12 +78,14 @@ def test_paper_setups():
 
 def test_query_stats_counts_unfinished_and_timeouts():
     res = {
-        "queries": [
-            {"workload": 0, "qct_s": 0.010, "timeouts": 0},
-            {"workload": 0, "qct_s": 0.020, "timeouts": 2},
-            {"workload": 1, "qct_s": None, "timeouts": 1},
-            {"workload": 1, "qct_s": float("nan"), "timeouts": 0},
-        ]
+        "queries": columns(
+            [
+                {"workload": 0, "qct_s": 0.010, "timeouts": 0},
+                {"workload": 0, "qct_s": 0.020, "timeouts": 2},
+                {"workload": 1, "qct_s": None, "timeouts": 1},
+                {"workload": 1, "qct_s": float("nan"), "timeouts": 0},
+            ]
+        )
     }
     st = incast.query_stats(res)
     assert st["issued"] == 4 and st["completed"] == 2

@@ -1,18 +1,24 @@
-//! `dcsim._core`: the engine behind the Python package. Conversion and error mapping only;
-//! scenarios arrive as JSON text and results leave as JSON text.
+//! `dcsim._core`: the engine behind the Python package. Conversion and error mapping only.
+//! Scenarios arrive as JSON text; results leave as a dict of scalars and tables, each table a
+//! dict of NumPy arrays that own the engine's buffers, so no table is ever written as text or
+//! visited row by row in Python (docs/engine-contract.md).
 
+use dcsim::results::{Column, Table};
+use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
-/// Runs one scenario (JSON text) and returns the results (JSON text). The GIL is released
-/// while the simulation runs. A bad scenario raises ValueError("FIELD: REASON").
+/// Runs one scenario (JSON text) and returns its results: a dict of scalars and tables. The
+/// GIL is released while the simulation runs and its tables are put in columns. A bad
+/// scenario raises ValueError("FIELD: REASON").
 ///
 /// With `progress`, it is called with the fraction of simulated time done (0..1) every
 /// `PROGRESS_EVENTS` events, and pending signals are checked there: Ctrl-C stops the run
 /// with KeyboardInterrupt.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, progress=None))]
-fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> PyResult<String> {
+fn run(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> PyResult<PyObject> {
     let text = scenario_json.to_owned();
     let mut raised: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {
@@ -28,23 +34,72 @@ fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> 
                 })
             }),
         };
-        Ok::<_, String>(results.map(|results| {
-            let mut json = results.to_json();
-            // Wall time is measured here, outside the engine, which never reads a clock.
-            json.pop();
-            json.push_str(&format!(",\"wall_seconds\":{}}}", started.elapsed().as_secs_f64()));
-            json
+        // Wall time is measured here, outside the engine, which never reads a clock; it
+        // covers the simulation, not the handing over of its results.
+        let wall_seconds = started.elapsed().as_secs_f64();
+        Ok::<_, String>(results.map(|mut results| {
+            let tables = results.take_tables();
+            (results, tables, wall_seconds)
         }))
     });
     match outcome {
         Err(msg) => Err(PyValueError::new_err(msg)),
-        Ok(Some(json)) => Ok(json),
+        Ok(Some((results, tables, wall_seconds))) => results_dict(py, &results, tables, wall_seconds),
         Ok(None) => Err(raised.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))),
     }
 }
 
 /// Events between two progress calls: about a tenth of a second of engine time.
 const PROGRESS_EVENTS: u64 = 1 << 20;
+
+/// A table as it crosses to Python: each column a NumPy array of the engine's own type,
+/// owning the engine's buffer (no copy); strings as an object array, a missing number
+/// (`Option`) as NaN, rows of numbers as a 2-D array, lists as a list of arrays.
+fn numpy(py: Python<'_>, column: Column) -> PyResult<PyObject> {
+    fn array<T: numpy::Element>(py: Python<'_>, values: Vec<T>) -> PyObject {
+        values.into_pyarray_bound(py).into_any().unbind()
+    }
+    Ok(match column {
+        Column::Bool(v) => array(py, v),
+        Column::U8(v) => array(py, v),
+        Column::U32(v) => array(py, v),
+        Column::U64(v) => array(py, v),
+        Column::F64(v) => array(py, v),
+        Column::Str(v) => array(py, v.into_iter().map(|s| s.into_py(py)).collect::<Vec<PyObject>>()),
+        Column::OptU32(v) => array(py, v.into_iter().map(|x| x.map_or(f64::NAN, f64::from)).collect()),
+        Column::U64Rows { width, values } => {
+            let rows = values.len() / width.max(1);
+            values.into_pyarray_bound(py).reshape([rows, width])?.into_any().unbind()
+        }
+        Column::F64Lists(v) => v.into_iter().map(|l| array(py, l)).collect::<Vec<_>>().into_py(py),
+    })
+}
+
+fn results_dict(py: Python<'_>, results: &dcsim::Results, tables: Vec<(&'static str, Table)>, wall_seconds: f64) -> PyResult<PyObject> {
+    let out = PyDict::new_bound(py);
+    out.set_item("name", &results.name)?;
+    out.set_item("seed", results.seed)?;
+    out.set_item("duration_s", results.duration_s)?;
+    out.set_item("warmup_s", results.warmup_s)?;
+    out.set_item("events", results.events)?;
+    out.set_item("packet_hops", results.packet_hops)?;
+    out.set_item("wall_seconds", wall_seconds)?;
+    let c = &results.conservation;
+    let conservation = PyDict::new_bound(py);
+    conservation.set_item("injected", c.injected)?;
+    conservation.set_item("delivered", c.delivered)?;
+    conservation.set_item("dropped", c.dropped)?;
+    conservation.set_item("in_flight", c.in_flight)?;
+    out.set_item("conservation", conservation)?;
+    for (name, columns) in tables {
+        let table = PyDict::new_bound(py);
+        for (column, values) in columns {
+            table.set_item(column, numpy(py, values)?)?;
+        }
+        out.set_item(name, table)?;
+    }
+    Ok(out.into_any().unbind())
+}
 
 /// Parses and checks a scenario without running it.
 #[pyfunction]
@@ -69,7 +124,7 @@ fn scenario_schema() -> String {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(port_names, m)?)?;

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from ..results import Results, occupancy, rows
+
 # Packet on the wire in the DCTCP analysis (§3.4 "1500 byte packets"; spec M21).
 PACKET_BYTES = 1500
 MSS = 1460
@@ -244,23 +246,36 @@ def raw(result: Any) -> dict:
     return result if isinstance(result, dict) else result.raw
 
 
+def flows(res: dict) -> list[dict]:
+    """One dict per flow, as in ``summary.json`` (``workload`` is None for a bulk flow, a
+    NaN time None)."""
+    return rows(res["flows"])
+
+
+def queries(res: dict) -> list[dict]:
+    """One dict per query, as in ``summary.json`` (``qct_s`` is None if unfinished)."""
+    return rows(res["queries"])
+
+
 # ---------------------------------------------------------------------------------------
 # Reading results
 # ---------------------------------------------------------------------------------------
 
 
 def port(res: dict, name: str = RECEIVER_PORT) -> dict:
-    for p in res["ports"]:
-        if p["name"] == name:
-            return p
-    raise KeyError(f"port {name!r} not in results (have {[p['name'] for p in res['ports']]})")
+    """One port's counters, with its occupancy histogram (``occupancy_time_s``)."""
+    names = res["ports"]["name"].tolist()
+    if name not in names:
+        raise KeyError(f"port {name!r} not in results (have {names})")
+    i = names.index(name)
+    return rows(res["ports"])[i] | {"occupancy_time_s": occupancy(res)[i]}
 
 
 def port_index(res: dict, name: str = RECEIVER_PORT) -> int:
-    for i, p in enumerate(res["ports"]):
-        if p["name"] == name:
-            return i
-    raise KeyError(name)
+    names = res["ports"]["name"].tolist()
+    if name not in names:
+        raise KeyError(name)
+    return names.index(name)
 
 
 def queue_series(
@@ -285,7 +300,7 @@ def queue_series(
 
 def goodput_bps(res: dict) -> float:
     """Sum of the flows' goodput over the measurement window, bit/s."""
-    return float(sum(f["goodput_bps"] for f in res["flows"]))
+    return float(sum(res["flows"]["goodput_bps"].tolist()))
 
 
 def goodput_ceiling_bps(
@@ -298,7 +313,7 @@ def goodput_ceiling_bps(
 
 def total(res: dict, field: str) -> int:
     """Sum of a per-flow counter (``timeouts``, ``retransmits`` ...)."""
-    return int(sum(f[field] for f in res["flows"]))
+    return int(sum(res["flows"][field].tolist()))
 
 
 # Queue occupancy distribution. `occupancy_time_s[n]` = seconds the port held exactly n packets

@@ -116,7 +116,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
             "measured": meas,
             "queue_packets": qs,
             "goodput_gbps": c.goodput_bps(res) / 1e9,
-            "mean_final_alpha": float(np.mean([f["final_alpha"] for f in res["flows"]])),
+            "mean_final_alpha": float(np.mean(res["flows"]["final_alpha"])),
             "timeouts": c.total(res, "timeouts"),
         }
         summary.append(

@@ -154,13 +154,13 @@ def background_mbps(res: dict) -> tuple[float, float]:
     first request, over the lead time (its handshake and slow start take well under 1 ms of
     the 200) - and during the rounds: its goodput over the run's measured window, which is
     [first request, last response] (warm-up = the lead time; the run stops at its last round)."""
-    fs = res.get("flow_samples") or {}
-    mine = np.asarray(fs.get("flow") or [], dtype=int) == BACKGROUND_CONN
-    t = np.asarray(fs.get("t_s") or [], dtype=float)[mine]
-    d = np.asarray(fs.get("delivered_bytes") or [], dtype=float)[mine]
+    fs = res["flow_samples"]
+    mine = np.asarray(fs["flow"]) == BACKGROUND_CONN
+    t = np.asarray(fs["t_s"], dtype=float)[mine]
+    d = np.asarray(fs["delivered_bytes"], dtype=float)[mine]
     at_lead = np.isclose(t, BACKGROUND_LEAD_S, rtol=0, atol=1e-9)
     before = float(d[at_lead][0] * 8 / BACKGROUND_LEAD_S / 1e6) if at_lead.any() else float("nan")
-    flows = [f for f in (res.get("flows") or []) if f.get("workload") is None]
+    flows = [f for f in c.flows(res) if f["workload"] is None]
     during = float(flows[0]["goodput_bps"]) / 1e6 if flows else float("nan")
     return before, during
 

@@ -111,7 +111,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
     results = c.run_all([sc for _, sc in plan], jobs)
     rows, series = [], []
     for (proto, _), res in zip(plan, results):
-        fs = pd.DataFrame(res["flow_samples"])
+        fs = c.Results(res).flow_samples
         for f, g in fs.groupby("flow"):
             g = g.sort_values("t_s")
             rate = g.delivered_bytes.diff() * 8 / g.t_s.diff() / 1e6

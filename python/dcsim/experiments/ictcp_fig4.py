@@ -150,7 +150,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
     results = tb.run_incast([sc for *_, sc in plan], jobs, [r for *_, r, _ in plan])
     rows = []
     for (bg, rw, n, _, _), res in zip(plan, results):
-        bgf = [f for f in res["flows"] if f.get("workload") is None]
+        bgf = [f for f in c.flows(res) if f["workload"] is None]
         rows.append(
             {
                 "background": bg,

@@ -132,7 +132,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
     results = c.run_all([sc for *_, sc in plan], jobs)
     rows = []
     for (label, w, _), res in zip(plan, results):
-        f = res["flows"][0]
+        f = c.flows(res)[0]
         g = float(f["goodput_bps"])
         rows.append(
             {

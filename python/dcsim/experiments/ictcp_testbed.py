@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from ..results import rows
+
 MSS = 1460
 HOSTS = 48  # 48-port switch; the paper uses 47 servers, the 48th port carries background traffic
 MAX_SENDERS = 46
@@ -151,7 +153,7 @@ def run_incast(
 
 
 def _queries(res: dict) -> list[dict]:
-    return list(res.get("queries") or [])
+    return rows(res["queries"])
 
 
 def completed_rounds(res: dict) -> int:

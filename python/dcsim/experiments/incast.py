@@ -6,7 +6,7 @@ Scenarios are stars of 1 Gbps hosts on one switch with the DCTCP testbed's TCP
 §1.5 M5), driven by partition/aggregate query workloads (spec algorithms.md §5.1 M23) and,
 where the experiment has them, long-lived background flows.
 
-Query results are read from the engine's raw result dict (``res["queries"]``; one row per
+Query results are read from the engine's raw result dict (``c.queries(res)``; one row per
 query with ``qct_s`` NaN/None if unfinished and ``timeouts`` = RTOs on the query's
 connections while it ran).
 """
@@ -97,7 +97,7 @@ def _num(x: Any) -> float:
 
 def qct_ms(res: dict, workloads: Sequence[int] | None = None) -> np.ndarray:
     """Completion times (ms) of the completed queries (optionally of some workloads only)."""
-    rows = res["queries"]
+    rows = c.queries(res)
     if workloads is not None:
         w = {int(i) for i in workloads}
         rows = [q for q in rows if int(q["workload"]) in w]
@@ -121,7 +121,7 @@ def query_stats(res: dict, workloads: Sequence[int] | None = None) -> dict:
     """Issued / completed counts, completion-time statistics (ms, with the 90% confidence
     interval of the mean) and the fraction of the completed queries that suffered at least
     one retransmission timeout."""
-    rows = res["queries"]
+    rows = c.queries(res)
     if workloads is not None:
         w = {int(i) for i in workloads}
         rows = [q for q in rows if int(q["workload"]) in w]
@@ -146,7 +146,7 @@ def query_stats(res: dict, workloads: Sequence[int] | None = None) -> dict:
 
 def bulk_goodput_gbps(res: dict) -> float:
     """Summed goodput of the long (non-query) flows, Gbit/s."""
-    return float(sum(f["goodput_bps"] for f in res["flows"] if f.get("workload") is None)) / 1e9
+    return float(sum(f["goodput_bps"] for f in c.flows(res) if f["workload"] is None)) / 1e9
 
 
 def first_n_with_timeouts(ns: Sequence[int], fractions: Sequence[float]) -> int | None:
