@@ -17,8 +17,9 @@ test: test-tools test-rust test-py ## Run every Rust and Python test
 test-tools: ## Install the programs the tests drive (Debian's chromium, chromium-driver, tshark) if missing
 	./scripts/install-test-tools.sh
 
-test-rust: ## Rust tests of the engine and bindings
+test-rust: ## Rust tests of the engine and bindings, optimised and with overflow checks
 	cargo test --workspace --release
+	cargo test -p dcsim
 
 test-py: ## Python tests (against the installed dcsim: run `make install` after changes)
 	$(PYTHON) -m pytest -q
