@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import dcsim
+from dcsim.scenario import validate
 from conftest import REPO, readme_commands
 
 README = (REPO / "README.md").read_text()
@@ -18,11 +19,13 @@ def blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", README, re.DOTALL)
 
 
-def test_toml_example_is_a_valid_scenario(tmp_path: Path) -> None:
-    (example,) = blocks("toml")
-    path = tmp_path / "example.toml"
-    path.write_text(example)
-    dcsim.load_scenario(path)
+def test_toml_examples_are_valid_scenarios(tmp_path: Path) -> None:
+    examples = blocks("toml")
+    assert len(examples) == 2  # two flows on a star; a fat-tree
+    for i, example in enumerate(examples):
+        path = tmp_path / f"example{i}.toml"
+        path.write_text(example)
+        validate(dcsim.load_scenario(path), str(path))
 
 
 def test_python_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
