@@ -404,7 +404,10 @@ fn extreme_scenarios_are_refused_in_one_line() {
         assert!(e.contains(expected), "{e}\nexpected: {expected}");
     }
     let e = error(cases[6].0);
-    assert!(e.starts_with("measure.queue_sample_us: the run would need about 24 TB of memory (100000 hosts, 1 switches, 200000 ports: "), "{e}");
+    assert!(
+        e.starts_with("measure.queue_sample_us: the run would need about 24 TB of memory (100000 hosts, 1 switches, 200000 ports: "),
+        "{e}"
+    );
     // A large star is estimated, not refused, within the limit, and refused below it.
     let e = error("[sim]\nduration_s = 0.001\nmemory_limit_gb = 0.01\n[topology]\nkind = \"star\"\nhosts = 200000\n");
     assert!(e.starts_with("topology: the run would need about"), "{e}");

@@ -172,6 +172,15 @@ impl Routes {
     /// The port switch `node` forwards `pkt` on.
     #[inline]
     pub fn egress(&mut self, node: u32, pkt: &Packet) -> u32 {
+        // The last hop, down to one of the switch's own hosts, first: every packet takes it.
+        if self.host_switch[pkt.dst as usize] == node {
+            return self.host_down[pkt.dst as usize];
+        }
+        self.egress_up(node, pkt)
+    }
+
+    /// The next hop of a packet whose destination hangs off another switch.
+    fn egress_up(&mut self, node: u32, pkt: &Packet) -> u32 {
         let hops = self.next_hops(node, pkt.dst);
         match hops.len() {
             // Build checked that every leaf reaches every other.

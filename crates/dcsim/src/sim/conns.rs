@@ -108,20 +108,17 @@ impl FlowRecord {
 /// at once, not all those ever opened; an ended one keeps its `FlowRecord`.
 #[derive(Default)]
 pub(super) struct Conns {
-    ids: Vec<ConnEntry>,
+    /// Per id: its slot in `slots` while it lives, or `ENDED | i` once its record is
+    /// `records[i]`. Four bytes an id keep the lookup on the hot path within one cache line.
+    ids: Vec<u32>,
     slots: Vec<Option<Conn>>,
     /// Slots given back, reused first.
     free: Vec<u32>,
+    records: Vec<FlowRecord>,
 }
 
-// Inline records: nearly every entry of a long run is an ended one, so boxing them would
-// only add a pointer and an allocation to each.
-#[allow(clippy::large_enum_variant)]
-enum ConnEntry {
-    /// Its slot in `slots`.
-    Live(u32),
-    Ended(FlowRecord),
-}
+/// The bit of `Conns::ids` that marks an ended connection.
+const ENDED: u32 = 1 << 31;
 
 impl Conns {
     /// Connections ever opened.
@@ -150,39 +147,38 @@ impl Conns {
                 (self.slots.len() - 1) as u32
             }
         };
-        self.ids.push(ConnEntry::Live(slot));
+        // Slots are bounded by the connections open at once, far below 2^31 (`get` relies on
+        // an ENDED entry being past the end of `slots`).
+        assert!(slot < ENDED, "more than 2^31 connections open at once");
+        self.ids.push(slot);
     }
 
     /// Connection `id`, unless it has ended.
+    #[inline]
     pub(super) fn get(&self, id: u32) -> Option<&Conn> {
-        match self.ids[id as usize] {
-            ConnEntry::Live(s) => self.slots[s as usize].as_ref(),
-            ConnEntry::Ended(_) => None,
-        }
+        // An ended id's entry has the ENDED bit, so it is past the end of `slots`.
+        self.slots.get(self.ids[id as usize] as usize)?.as_ref()
     }
 
+    #[inline]
     pub(super) fn get_mut(&mut self, id: u32) -> Option<&mut Conn> {
-        match self.ids[id as usize] {
-            ConnEntry::Live(s) => self.slots[s as usize].as_mut(),
-            ConnEntry::Ended(_) => None,
-        }
+        self.slots.get_mut(self.ids[id as usize] as usize)?.as_mut()
     }
 
     /// Ends live connection `id`: `record` stands for it from now on; returns its state.
     pub(super) fn end(&mut self, id: u32, record: FlowRecord) -> Conn {
-        let ConnEntry::Live(s) = std::mem::replace(&mut self.ids[id as usize], ConnEntry::Ended(record)) else {
-            unreachable!("connection {id} ended twice")
-        };
+        let s = self.ids[id as usize];
+        assert!(s & ENDED == 0, "connection {id} ended twice");
+        self.ids[id as usize] = ENDED | self.records.len() as u32;
+        self.records.push(record);
         self.free.push(s);
         self.slots[s as usize].take().expect("a live connection's slot is full")
     }
 
     /// The record of connection `id` if it has ended.
     pub(super) fn ended(&self, id: u32) -> Option<&FlowRecord> {
-        match &self.ids[id as usize] {
-            ConnEntry::Live(_) => None,
-            ConnEntry::Ended(r) => Some(r),
-        }
+        let s = self.ids[id as usize];
+        (s & ENDED != 0).then(|| &self.records[(s & !ENDED) as usize])
     }
 
     /// Slots allocated: the most connections open at once so far.
@@ -192,22 +188,19 @@ impl Conns {
 
     /// The warm-up ends: each connection's delivered bytes so far do not count in its goodput.
     pub(super) fn mark_warmup(&mut self) {
-        for entry in &mut self.ids {
-            match entry {
-                ConnEntry::Live(s) => {
-                    let c = self.slots[*s as usize].as_mut().expect("a live connection's slot is full");
-                    c.delivered_at_warmup = c.ends[1 - c.data_sender()].delivered;
-                }
-                ConnEntry::Ended(r) => r.delivered_at_warmup = r.delivered,
-            }
+        for c in self.slots.iter_mut().flatten() {
+            c.delivered_at_warmup = c.ends[1 - c.data_sender()].delivered;
+        }
+        for r in &mut self.records {
+            r.delivered_at_warmup = r.delivered;
         }
     }
 
     /// Timeouts and SYN retries of connection `id`, ended or not.
     pub(super) fn timeouts(&self, id: u32) -> u64 {
-        match &self.ids[id as usize] {
-            ConnEntry::Live(_) => self[id as usize].timeouts(),
-            ConnEntry::Ended(r) => r.timeouts(),
+        match self.ended(id) {
+            None => self[id as usize].timeouts(),
+            Some(r) => r.timeouts(),
         }
     }
 }
@@ -217,12 +210,14 @@ impl Conns {
 /// host's wake-up list) use `get`.
 impl Index<usize> for Conns {
     type Output = Conn;
+    #[inline]
     fn index(&self, id: usize) -> &Conn {
         self.get(id as u32).expect("a live connection")
     }
 }
 
 impl IndexMut<usize> for Conns {
+    #[inline]
     fn index_mut(&mut self, id: usize) -> &mut Conn {
         self.get_mut(id as u32).expect("a live connection")
     }

@@ -370,6 +370,7 @@ impl Simulation {
             factory,
             workloads,
             out: Vec::with_capacity(64),
+
             events: 0,
             hops: 0,
             injected: 0,
@@ -703,10 +704,13 @@ impl Simulation {
     /// exists no later than each of its timer deadlines (lazy cancellation: a stale event
     /// finds its deadline moved and re-arms).
     fn after_endpoint(&mut self, c: u32, e: u8) {
-        let host = self.conns[c as usize].hosts[e as usize];
-        let nic = self.host_port[host as usize];
         let mut out = std::mem::take(&mut self.out);
-        let ictcp_entry = self.conns[c as usize].ictcp[e as usize];
+        let conn = &mut self.conns[c as usize];
+        let host = conn.hosts[e as usize];
+        let ictcp_entry = conn.ictcp[e as usize];
+        conn.in_flight += out.len() as u32;
+        let nic = self.host_port[host as usize];
+        let mut edge = None;
         for mut pkt in out.drain(..) {
             if let Some(k) = ictcp_entry {
                 // ICTCP rewrites the window of each segment its host sends (§VI-A).
@@ -714,10 +718,9 @@ impl Simulation {
                 i.on_send(self.now, k, &mut pkt);
             }
             if pkt.has(ACK) {
-                self.conns[c as usize].ends[e as usize].advertised_edge = pkt.ack + pkt.rwnd;
+                edge = Some(pkt.ack + pkt.rwnd);
             }
             self.injected += 1;
-            self.conns[c as usize].in_flight += 1;
             let size = pkt.size;
             if let Some(departure) = self.enqueue(nic, pkt) {
                 if self.host_queue.bytes_per_conn > 0 {
@@ -729,7 +732,11 @@ impl Simulation {
         }
         self.out = out;
         let now = self.now;
-        if self.conns[c as usize].ends[e as usize].tx_blocked {
+        let end = &mut self.conns[c as usize].ends[e as usize];
+        if let Some(edge) = edge {
+            end.advertised_edge = edge;
+        }
+        if end.tx_blocked {
             self.wait_for_nic(host, c, e);
         }
         let conn = &mut self.conns[c as usize];
@@ -755,9 +762,13 @@ impl Simulation {
                 }
             }
         }
-        if conn.query.is_some() {
-            self.query_progress(c, e);
+        if conn.query.is_none() {
+            if conn.is_finished() {
+                self.ending.push(c);
+            }
+            return;
         }
+        self.query_progress(c, e);
         if self.conns[c as usize].is_finished() {
             self.ending.push(c);
         }
@@ -767,14 +778,15 @@ impl Simulation {
     /// The per-connection limit (like Linux's TCP small queues) lets a connection add packets
     /// while it has less than the limit queued, so it may end just above it.
     fn set_tx_room(&mut self, c: u32, e: u8) {
-        let host = self.conns[c as usize].hosts[e as usize];
+        let conn = &mut self.conns[c as usize];
+        let host = conn.hosts[e as usize];
         let mut room = self.ports[self.host_port[host as usize] as usize].free_slots(self.now, self.warmup);
         let limit = self.host_queue;
         if limit.bytes_per_conn > 0 {
-            let queued = self.conns[c as usize].nic_bytes(e as usize, self.now);
+            let queued = conn.nic_bytes(e as usize, self.now);
             room = room.min(limit.bytes_per_conn.saturating_sub(queued).div_ceil(limit.max_packet) as usize);
         }
-        self.conns[c as usize].ends[e as usize].tx_room = room;
+        conn.ends[e as usize].tx_room = room;
     }
 
     /// Parks a sender its full NIC queue stopped, and makes sure it is woken when the packet
