@@ -24,8 +24,9 @@ test-rust: ## Rust tests of the engine and bindings, optimised and with overflow
 test-py: ## Python tests (against the installed dcsim: run `make install` after changes)
 	$(PYTHON) -m pytest -q
 
-bench: ## Engine speed on a fixed scenario (Python's share of a run: make bench-py)
+bench: ## Engine speed on fixed scenarios, then what Python adds to a run (bench-py)
 	cargo run --release -p dcsim --example bench
+	$(PYTHON) benchmarks/run_overhead.py
 
 bench-py: ## What Python adds to a run: engine time beside dcsim.run + every table (build/bench-py.json)
 	$(PYTHON) benchmarks/run_overhead.py
