@@ -166,7 +166,9 @@ impl Port {
     }
 
     /// Adds the time since the last occupancy change to the distribution (window only).
-    #[inline]
+    /// Always inlined: it is on every packet's path, and the overflow checks' cold paths
+    /// would otherwise tip it over the inliner's size limit.
+    #[inline(always)]
     fn account(&mut self, t: Time, window_start: Time) {
         let from = self.last_change.max(window_start);
         if t > from {

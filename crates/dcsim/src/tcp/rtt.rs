@@ -49,6 +49,7 @@ impl RttEstimator {
     /// represented by the rounding alone: adding it as well would make a 10 ms tick with
     /// RTO_min = 10 ms fire at 20 ms, while the DCTCP paper (§4.2.1) chose 10 ms as the
     /// smallest timeout its tick allows.
+    #[inline]
     pub fn rto(&self) -> Time {
         let base = match self.srtt {
             None => self.rto_initial,
