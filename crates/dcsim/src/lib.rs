@@ -1,7 +1,7 @@
 //! dcsim: a packet-level simulator of datacenter transport.
 //!
 //! Layers, bottom up:
-//! - [`units`]: integer picosecond time and line rates.
+//! - [`units`]: picosecond `Time` and `Bytes` with checked arithmetic, line rates.
 //! - [`sim::calendar`]: the event calendar, (time, sequence) ordered.
 //! - [`net`]: packets, egress ports (buffer + AQM + link), topologies from a graph, routing
 //!   with ECMP.

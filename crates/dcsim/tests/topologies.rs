@@ -4,6 +4,7 @@
 
 use dcsim::net::packet::{Ecn, Packet};
 use dcsim::net::topology::Network;
+use dcsim::units::Time;
 use dcsim::{Results, Scenario, Simulation};
 
 fn scenario(toml: &str) -> Scenario {
@@ -100,9 +101,9 @@ fn fat_tree_tiers_take_their_own_links() {
     let host = &net.ports[port_id(&net, "edge0_0->h0")];
     let edge = &net.ports[port_id(&net, "edge0_0->agg0_0")];
     let core = &net.ports[port_id(&net, "agg0_0->core0")];
-    assert_eq!((host.rate.bps, host.delay), (10_000_000_000, 1_000_000));
-    assert_eq!((edge.rate.bps, edge.delay), (10_000_000_000, 1_000_000));
-    assert_eq!((core.rate.bps, core.delay), (40_000_000_000, 2_000_000));
+    assert_eq!((host.rate.bps, host.delay), (10_000_000_000, Time::from_us(1)));
+    assert_eq!((edge.rate.bps, edge.delay), (10_000_000_000, Time::from_us(1)));
+    assert_eq!((core.rate.bps, core.delay), (40_000_000_000, Time::from_us(2)));
 }
 
 #[test]
@@ -165,7 +166,7 @@ links = [
     let names: Vec<&str> = net.ports.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["h0->a", "a->h0", "h1->b", "b->h1", "a->b", "b->a", "b->a#1", "a->b#1"]);
     assert_eq!(net.ports[3].rate.bps, 10_000_000_000, "b->h1");
-    assert_eq!(net.ports[6].delay, 5_000_000);
+    assert_eq!(net.ports[6].delay, Time::from_us(5));
     assert_eq!(paths(&net, 0, 1), 2);
 }
 
@@ -182,8 +183,8 @@ fn packet(conn: u32, src: u32, dst: u32) -> Packet {
         seq: 0,
         ack: 0,
         rwnd: 0,
-        ts_val: 0,
-        ts_ecr: 0,
+        ts_val: Time::ZERO,
+        ts_ecr: Time::ZERO,
         sack: [(0, 0); 3],
         sack_blocks: 0,
     }

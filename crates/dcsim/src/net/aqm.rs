@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::packet::Ecn;
 use crate::scenario::NonEctPolicy;
-use crate::units::Ps;
+use crate::units::Time;
 
 /// What AQM decides for an admitted packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +29,7 @@ impl Aqm {
     /// `occupancy` is the port's packet count before this packet joins (per the AQM's own
     /// counting rule, applied by the caller); `now` and `idle_since` serve RED's idle correction.
     #[inline]
-    pub fn on_arrival(&mut self, ecn: Ecn, occupancy: u32, now: Ps, idle_since: Option<Ps>) -> Verdict {
+    pub fn on_arrival(&mut self, ecn: Ecn, occupancy: u32, now: Time, idle_since: Option<Time>) -> Verdict {
         match self {
             Aqm::DropTail => Verdict::Enqueue,
             Aqm::Threshold(t) => t.on_arrival(ecn, occupancy),
@@ -72,7 +72,7 @@ pub struct Red {
     pub ecn: bool,
     pub gentle: bool,
     /// Transmission time of a typical packet: idle periods count as this many arrivals (m).
-    pub typical_tx: Ps,
+    pub typical_tx: Time,
     pub avg: f64,
     count: i64,
     rng: ChaCha8Rng,
@@ -80,7 +80,7 @@ pub struct Red {
 
 impl Red {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(min_th: f64, max_th: f64, max_p: f64, weight_log2: u32, ecn: bool, gentle: bool, typical_tx: Ps, rng: ChaCha8Rng) -> Self {
+    pub fn new(min_th: f64, max_th: f64, max_p: f64, weight_log2: u32, ecn: bool, gentle: bool, typical_tx: Time, rng: ChaCha8Rng) -> Self {
         Red {
             min_th,
             max_th,
@@ -88,7 +88,7 @@ impl Red {
             w_q: (0.5f64).powi(weight_log2 as i32),
             ecn,
             gentle,
-            typical_tx: typical_tx.max(1),
+            typical_tx: typical_tx.max(Time::from_ps(1)),
             avg: 0.0,
             count: -1,
             rng,
@@ -108,12 +108,14 @@ impl Red {
         }
     }
 
-    pub fn on_arrival(&mut self, ecn: Ecn, occupancy: u32, now: Ps, idle_since: Option<Ps>) -> Verdict {
+    pub fn on_arrival(&mut self, ecn: Ecn, occupancy: u32, now: Time, idle_since: Option<Time>) -> Verdict {
         // Floyd & Jacobson: after an idle period the average decays as if m small packets had
         // arrived to an empty queue, m = idle time / typical transmission time.
         match idle_since {
             Some(since) if occupancy == 0 => {
-                let m = (now.saturating_sub(since) / self.typical_tx) as i32;
+                // An empty port's link freed at or before `now`: saturating is only a guard. The
+                // count is clamped (not wrapped) into i32; past ~2^31 it makes avg 0 either way.
+                let m = (now.saturating_sub(since) / self.typical_tx).min(i32::MAX as u64 - 1) as i32;
                 // m idle "arrivals" plus this one, all seeing an empty queue.
                 self.avg *= (1.0 - self.w_q).powi(m + 1);
             }
@@ -170,7 +172,7 @@ mod tests {
     }
 
     fn red(gentle: bool) -> Red {
-        Red::new(20.0, 60.0, 0.1, 9, true, gentle, 12_000_000, ChaCha8Rng::seed_from_u64(1))
+        Red::new(20.0, 60.0, 0.1, 9, true, gentle, Time::from_us(12), ChaCha8Rng::seed_from_u64(1))
     }
 
     #[test]
@@ -191,13 +193,13 @@ mod tests {
         let mut r = red(false);
         // Queue of 10 packets seen by 3 arrivals: avg = 10·(1 − (1 − 1/512)^3).
         for _ in 0..3 {
-            r.on_arrival(Ecn::Ect, 10, 0, None);
+            r.on_arrival(Ecn::Ect, 10, Time::ZERO, None);
         }
         let expect = 10.0 * (1.0 - (1.0 - 1.0 / 512.0f64).powi(3));
         assert!((r.avg - expect).abs() < 1e-12);
         // An idle period of 100 typical transmissions decays it by (1 − w_q)^101.
         let before = r.avg;
-        r.on_arrival(Ecn::Ect, 0, 1_200_000_000, Some(0));
+        r.on_arrival(Ecn::Ect, 0, Time::from_us(1200), Some(Time::ZERO));
         assert!((r.avg - before * (1.0 - 1.0 / 512.0f64).powi(101)).abs() < 1e-12);
     }
 
@@ -205,12 +207,12 @@ mod tests {
     fn red_marks_ect_and_drops_non_ect_above_max_th() {
         let mut r = red(false);
         r.avg = 100.0;
-        assert_eq!(r.on_arrival(Ecn::Ect, 100, 0, None), Verdict::Mark);
-        assert_eq!(r.on_arrival(Ecn::NotEct, 100, 0, None), Verdict::Drop);
+        assert_eq!(r.on_arrival(Ecn::Ect, 100, Time::ZERO, None), Verdict::Mark);
+        assert_eq!(r.on_arrival(Ecn::NotEct, 100, Time::ZERO, None), Verdict::Drop);
         let mut no_ecn = red(false);
         no_ecn.ecn = false;
         no_ecn.avg = 100.0;
-        assert_eq!(no_ecn.on_arrival(Ecn::Ect, 100, 0, None), Verdict::Drop);
+        assert_eq!(no_ecn.on_arrival(Ecn::Ect, 100, Time::ZERO, None), Verdict::Drop);
     }
 
     #[test]
@@ -224,7 +226,7 @@ mod tests {
         for _ in 0..n {
             r.avg = 40.0; // pin the average: p_b = 0.05
             r.w_q = 0.0;
-            if r.on_arrival(Ecn::Ect, 40, 0, None) == Verdict::Mark {
+            if r.on_arrival(Ecn::Ect, 40, Time::ZERO, None) == Verdict::Mark {
                 marks += 1;
             }
         }

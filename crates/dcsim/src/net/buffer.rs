@@ -6,7 +6,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::units::Ps;
+use crate::units::{Bytes, Time};
 
 /// Why the shared memory refused a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,35 +19,35 @@ pub enum Refusal {
 
 #[derive(Debug, Clone)]
 pub struct SharedBuffer {
-    /// B, bytes.
-    pub total: u64,
+    /// B.
+    pub total: Bytes,
     pub alpha: f64,
     /// The switch's egress ports that draw from this memory.
     pub ports: Vec<u32>,
-    /// Highest occupancy seen, bytes.
-    pub max_used: u64,
+    /// Highest occupancy seen.
+    pub max_used: Bytes,
     /// Bytes held, as of the last `used_at`.
-    used: u64,
+    used: Bytes,
     /// (departure time, bytes) of every packet held, earliest first: the memory's occupancy
     /// at any instant without visiting its ports.
-    departures: BinaryHeap<Reverse<(Ps, u64)>>,
+    departures: BinaryHeap<Reverse<(Time, Bytes)>>,
 }
 
 impl SharedBuffer {
-    pub fn new(total: u64, alpha: f64) -> Self {
+    pub fn new(total: Bytes, alpha: f64) -> Self {
         SharedBuffer {
             total,
             alpha,
             ports: Vec::new(),
-            max_used: 0,
-            used: 0,
+            max_used: Bytes::ZERO,
+            used: Bytes::ZERO,
             departures: BinaryHeap::new(),
         }
     }
 
     /// Bytes held at `now`: frees what has left by then.
     #[inline]
-    pub fn used_at(&mut self, now: Ps) -> u64 {
+    pub fn used_at(&mut self, now: Time) -> Bytes {
         while let Some(&Reverse((t, size))) = self.departures.peek() {
             if t > now {
                 break;
@@ -60,7 +60,7 @@ impl SharedBuffer {
 
     /// A packet of `size` bytes was admitted and leaves the memory at `departure`.
     #[inline]
-    pub fn hold(&mut self, size: u64, departure: Ps) {
+    pub fn hold(&mut self, size: Bytes, departure: Time) {
         self.used += size;
         self.max_used = self.max_used.max(self.used);
         self.departures.push(Reverse((departure, size)));
@@ -71,10 +71,10 @@ impl SharedBuffer {
     /// hit its maximum memory allocation or the shared pool itself is depleted, then the
     /// packet is dropped" (DCTCP paper §2.3.1).
     #[inline]
-    pub fn admit(&self, used: u64, port_bytes: u64, size: u64) -> Result<(), Refusal> {
+    pub fn admit(&self, used: Bytes, port_bytes: Bytes, size: Bytes) -> Result<(), Refusal> {
         if used + size > self.total {
             Err(Refusal::PoolFull)
-        } else if (port_bytes + size) as f64 > self.alpha * (self.total - used) as f64 {
+        } else if (port_bytes + size).as_u64() as f64 > self.alpha * (self.total - used).as_u64() as f64 {
             Err(Refusal::PortThreshold)
         } else {
             Ok(())
@@ -86,6 +86,10 @@ impl SharedBuffer {
 mod tests {
     use super::*;
 
+    const fn bytes(n: u64) -> Bytes {
+        Bytes::new(n)
+    }
+
     const ALPHA: f64 = 700.0 / 3300.0;
 
     /// Fills `ports` round-robin with 1500-B packets until every one is refused; returns what
@@ -96,7 +100,7 @@ mod tests {
             let mut admitted = false;
             for p in 0..ports {
                 let used: u64 = q.iter().sum();
-                if b.admit(used, q[p], 1500).is_ok() {
+                if b.admit(bytes(used), bytes(q[p]), bytes(1500)).is_ok() {
                     q[p] += 1500;
                     admitted = true;
                 }
@@ -111,17 +115,17 @@ mod tests {
     fn one_busy_port_gets_about_700_kb_of_a_4_mb_triumph() {
         // Packet n+1 joins while (n+1)·1500 ≤ α·(4e6 − n·1500), i.e. n ≤ 465.8: 466 packets,
         // 699,000 B (the continuous limit α·B/(1+α) = 700,000 B).
-        let b = SharedBuffer::new(4_000_000, ALPHA);
+        let b = SharedBuffer::new(bytes(4_000_000), ALPHA);
         assert_eq!(fill(&b, 1), vec![699_000]);
         // The 467th: 700,500 > α·3,301,000 = 700,212: over the port's threshold.
-        assert_eq!(b.admit(699_000, 699_000, 1500), Err(Refusal::PortThreshold));
+        assert_eq!(b.admit(bytes(699_000), bytes(699_000), bytes(1500)), Err(Refusal::PortThreshold));
     }
 
     #[test]
     fn busy_ports_share_by_the_dynamic_threshold() {
         // k ports each converge to α·B/(1 + k·α): 595,745 B for 2, 459,016 B for 4, within
         // one packet.
-        let b = SharedBuffer::new(4_000_000, ALPHA);
+        let b = SharedBuffer::new(bytes(4_000_000), ALPHA);
         for (k, share) in [(2usize, 595_745.0), (4, 459_016.0)] {
             for q in fill(&b, k) {
                 assert!((q as f64 - share).abs() <= 1500.0, "{k} ports: {q} vs {share}");
@@ -132,8 +136,8 @@ mod tests {
     #[test]
     fn pool_exhaustion_is_told_apart() {
         // With alpha large the per-port threshold never binds; the pool does.
-        let b = SharedBuffer::new(10_000, 100.0);
-        assert_eq!(b.admit(9_000, 0, 1500), Err(Refusal::PoolFull));
-        assert_eq!(b.admit(8_500, 0, 1500), Ok(()));
+        let b = SharedBuffer::new(bytes(10_000), 100.0);
+        assert_eq!(b.admit(bytes(9_000), bytes(0), bytes(1500)), Err(Refusal::PoolFull));
+        assert_eq!(b.admit(bytes(8_500), bytes(0), bytes(1500)), Ok(()));
     }
 }

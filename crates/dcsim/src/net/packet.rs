@@ -1,6 +1,6 @@
 //! A packet is a plain value: headers only, no payload bytes.
 
-use crate::units::Ps;
+use crate::units::Time;
 
 /// IP ECN codepoint (RFC 3168 §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,15 +32,18 @@ pub struct Packet {
     pub ecn: Ecn,
     /// Payload bytes.
     pub len: u32,
-    /// Bytes of the IP packet (payload + headers): what buffers hold.
+    /// Bytes of the IP packet (payload + headers): what buffers hold. A `u32` to keep
+    /// packets small; ports and shared memory count it as `units::Bytes`.
     pub size: u32,
+    /// Sequence and acknowledgment numbers: plain `u64` byte offsets, bounded by
+    /// `limits::MAX_BYTES` (2^50), so they never wrap (unlike TCP's 32-bit ones).
     pub seq: u64,
     pub ack: u64,
     /// Advertised receive window, bytes.
     pub rwnd: u64,
     /// RFC 7323 timestamps, in simulated ps (the model's clock is exact).
-    pub ts_val: Ps,
-    pub ts_ecr: Ps,
+    pub ts_val: Time,
+    pub ts_ecr: Time,
     /// SACK blocks (RFC 2018) as [start, end) offsets from `ack`; the first `sack_blocks` count.
     pub sack: [(u32, u32); 3],
     pub sack_blocks: u8,

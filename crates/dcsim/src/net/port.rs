@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::aqm::{Aqm, Verdict};
 use super::packet::{Ecn, Packet};
-use crate::units::{Ps, Rate};
+use crate::units::{Bytes, Rate, Time};
 
 /// Why a port refused a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,13 +30,13 @@ pub struct PortCounters {
     pub drops_aqm: u64,
     pub marks: u64,
     pub max_packets: u64,
-    pub max_bytes: u64,
-    /// `occupancy_ps[n]`: picoseconds spent holding n packets since the window start.
-    pub occupancy_ps: Vec<u64>,
-    /// ∫ bytes dt over the window, byte·ps.
+    pub max_bytes: Bytes,
+    /// `occupancy[n]`: time spent holding n packets since the window start.
+    pub occupancy: Vec<Time>,
+    /// ∫ bytes dt over the window, byte·ps (u128: up to 2^40 B held for 2^64 ps).
     pub byte_ps: u128,
     /// Link busy time within the window.
-    pub busy_ps: u64,
+    pub busy: Time,
 }
 
 #[derive(Debug)]
@@ -46,11 +46,11 @@ pub struct Port {
     pub peer: u32,
     pub is_switch: bool,
     pub rate: Rate,
-    pub delay: Ps,
+    pub delay: Time,
     /// Wire bytes per frame beyond the IP packet.
-    pub framing: u32,
+    pub framing: Bytes,
     pub limit_packets: u32,
-    pub limit_bytes: u64,
+    pub limit_bytes: Bytes,
     pub aqm: Aqm,
     /// Whether the packet being serialised counts towards the AQM's occupancy.
     aqm_counts_in_service: bool,
@@ -58,22 +58,22 @@ pub struct Port {
     /// schedule is fixed when a packet is admitted, so departures need no events: entries
     /// whose transmission has ended are drained lazily, at their exact end times.
     buffer: VecDeque<Held>,
-    buffered_bytes: u64,
+    buffered_bytes: Bytes,
     /// When the link finishes the last admitted packet.
-    free_at: Ps,
+    free_at: Time,
     /// Packets admitted and not yet at the peer, with their arrival times (the link is FIFO).
-    wire: VecDeque<(Ps, Packet)>,
-    last_change: Ps,
+    wire: VecDeque<(Time, Packet)>,
+    last_change: Time,
     /// Host timing noise: a random wait in [0, jitter] before a packet may start.
-    jitter: Option<(Ps, ChaCha8Rng)>,
+    jitter: Option<(Time, ChaCha8Rng)>,
     pub counters: PortCounters,
 }
 
 #[derive(Debug, Clone, Copy)]
 struct Held {
-    start: Ps,
-    end: Ps,
-    size: u32,
+    start: Time,
+    end: Time,
+    size: Bytes,
 }
 
 impl Port {
@@ -84,10 +84,10 @@ impl Port {
         peer: u32,
         is_switch: bool,
         rate: Rate,
-        delay: Ps,
-        framing: u32,
+        delay: Time,
+        framing: Bytes,
         limit_packets: u32,
-        limit_bytes: u64,
+        limit_bytes: Bytes,
         aqm: Aqm,
     ) -> Self {
         let aqm_counts_in_service = match &aqm {
@@ -107,46 +107,46 @@ impl Port {
             aqm,
             aqm_counts_in_service,
             buffer: VecDeque::new(),
-            buffered_bytes: 0,
-            free_at: 0,
+            buffered_bytes: Bytes::ZERO,
+            free_at: Time::ZERO,
             wire: VecDeque::new(),
-            last_change: 0,
+            last_change: Time::ZERO,
             jitter: None,
             counters: PortCounters {
-                occupancy_ps: vec![0; 64],
+                occupancy: vec![Time::ZERO; 64],
                 ..Default::default()
             },
         }
     }
 
     /// Makes each admitted packet wait a random time in [0, max] before it may start.
-    pub fn with_jitter(mut self, max: Ps, rng: ChaCha8Rng) -> Self {
-        self.jitter = (max > 0).then_some((max, rng));
+    pub fn with_jitter(mut self, max: Time, rng: ChaCha8Rng) -> Self {
+        self.jitter = (max > Time::ZERO).then_some((max, rng));
         self
     }
 
     /// Packets in the buffer at `now`, including the one being serialised.
     #[inline]
-    pub fn occupancy_packets(&mut self, now: Ps, window_start: Ps) -> u32 {
+    pub fn occupancy_packets(&mut self, now: Time, window_start: Time) -> u32 {
         self.drain(now, window_start);
         self.buffer.len() as u32
     }
 
     #[inline]
-    pub fn occupancy_bytes(&mut self, now: Ps, window_start: Ps) -> u64 {
+    pub fn occupancy_bytes(&mut self, now: Time, window_start: Time) -> Bytes {
         self.drain(now, window_start);
         self.buffered_bytes
     }
 
     /// Packets the buffer can still take at `now` (its packet limit minus its occupancy).
     #[inline]
-    pub fn free_slots(&mut self, now: Ps, window_start: Ps) -> usize {
+    pub fn free_slots(&mut self, now: Time, window_start: Time) -> usize {
         self.drain(now, window_start);
         (self.limit_packets as usize).saturating_sub(self.buffer.len())
     }
 
     /// When the packet now being serialised leaves the buffer, freeing a slot.
-    pub fn next_departure(&self) -> Option<Ps> {
+    pub fn next_departure(&self) -> Option<Time> {
         self.buffer.front().map(|h| h.end)
     }
 
@@ -166,36 +166,38 @@ impl Port {
     }
 
     /// Adds the time since the last occupancy change to the distribution (window only).
-    #[inline]
-    fn account(&mut self, t: Ps, window_start: Ps) {
+    /// Always inlined: it is on every packet's path, and the overflow checks' cold paths
+    /// would otherwise tip it over the inliner's size limit.
+    #[inline(always)]
+    fn account(&mut self, t: Time, window_start: Time) {
         let from = self.last_change.max(window_start);
         if t > from {
             let dt = t - from;
             let n = self.buffer.len();
-            if n >= self.counters.occupancy_ps.len() {
-                self.counters.occupancy_ps.resize(n + 1, 0);
+            if n >= self.counters.occupancy.len() {
+                self.counters.occupancy.resize(n + 1, Time::ZERO);
             }
-            self.counters.occupancy_ps[n] += dt;
-            self.counters.byte_ps += self.buffered_bytes as u128 * dt as u128;
+            self.counters.occupancy[n] += dt;
+            self.counters.byte_ps += self.buffered_bytes.as_u64() as u128 * dt.as_ps() as u128;
         }
         self.last_change = self.last_change.max(t);
     }
 
     /// Removes the packets whose transmission ended by `now`, each at its own end time.
     #[inline]
-    fn drain(&mut self, now: Ps, window_start: Ps) {
+    fn drain(&mut self, now: Time, window_start: Time) {
         while let Some(&h) = self.buffer.front() {
             if h.end > now {
                 break;
             }
             self.account(h.end, window_start);
             self.buffer.pop_front();
-            self.buffered_bytes -= h.size as u64;
+            self.buffered_bytes -= h.size;
             self.counters.sent_packets += 1;
-            self.counters.sent_bytes += h.size as u64;
+            self.counters.sent_bytes += h.size.as_u64();
             let from = h.start.max(window_start);
             if h.end > from {
-                self.counters.busy_ps += h.end - from;
+                self.counters.busy += h.end - from;
             }
         }
     }
@@ -206,11 +208,12 @@ impl Port {
     /// peer, its arrival time: the caller keeps exactly one arrival event per busy link, for
     /// the packet at the head of the wire.
     #[inline]
-    pub fn offer(&mut self, now: Ps, mut pkt: Packet, window_start: Ps) -> Result<(Ps, Option<Ps>), Offer> {
+    pub fn offer(&mut self, now: Time, mut pkt: Packet, window_start: Time) -> Result<(Time, Option<Time>), Offer> {
         self.drain(now, window_start);
         self.counters.arrived += 1;
         let packets = self.buffer.len() as u32;
-        if packets + 1 > self.limit_packets || self.buffered_bytes + pkt.size as u64 > self.limit_bytes {
+        let size = Bytes::from(pkt.size);
+        if packets + 1 > self.limit_packets || self.buffered_bytes + size > self.limit_bytes {
             self.counters.drops_buffer += 1;
             return Err(Offer::DroppedBuffer);
         }
@@ -234,18 +237,14 @@ impl Port {
         }
         self.account(now, window_start);
         let ready = match &mut self.jitter {
-            Some((max, rng)) => now + rng.gen_range(0..=*max),
+            Some((max, rng)) => now + Time::from_ps(rng.gen_range(0..=max.as_ps())),
             None => now,
         };
         let start = ready.max(self.free_at);
-        let end = start + self.rate.tx_time(pkt.size as u64 + self.framing as u64);
+        let end = start + self.rate.tx_time(size + self.framing);
         self.free_at = end;
-        self.buffer.push_back(Held {
-            start,
-            end,
-            size: pkt.size,
-        });
-        self.buffered_bytes += pkt.size as u64;
+        self.buffer.push_back(Held { start, end, size });
+        self.buffered_bytes += size;
         let arrive = end + self.delay;
         let first = self.wire.is_empty();
         self.wire.push_back((arrive, pkt));
@@ -259,19 +258,19 @@ impl Port {
     /// The packet at the head of the wire has reached the peer. Returns it, and the arrival
     /// time of the next one if another is on the way.
     #[inline]
-    pub fn pop_wire(&mut self) -> (Packet, Option<Ps>) {
+    pub fn pop_wire(&mut self) -> (Packet, Option<Time>) {
         let (_, pkt) = self.wire.pop_front().expect("a link-arrival event always has a packet on the wire");
         (pkt, self.wire.front().map(|&(t, _)| t))
     }
 
     /// Closes the occupancy distribution and busy time at the end of the run.
-    pub fn close(&mut self, end: Ps, window_start: Ps) {
+    pub fn close(&mut self, end: Time, window_start: Time) {
         self.drain(end, window_start);
         self.account(end, window_start);
         if let Some(h) = self.buffer.front() {
             let from = h.start.max(window_start);
             if end > from {
-                self.counters.busy_ps += end - from;
+                self.counters.busy += end - from;
             }
         }
     }

@@ -14,13 +14,13 @@
 use std::collections::VecDeque;
 
 use super::packet::Packet;
-use crate::units::Ps;
+use crate::units::Time;
 
 #[derive(Debug)]
 pub struct RxModeration {
-    interval: Ps,
+    interval: Time,
     /// Time of the last interrupt, or of the pending one.
-    last_irq: Option<Ps>,
+    last_irq: Option<Time>,
     pending: bool,
     /// Packets waiting for the pending interrupt, oldest first.
     ring: VecDeque<Packet>,
@@ -33,12 +33,12 @@ pub enum RxArrival {
     Deliver,
     /// Held for the pending interrupt; `Some(t)` when this arrival set it up for time `t`
     /// (the caller schedules it), `None` when one was already pending.
-    Held(Option<Ps>),
+    Held(Option<Time>),
 }
 
 impl RxModeration {
-    pub fn new(interval: Ps) -> Self {
-        debug_assert!(interval > 0);
+    pub fn new(interval: Time) -> Self {
+        debug_assert!(interval > Time::ZERO);
         Self {
             interval,
             last_irq: None,
@@ -48,7 +48,7 @@ impl RxModeration {
     }
 
     /// A packet arrives at `now`; if it is held, the NIC keeps it until `take_next` drains it.
-    pub fn on_arrival(&mut self, now: Ps, pkt: Packet) -> RxArrival {
+    pub fn on_arrival(&mut self, now: Time, pkt: Packet) -> RxArrival {
         if self.pending {
             self.ring.push_back(pkt);
             return RxArrival::Held(None);
@@ -84,7 +84,6 @@ impl RxModeration {
 mod tests {
     use super::*;
     use crate::net::packet::{Ecn, ACK};
-    use crate::units::PS_PER_US as US;
 
     fn packet(seq: u64) -> Packet {
         Packet {
@@ -99,8 +98,8 @@ mod tests {
             seq,
             ack: 1,
             rwnd: 65_535,
-            ts_val: 0,
-            ts_ecr: 0,
+            ts_val: Time::ZERO,
+            ts_ecr: Time::ZERO,
             sack: [(0, 0); 3],
             sack_blocks: 0,
         }
@@ -113,23 +112,23 @@ mod tests {
     #[test]
     fn a_lone_packet_goes_at_once_and_a_train_in_batches() {
         // Interval 50 µs; a train of packets 12 µs apart from t = 100 µs.
-        let mut rx = RxModeration::new(50 * US);
-        let arrive = |rx: &mut RxModeration, i: u64| rx.on_arrival((100 + 12 * i) * US, packet(i));
+        let mut rx = RxModeration::new(Time::from_us(50));
+        let arrive = |rx: &mut RxModeration, i: u64| rx.on_arrival(Time::from_us(100 + 12 * i), packet(i));
         // t = 100: the NIC has been quiet, interrupt now.
         assert_eq!(arrive(&mut rx, 0), RxArrival::Deliver);
         // t = 112: the next interrupt is allowed at 150; t = 124, 136, 148 join it.
-        assert_eq!(arrive(&mut rx, 1), RxArrival::Held(Some(150 * US)));
+        assert_eq!(arrive(&mut rx, 1), RxArrival::Held(Some(Time::from_us(150))));
         for i in 2..=4 {
             assert_eq!(arrive(&mut rx, i), RxArrival::Held(None));
         }
         assert_eq!(rx.held(), 4);
         assert_eq!(batch(&mut rx), vec![1, 2, 3, 4], "the interrupt at 150 takes them in order");
         // t = 160, 172: 50 µs after the interrupt at 150, so they wait for 200.
-        assert_eq!(arrive(&mut rx, 5), RxArrival::Held(Some(200 * US)));
+        assert_eq!(arrive(&mut rx, 5), RxArrival::Held(Some(Time::from_us(200))));
         assert_eq!(arrive(&mut rx, 6), RxArrival::Held(None));
         assert_eq!(batch(&mut rx), vec![5, 6]);
         // Exactly one interval after the last interrupt (200): through at once.
-        assert_eq!(rx.on_arrival(250 * US, packet(7)), RxArrival::Deliver);
+        assert_eq!(rx.on_arrival(Time::from_us(250), packet(7)), RxArrival::Deliver);
         assert_eq!(rx.held(), 0);
     }
 }

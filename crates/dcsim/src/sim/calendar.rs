@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::units::Ps;
+use crate::units::Time;
 
 /// `key` = time << 64 | sequence: one integer comparison orders by time, then FIFO.
 struct Entry<E> {
@@ -45,21 +45,21 @@ impl<E> Default for Calendar<E> {
 }
 
 impl<E> Calendar<E> {
-    pub fn schedule(&mut self, time: Ps, event: E) {
+    pub fn schedule(&mut self, time: Time, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.heap.push(Entry {
-            key: (time as u128) << 64 | seq as u128,
+            key: (time.as_ps() as u128) << 64 | seq as u128,
             event,
         });
     }
 
-    pub fn pop(&mut self) -> Option<(Ps, E)> {
-        self.heap.pop().map(|e| ((e.key >> 64) as Ps, e.event))
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        self.heap.pop().map(|e| (Time::from_ps((e.key >> 64) as u64), e.event))
     }
 
-    pub fn peek_time(&self) -> Option<Ps> {
-        self.heap.peek().map(|e| (e.key >> 64) as Ps)
+    pub fn peek_time(&self) -> Option<Time> {
+        self.heap.peek().map(|e| Time::from_ps((e.key >> 64) as u64))
     }
 }
 
@@ -70,12 +70,12 @@ mod tests {
     #[test]
     fn pops_in_time_order_and_fifo_among_ties() {
         let mut c = Calendar::default();
-        c.schedule(20, "c");
-        c.schedule(10, "a");
-        c.schedule(20, "d");
-        c.schedule(10, "b");
-        c.schedule(5, "first");
-        let order: Vec<_> = std::iter::from_fn(|| c.pop()).collect();
+        c.schedule(Time::from_ps(20), "c");
+        c.schedule(Time::from_ps(10), "a");
+        c.schedule(Time::from_ps(20), "d");
+        c.schedule(Time::from_ps(10), "b");
+        c.schedule(Time::from_ps(5), "first");
+        let order: Vec<_> = std::iter::from_fn(|| c.pop()).map(|(t, e)| (t.as_ps(), e)).collect();
         assert_eq!(order, vec![(5, "first"), (10, "a"), (10, "b"), (20, "c"), (20, "d")]);
     }
 }

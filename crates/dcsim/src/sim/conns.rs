@@ -9,7 +9,7 @@ use crate::results::{FlowSamples, FlowStats};
 use crate::scenario::CcKind;
 use crate::tcp::endpoint::EndpointCounters;
 use crate::tcp::ictcp::ConnState;
-use crate::units::{s_from_ps, Ps};
+use crate::units::Time;
 
 /// A connection as the results see it: its row of `flows` and its flow-sample values. An
 /// ended connection keeps only this.
@@ -20,9 +20,9 @@ pub(super) struct FlowRecord {
     pub(super) src: u32,
     pub(super) dst: u32,
     pub(super) cc: CcKind,
-    pub(super) start: Ps,
-    pub(super) established: Option<Ps>,
-    pub(super) completion: Option<Ps>,
+    pub(super) start: Time,
+    pub(super) established: Option<Time>,
+    pub(super) completion: Option<Time>,
     /// Bytes the receiver took in order, in all and by the end of the warm-up.
     pub(super) delivered: u64,
     pub(super) delivered_at_warmup: u64,
@@ -30,7 +30,7 @@ pub(super) struct FlowRecord {
     pub(super) counters: EndpointCounters,
     pub(super) cwnd: f64,
     pub(super) alpha: f64,
-    pub(super) srtt: Option<Ps>,
+    pub(super) srtt: Option<Time>,
     /// The receiving end's ICTCP state, if its host runs ICTCP.
     pub(super) ictcp: Option<IctcpView>,
 }
@@ -41,7 +41,7 @@ pub(super) struct IctcpView {
     pub(super) rwnd: u64,
     pub(super) measured_bps: f64,
     pub(super) expected_bps: f64,
-    pub(super) srtt: Option<Ps>,
+    pub(super) srtt: Option<Time>,
 }
 
 impl IctcpView {
@@ -62,7 +62,7 @@ impl FlowRecord {
 
     /// Its row of `flows`; `window`: the measurement window, seconds.
     pub(super) fn stats(&self, id: u32, window: f64) -> FlowStats {
-        let nan_or = |t: Option<Ps>| t.map_or(f64::NAN, s_from_ps);
+        let nan_or = |t: Option<Time>| t.map_or(f64::NAN, Time::as_secs_f64);
         let k = &self.counters;
         FlowStats {
             id,
@@ -70,7 +70,7 @@ impl FlowRecord {
             src: self.src,
             dst: self.dst,
             cc: self.cc.name().to_string(),
-            start_s: s_from_ps(self.start),
+            start_s: self.start.as_secs_f64(),
             established_s: nan_or(self.established),
             completion_s: nan_or(self.completion),
             bytes_delivered: self.delivered,
@@ -99,7 +99,7 @@ impl FlowRecord {
         f.ictcp_rwnd_bytes.push(r.map_or(f64::NAN, |r| r.rwnd as f64));
         f.ictcp_measured_bps.push(r.map_or(f64::NAN, |r| r.measured_bps));
         f.ictcp_expected_bps.push(r.map_or(f64::NAN, |r| r.expected_bps));
-        f.ictcp_rtt_s.push(r.and_then(|r| r.srtt).map_or(f64::NAN, s_from_ps));
+        f.ictcp_rtt_s.push(r.and_then(|r| r.srtt).map_or(f64::NAN, Time::as_secs_f64));
     }
 }
 

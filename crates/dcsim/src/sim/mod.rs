@@ -25,7 +25,7 @@ use crate::tcp::cc::Cc;
 use crate::tcp::ictcp::{IctcpParams, Interface};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::{Endpoint, TcpParams};
-use crate::units::{ps_from_ms, ps_from_s, ps_from_us, s_from_ps, Ps};
+use crate::units::{Bytes, Time};
 use calendar::Calendar;
 use conns::{Conns, FlowRecord, IctcpView};
 use trace::Tracer;
@@ -80,18 +80,18 @@ struct Conn {
     ends: [Endpoint; 2],
     hosts: [u32; 2],
     cc: CcKind,
-    start: Ps,
+    start: Time,
     bytes: Option<u64>,
-    stop: Option<Ps>,
-    completion: Option<Ps>,
+    stop: Option<Time>,
+    completion: Option<Time>,
     delivered_at_warmup: u64,
     /// Time of the calendar event pending for each (end, timer), if any.
-    timer_event: [[Option<Ps>; 2]; 2],
+    timer_event: [[Option<Time>; 2]; 2],
     /// Set on the connections of a query workload.
     query: Option<QueryRole>,
     /// Per end: (departure time, bytes) of its packets still in its host's NIC queue, for the
     /// per-connection host-queue limit (M10).
-    in_nic: [VecDeque<(Ps, u32)>; 2],
+    in_nic: [VecDeque<(Time, u32)>; 2],
     in_nic_bytes: [u64; 2],
     /// Per end: its entry in its host's ICTCP table, if the host runs ICTCP.
     ictcp: [Option<u32>; 2],
@@ -102,7 +102,7 @@ struct Conn {
 
 impl Conn {
     /// Bytes end `e` still has in its NIC queue at `now`.
-    fn nic_bytes(&mut self, e: usize, now: Ps) -> u64 {
+    fn nic_bytes(&mut self, e: usize, now: Time) -> u64 {
         let q = &mut self.in_nic[e];
         while let Some(&(t, b)) = q.front() {
             if t > now {
@@ -159,7 +159,7 @@ struct HostQueueLimit {
 }
 
 impl ConnFactory {
-    fn make(&self, id: u32, src: u32, dst: u32, cc: CcKind, start: Ps, rcv_buffer: Option<u64>) -> Conn {
+    fn make(&self, id: u32, src: u32, dst: u32, cc: CcKind, start: Time, rcv_buffer: Option<u64>) -> Conn {
         let t = &self.tcp;
         let ect_on_control = match t.ect_on_control {
             EctOnControl::Auto => cc == CcKind::Dctcp,
@@ -170,12 +170,12 @@ impl ConnFactory {
             mss: t.mss,
             header_bytes: t.header_bytes,
             init_cwnd_segments: t.init_cwnd_segments,
-            rto_min: ps_from_ms(t.rto_min_ms),
-            rto_initial: ps_from_ms(t.rto_initial_ms),
-            rto_max: ps_from_ms(t.rto_max_ms),
-            timer_tick: ps_from_ms(t.timer_tick_ms),
+            rto_min: Time::from_ms_f64(t.rto_min_ms),
+            rto_initial: Time::from_ms_f64(t.rto_initial_ms),
+            rto_max: Time::from_ms_f64(t.rto_max_ms),
+            timer_tick: Time::from_ms_f64(t.timer_tick_ms),
             delack_segments: t.delayed_ack_segments,
-            delack_timeout: ps_from_ms(t.delayed_ack_timeout_ms),
+            delack_timeout: Time::from_ms_f64(t.delayed_ack_timeout_ms),
             rcv_buffer: rcv_buffer.unwrap_or(t.rcv_buffer_bytes),
             ect_on_control,
             dctcp_receiver: (cc == CcKind::Dctcp).then_some(t.dctcp_receiver),
@@ -219,11 +219,11 @@ impl ConnFactory {
 pub struct Simulation {
     name: String,
     seed: u64,
-    now: Ps,
-    end: Ps,
+    now: Time,
+    end: Time,
     /// Query rounds still to finish before the run may stop early (None: run to `end`).
     rounds_left: Option<u64>,
-    warmup: Ps,
+    warmup: Time,
     cal: Calendar<Event>,
     nodes: Vec<Node>,
     ports: Vec<Port>,
@@ -232,7 +232,7 @@ pub struct Simulation {
     /// Per host: the (connection, end) senders waiting for room in its NIC queue, and the
     /// time of the pending `NicRoom` event.
     nic_waiting: Vec<Vec<(u32, u8)>>,
-    nic_wake: Vec<Option<Ps>>,
+    nic_wake: Vec<Option<Time>>,
     host_queue: HostQueueLimit,
     /// Per node: receive interrupt moderation on a host's NIC, if the scenario turns it on.
     rx_moderation: Vec<Option<RxModeration>>,
@@ -249,11 +249,11 @@ pub struct Simulation {
     hops: u64,
     injected: u64,
     delivered: u64,
-    queue_sample_every: Ps,
+    queue_sample_every: Time,
     sampled_ports: Vec<u32>,
     /// Packet traces (`measure.trace_*`).
     tracer: Tracer,
-    flow_sample_every: Ps,
+    flow_sample_every: Time,
     queue_samples: QueueSamples,
     pool_samples: PoolSamples,
     flow_samples: FlowSamples,
@@ -279,11 +279,11 @@ impl Simulation {
             } else {
                 0.0
             };
-            let start = ps_from_s(f.start_s) + ps_from_us(jitter);
+            let start = Time::from_secs_f64(f.start_s) + Time::from_us_f64(jitter);
             let mut conn = factory.make(i as u32, f.src, f.dst, f.cc.unwrap_or(t.cc), start, f.rcv_buffer_bytes);
             conn.ends[0].write(f.bytes.unwrap_or(u64::MAX));
             conn.bytes = f.bytes;
-            conn.stop = f.stop_s.map(ps_from_s);
+            conn.stop = f.stop_s.map(Time::from_secs_f64);
             conns.push(conn);
         }
         let mut workloads = Vec::with_capacity(s.queries.len());
@@ -295,7 +295,7 @@ impl Simulation {
                 // Long-lived connections, opened at time 0 (DCTCP §4.2.2, ICTCP §II-A).
                 for &server in &q.servers {
                     let id = conns.len() as u32;
-                    let mut conn = factory.make(id, q.client, server, wl.cc, 0, wl.rcv_buffer);
+                    let mut conn = factory.make(id, q.client, server, wl.cc, Time::ZERO, wl.rcv_buffer);
                     conn.query = Some(QueryRole {
                         workload: w as u32,
                         query: None,
@@ -332,26 +332,26 @@ impl Simulation {
                 mss: t.mss,
                 min_rwnd_segments: ic.min_rwnd_segments,
                 fairness_fraction: ic.fairness_fraction,
-                rtt_limit: ps_from_ms(ic.rtt_limit_ms),
-                initial_subslot: ps_from_us(ic.initial_subslot_us).max(1),
-                timestamp_tick: ps_from_us(ic.timestamp_tick_ns / 1000.0).max(1),
+                rtt_limit: Time::from_ms_f64(ic.rtt_limit_ms),
+                initial_subslot: Time::from_us_f64(ic.initial_subslot_us).max(Time::from_ps(1)),
+                timestamp_tick: Time::from_us_f64(ic.timestamp_tick_ns / 1000.0).max(Time::from_ps(1)),
                 // Spec ASSUMPTION: "prolonged idle" = longer than RTO_min (and two slots).
-                idle_restart: ps_from_ms(t.rto_min_ms),
+                idle_restart: Time::from_ms_f64(t.rto_min_ms),
             }));
         }
-        let itr = ps_from_us(s.host.rx_interrupt_interval_us);
+        let itr = Time::from_us_f64(s.host.rx_interrupt_interval_us);
         let rx_moderation = net
             .nodes
             .iter()
-            .map(|n| (!n.is_switch && itr > 0).then(|| RxModeration::new(itr)))
+            .map(|n| (!n.is_switch && itr > Time::ZERO).then(|| RxModeration::new(itr)))
             .collect();
         let mut sim = Simulation {
             name: s.name.clone(),
             seed: s.sim.seed,
-            now: 0,
-            end: ps_from_s(s.sim.duration_s),
+            now: Time::ZERO,
+            end: Time::from_secs_f64(s.sim.duration_s),
             rounds_left: (s.sim.stop_when_queries_done && !s.queries.is_empty()).then(|| s.queries.iter().map(|q| q.rounds as u64).sum()),
-            warmup: ps_from_s(s.sim.warmup_s),
+            warmup: Time::from_secs_f64(s.sim.warmup_s),
             cal: Calendar::default(),
             nodes: net.nodes,
             ports: net.ports,
@@ -375,10 +375,10 @@ impl Simulation {
             hops: 0,
             injected: 0,
             delivered: 0,
-            queue_sample_every: ps_from_us(s.measure.queue_sample_us),
+            queue_sample_every: Time::from_us_f64(s.measure.queue_sample_us),
             sampled_ports,
             tracer,
-            flow_sample_every: ps_from_us(s.measure.flow_sample_us),
+            flow_sample_every: Time::from_us_f64(s.measure.flow_sample_us),
             queue_samples: QueueSamples::default(),
             pool_samples: PoolSamples::default(),
             flow_samples: FlowSamples::default(),
@@ -398,13 +398,13 @@ impl Simulation {
         for (w, wl) in sim.workloads.iter().enumerate() {
             sim.cal.schedule(wl.start, Event::IssueQuery(w as u32));
         }
-        if sim.warmup > 0 {
+        if sim.warmup > Time::ZERO {
             sim.cal.schedule(sim.warmup, Event::WarmupEnd);
         }
-        if sim.queue_sample_every > 0 && !sim.sampled_ports.is_empty() {
+        if sim.queue_sample_every > Time::ZERO && !sim.sampled_ports.is_empty() {
             sim.cal.schedule(sim.warmup, Event::QueueSample);
         }
-        if sim.flow_sample_every > 0 && !sim.conns.is_empty() {
+        if sim.flow_sample_every > Time::ZERO && !sim.conns.is_empty() {
             sim.cal.schedule(sim.warmup, Event::FlowSample);
         }
         Ok(sim)
@@ -438,7 +438,7 @@ impl Simulation {
             countdown -= 1;
             if countdown == 0 {
                 countdown = every_events;
-                if !observe(t as f64 / self.end.max(1) as f64) {
+                if !observe(t.as_ps() as f64 / self.end.max(Time::from_ps(1)).as_ps() as f64) {
                     return None;
                 }
             }
@@ -475,25 +475,25 @@ impl Simulation {
                 });
             }
             Event::QueueSample => {
-                let t = s_from_ps(self.now);
+                let t = self.now.as_secs_f64();
                 for &p in &self.sampled_ports {
                     let port = &mut self.ports[p as usize];
                     self.queue_samples.port.push(p);
                     self.queue_samples.t_s.push(t);
                     self.queue_samples.packets.push(port.occupancy_packets(self.now, self.warmup));
-                    self.queue_samples.bytes.push(port.occupancy_bytes(self.now, self.warmup));
+                    self.queue_samples.bytes.push(port.occupancy_bytes(self.now, self.warmup).as_u64());
                 }
                 for (i, node) in self.nodes.iter_mut().filter(|n| n.is_switch).enumerate() {
                     if let Some(shared) = &mut node.shared {
                         self.pool_samples.switch.push(i as u32);
                         self.pool_samples.t_s.push(t);
-                        self.pool_samples.bytes.push(shared.used_at(self.now));
+                        self.pool_samples.bytes.push(shared.used_at(self.now).as_u64());
                     }
                 }
                 self.cal.schedule(self.now + self.queue_sample_every, Event::QueueSample);
             }
             Event::FlowSample => {
-                let t = s_from_ps(self.now);
+                let t = self.now.as_secs_f64();
                 for i in 0..self.conns.len() as u32 {
                     let record = self.flow_record(i);
                     record.sample(i, t, &mut self.flow_samples);
@@ -507,7 +507,7 @@ impl Simulation {
                         f.bw_t_bps.push(i.bw_t_bps);
                         f.bw_a_bps.push(i.bw_a_bps);
                         f.quota_bps.push(if i.in_second_subslot() { i.quota_bps() } else { f64::NAN });
-                        f.subslot_s.push(s_from_ps(i.subslot()));
+                        f.subslot_s.push(i.subslot().as_secs_f64());
                     }
                 }
                 self.cal.schedule(self.now + self.flow_sample_every, Event::FlowSample);
@@ -518,10 +518,10 @@ impl Simulation {
 
     #[inline]
     /// Offers a packet to port `p`; its departure time if admitted.
-    fn enqueue(&mut self, p: u32, pkt: Packet) -> Option<Ps> {
+    fn enqueue(&mut self, p: u32, pkt: Packet) -> Option<Time> {
         let (now, ws) = (self.now, self.warmup);
         let node = self.ports[p as usize].node as usize;
-        let size = pkt.size as u64;
+        let size = Bytes::from(pkt.size);
         if let Some(shared) = &mut self.nodes[node].shared {
             let used = shared.used_at(now);
             let port_bytes = self.ports[p as usize].occupancy_bytes(now, ws);
@@ -691,7 +691,7 @@ impl Simulation {
     /// Runs `f` on end `e` of connection `c` (told first how much its NIC can take), with the
     /// current time and the scratch output buffer, then sends what it emitted.
     #[inline]
-    fn drive(&mut self, c: u32, e: u8, f: impl FnOnce(&mut Endpoint, Ps, &mut Vec<Packet>)) {
+    fn drive(&mut self, c: u32, e: u8, f: impl FnOnce(&mut Endpoint, Time, &mut Vec<Packet>)) {
         self.set_tx_room(c, e);
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
@@ -930,7 +930,7 @@ impl Simulation {
     }
 
     fn results(&mut self) -> Results {
-        let window = s_from_ps(self.end - self.warmup);
+        let window = (self.end - self.warmup).as_secs_f64();
         let mut ports = Vec::with_capacity(self.ports.len());
         let mut conservation = Conservation {
             injected: self.injected,
@@ -945,7 +945,7 @@ impl Simulation {
             let c = &port.counters;
             conservation.dropped += c.drops_buffer + c.drops_pool + c.drops_aqm;
             conservation.in_flight += port.in_flight() as u64;
-            let mut hist: Vec<f64> = c.occupancy_ps.iter().map(|&ps| s_from_ps(ps)).collect();
+            let mut hist: Vec<f64> = c.occupancy.iter().map(|t| t.as_secs_f64()).collect();
             while hist.len() > 1 && hist.last() == Some(&0.0) {
                 hist.pop();
             }
@@ -971,20 +971,20 @@ impl Simulation {
                 marks: c.marks,
                 queued_at_end,
                 max_packets: c.max_packets,
-                max_bytes: c.max_bytes,
+                max_bytes: c.max_bytes.as_u64(),
                 mean_packets,
-                mean_bytes: c.byte_ps as f64 / (self.end - self.warmup) as f64,
-                utilization: s_from_ps(c.busy_ps) / window,
+                mean_bytes: c.byte_ps as f64 / (self.end - self.warmup).as_ps() as f64,
+                utilization: c.busy.as_secs_f64() / window,
                 occupancy_time_s: hist,
             });
         }
-        let nan_or = |t: Option<Ps>| t.map_or(f64::NAN, s_from_ps);
+        let nan_or = |t: Option<Time>| t.map_or(f64::NAN, Time::as_secs_f64);
         let flows = (0..self.conns.len() as u32).map(|i| self.flow_record(i).stats(i, window)).collect();
         Results {
             name: self.name.clone(),
             seed: self.seed,
-            duration_s: s_from_ps(self.end),
-            warmup_s: s_from_ps(self.warmup),
+            duration_s: self.end.as_secs_f64(),
+            warmup_s: self.warmup.as_secs_f64(),
             events: self.events,
             packet_hops: self.hops,
             ports,
@@ -995,9 +995,9 @@ impl Simulation {
                 .filter(|n| n.is_switch)
                 .map(|n| SwitchStats {
                     name: n.name.clone(),
-                    shared_bytes: n.shared.as_ref().map_or(0, |s| s.total),
+                    shared_bytes: n.shared.as_ref().map_or(0, |s| s.total.as_u64()),
                     alpha: n.shared.as_ref().map_or(0.0, |s| s.alpha),
-                    max_used_bytes: n.shared.as_ref().map_or(0, |s| s.max_used),
+                    max_used_bytes: n.shared.as_ref().map_or(0, |s| s.max_used.as_u64()),
                 })
                 .collect(),
             queries: self
@@ -1010,9 +1010,9 @@ impl Simulation {
                         query: q as u32,
                         client: wl.client,
                         servers: wl.servers.len() as u32,
-                        issued_s: s_from_ps(r.issued),
+                        issued_s: r.issued.as_secs_f64(),
                         completed_s: nan_or(r.done),
-                        qct_s: r.done.map_or(f64::NAN, |d| s_from_ps(d - r.issued)),
+                        qct_s: r.done.map_or(f64::NAN, |d| (d - r.issued).as_secs_f64()),
                         response_bytes: wl.response * wl.servers.len() as u64,
                         timeouts: r.timeouts,
                     })

@@ -9,7 +9,7 @@
 use crate::net::packet::{Ecn, Packet};
 use crate::net::port::Port;
 use crate::results::PacketTrace;
-use crate::units::{s_from_ps, Ps};
+use crate::units::Time;
 
 pub const TX: u8 = 0;
 pub const RX: u8 = 1;
@@ -50,7 +50,7 @@ impl Tracer {
     }
 
     /// Packet `pkt` finished crossing port `p`'s link at `now`; `src` is its sending host.
-    pub fn on_link_arrival(&mut self, now: Ps, p: u32, port: &Port, pkt: &Packet, src: u32) {
+    pub fn on_link_arrival(&mut self, now: Time, p: u32, port: &Port, pkt: &Packet, src: u32) {
         let left = now - port.delay;
         if self.ports[p as usize] {
             self.push(PORT_VIEW, left, p, TX, pkt, src);
@@ -65,16 +65,16 @@ impl Tracer {
     }
 
     /// Port `p` refused `pkt` at `now`.
-    pub fn on_drop(&mut self, now: Ps, p: u32, pkt: &Packet, src: u32) {
+    pub fn on_drop(&mut self, now: Time, p: u32, pkt: &Packet, src: u32) {
         if self.ports[p as usize] {
             self.push(PORT_VIEW, now, p, DROP, pkt, src);
         }
     }
 
-    fn push(&mut self, view: u8, t: Ps, port: u32, event: u8, pkt: &Packet, src: u32) {
+    fn push(&mut self, view: u8, t: Time, port: u32, event: u8, pkt: &Packet, src: u32) {
         let r = &mut self.records;
         r.view.push(view);
-        r.t_s.push(s_from_ps(t));
+        r.t_s.push(t.as_secs_f64());
         r.port.push(port);
         r.event.push(event);
         r.flow.push(pkt.conn);

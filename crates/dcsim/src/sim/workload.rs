@@ -6,7 +6,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::scenario::{Arrival, CcKind, QuerySpec};
-use crate::units::{ps_from_ms, ps_from_s, ps_from_us, Ps};
+use crate::units::Time;
 
 /// A connection's part in a workload.
 #[derive(Debug, Clone, Copy)]
@@ -23,8 +23,8 @@ pub struct QueryRole {
 /// What the results keep of a query.
 #[derive(Debug, Clone)]
 pub struct QueryRecord {
-    pub issued: Ps,
-    pub done: Option<Ps>,
+    pub issued: Time,
+    pub done: Option<Time>,
     /// Retransmission timeouts (and SYN retries) on its connections while it ran.
     pub timeouts: u64,
 }
@@ -49,10 +49,10 @@ pub struct Workload {
     pub request: u64,
     pub response: u64,
     pub rounds: u32,
-    pub start: Ps,
+    pub start: Time,
     /// Mean interval of Poisson arrivals; None = barrier-synchronised.
-    pub mean_interval: Option<Ps>,
-    pub jitter: Ps,
+    pub mean_interval: Option<Time>,
+    pub jitter: Time,
     pub persistent: bool,
     pub cc: CcKind,
     pub rcv_buffer: Option<u64>,
@@ -72,12 +72,12 @@ impl Workload {
             request: q.request_bytes,
             response: q.response_bytes,
             rounds: q.rounds,
-            start: ps_from_s(q.start_s),
+            start: Time::from_secs_f64(q.start_s),
             mean_interval: match q.arrival {
                 Arrival::Barrier => None,
-                Arrival::Poisson { mean_interval_ms } => Some(ps_from_ms(mean_interval_ms)),
+                Arrival::Poisson { mean_interval_ms } => Some(Time::from_ms_f64(mean_interval_ms)),
             },
-            jitter: ps_from_us(q.response_jitter_us),
+            jitter: Time::from_us_f64(q.response_jitter_us),
             persistent: q.persistent,
             cc: q.cc.unwrap_or(default_cc),
             rcv_buffer: q.rcv_buffer_bytes,
@@ -89,19 +89,19 @@ impl Workload {
     }
 
     /// The server's wait before it answers: uniform in [0, jitter] (M24).
-    pub fn response_delay(&mut self) -> Ps {
-        if self.jitter == 0 {
-            0
+    pub fn response_delay(&mut self) -> Time {
+        if self.jitter == Time::ZERO {
+            Time::ZERO
         } else {
-            self.rng.gen_range(0..=self.jitter)
+            Time::from_ps(self.rng.gen_range(0..=self.jitter.as_ps()))
         }
     }
 
     /// Time to the next Poisson arrival (exponential), if arrivals are Poisson.
-    pub fn next_interval(&mut self) -> Option<Ps> {
-        let mean = self.mean_interval? as f64;
+    pub fn next_interval(&mut self) -> Option<Time> {
+        let mean = self.mean_interval?.as_ps() as f64;
         let u: f64 = self.rng.gen_range(f64::MIN_POSITIVE..1.0);
-        Some((-u.ln() * mean).round() as Ps)
+        Some(Time::from_ps_f64(-u.ln() * mean))
     }
 
     /// The query a response completes: the k-th response on a persistent connection answers

@@ -10,7 +10,7 @@ use super::ranges::RangeSet;
 use super::rtt::RttEstimator;
 use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, SYN};
 use crate::scenario::DctcpReceiver;
-use crate::units::Ps;
+use crate::units::Time;
 
 /// Per-connection constants, resolved from the scenario.
 #[derive(Debug, Clone)]
@@ -18,12 +18,12 @@ pub struct TcpParams {
     pub mss: u32,
     pub header_bytes: u32,
     pub init_cwnd_segments: u32,
-    pub rto_min: Ps,
-    pub rto_initial: Ps,
-    pub rto_max: Ps,
-    pub timer_tick: Ps,
+    pub rto_min: Time,
+    pub rto_initial: Time,
+    pub rto_max: Time,
+    pub timer_tick: Time,
     pub delack_segments: u32,
-    pub delack_timeout: Ps,
+    pub delack_timeout: Time,
     pub rcv_buffer: u64,
     /// Set ECT on SYN, SYN-ACK, pure ACKs and retransmissions too (DCTCP hosts, §7.3).
     pub ect_on_control: bool,
@@ -75,7 +75,7 @@ impl EndpointCounters {
 
 /// Timestamps are sent as `now + 1` so that a segment sent at time 0 still carries a
 /// non-zero TSval (0 means "no echo").
-pub(crate) const TS_OFFSET: Ps = 1;
+pub(crate) const TS_OFFSET: Time = Time::from_ps(1);
 
 #[derive(Debug, Clone)]
 pub struct Endpoint {
@@ -86,7 +86,7 @@ pub struct Endpoint {
     host: u32,
     peer_host: u32,
     pub state: State,
-    pub established_at: Option<Ps>,
+    pub established_at: Option<Time>,
     // ---- sender ----
     pub snd_una: u64,
     pub snd_nxt: u64,
@@ -112,13 +112,13 @@ pub struct Endpoint {
     send_cwr: bool,
     peer_rwnd: u64,
     cwnd_limited: bool,
-    last_send: Option<Ps>,
+    last_send: Option<Time>,
     /// Packets the host's NIC queue can take during this call (M10 backpressure): the sender
     /// stops, and sets `tx_blocked`, once its output holds that many.
     pub tx_room: usize,
     pub tx_blocked: bool,
     pub rtt: RttEstimator,
-    pub rto_deadline: Option<Ps>,
+    pub rto_deadline: Option<Time>,
     // ---- receiver ----
     pub rcv_nxt: u64,
     /// Out-of-order data held for reassembly.
@@ -127,7 +127,7 @@ pub struct Endpoint {
     /// the block of the newest first, then repeats the most recently reported blocks.
     sack_recent: [u64; 4],
     unacked_segments: u32,
-    pub delack_deadline: Option<Ps>,
+    pub delack_deadline: Option<Time>,
     /// Right edge of the receive window in the last ACK this end sent (rcv_nxt + window as it
     /// left the host, after any ICTCP rewrite); u64::MAX until the first ACK.
     pub advertised_edge: u64,
@@ -135,7 +135,7 @@ pub struct Endpoint {
     ce_state: bool,
     /// RFC 3168 receiver: echo ECE until CWR arrives.
     ece_latch: bool,
-    ts_recent: Ps,
+    ts_recent: Time,
     /// Application bytes delivered in order.
     pub delivered: u64,
     pub counters: EndpointCounters,
@@ -186,7 +186,7 @@ impl Endpoint {
             advertised_edge: u64::MAX,
             ce_state: false,
             ece_latch: false,
-            ts_recent: 0,
+            ts_recent: Time::ZERO,
             delivered: 0,
             counters: EndpointCounters::default(),
         }
@@ -217,7 +217,7 @@ impl Endpoint {
         }
     }
 
-    fn segment(&self, now: Ps, flags: u8, seq: u64, len: u32, ecn: Ecn) -> Packet {
+    fn segment(&self, now: Time, flags: u8, seq: u64, len: u32, ecn: Ecn) -> Packet {
         let mut sack = [(0u32, 0u32); 3];
         let mut sack_blocks = 0u8;
         if self.p.sack && !self.ooo.is_empty() {
@@ -274,21 +274,21 @@ impl Endpoint {
         }
     }
 
-    fn arm_rto(&mut self, now: Ps) {
+    fn arm_rto(&mut self, now: Time) {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
     // ------------------------------------------------------------------ handshake (M2)
 
     /// Active open: send the SYN, asking for ECN if the controller uses it (RFC 3168 §6.1.1).
-    pub fn connect(&mut self, now: Ps, out: &mut Vec<Packet>) {
+    pub fn connect(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.state = State::SynSent;
         self.snd_nxt = 1;
         self.snd_max = 1;
         self.send_syn(now, out);
     }
 
-    fn send_syn(&mut self, now: Ps, out: &mut Vec<Packet>) {
+    fn send_syn(&mut self, now: Time, out: &mut Vec<Packet>) {
         let ecn_capable = self.cc.ecn_capable();
         let flags = SYN | if ecn_capable { ECE | CWR } else { 0 };
         let ecn = if ecn_capable && self.p.ect_on_control {
@@ -300,13 +300,13 @@ impl Endpoint {
         self.arm_rto(now);
     }
 
-    fn send_syn_ack(&mut self, now: Ps, out: &mut Vec<Packet>) {
+    fn send_syn_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
         let flags = SYN | ACK | if self.ecn_ok { ECE } else { 0 };
         out.push(self.segment(now, flags, 0, 0, self.control_ecn()));
         self.arm_rto(now);
     }
 
-    fn become_established(&mut self, now: Ps, pkt: &Packet) {
+    fn become_established(&mut self, now: Time, pkt: &Packet) {
         self.state = State::Established;
         self.established_at = Some(now);
         self.snd_una = 1;
@@ -315,8 +315,8 @@ impl Endpoint {
         self.rto_deadline = None;
     }
 
-    fn take_rtt_sample(&mut self, now: Ps, pkt: &Packet) {
-        if pkt.ts_ecr != 0 {
+    fn take_rtt_sample(&mut self, now: Time, pkt: &Packet) {
+        if pkt.ts_ecr != Time::ZERO {
             // RFC 7323 RTTM: the echoed timestamp of the segment this ACK answers.
             self.rtt.on_sample(now + TS_OFFSET - pkt.ts_ecr);
         }
@@ -325,7 +325,7 @@ impl Endpoint {
     // ------------------------------------------------------------------ input
 
     /// A segment from the peer arrives.
-    pub fn on_segment(&mut self, now: Ps, pkt: &Packet, out: &mut Vec<Packet>) {
+    pub fn on_segment(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         match self.state {
             State::Listen => {
                 if pkt.has(SYN) && !pkt.has(ACK) {
@@ -374,7 +374,7 @@ impl Endpoint {
         }
     }
 
-    fn on_established_segment(&mut self, now: Ps, pkt: &Packet, out: &mut Vec<Packet>) {
+    fn on_established_segment(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         if pkt.len == 0 && pkt.seq <= self.rcv_nxt && pkt.ts_val > self.ts_recent {
             // RFC 7323 §4.3: a pure ACK in sequence updates TS.Recent too, so the data we send
             // next echoes the peer's latest ACK (what a receiver-side RTT measures, ICTCP §VI-C).
@@ -391,7 +391,7 @@ impl Endpoint {
 
     // ------------------------------------------------------------------ sender
 
-    fn process_ack(&mut self, now: Ps, pkt: &Packet, out: &mut Vec<Packet>) {
+    fn process_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         let ack = pkt.ack;
         if ack > self.snd_max {
             return; // acknowledges data never sent
@@ -486,7 +486,7 @@ impl Endpoint {
     }
 
     /// Three duplicate ACKs: RFC 6582 §3.2 step 2, or RFC 6675 §5 step 4 with SACK.
-    fn enter_fast_recovery(&mut self, now: Ps, out: &mut Vec<Packet>) {
+    fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         let mss = self.mss();
         let flight = (self.snd_max - self.snd_una) as f64;
         self.win.ssthresh = (flight / 2.0).max(2.0 * mss);
@@ -505,7 +505,7 @@ impl Endpoint {
         self.arm_rto(now);
     }
 
-    fn retransmit_head(&mut self, now: Ps, out: &mut Vec<Packet>) {
+    fn retransmit_head(&mut self, now: Time, out: &mut Vec<Packet>) {
         let end = self.sacked.ranges().first().map_or(self.snd_max, |&(a, _)| a).min(self.snd_max);
         let len = end.saturating_sub(self.snd_una).min(self.p.mss as u64) as u32;
         if len > 0 {
@@ -513,7 +513,7 @@ impl Endpoint {
         }
     }
 
-    fn retransmit(&mut self, now: Ps, seq: u64, len: u32, out: &mut Vec<Packet>) {
+    fn retransmit(&mut self, now: Time, seq: u64, len: u32, out: &mut Vec<Packet>) {
         let mut flags = ACK | if self.echo_ece() { ECE } else { 0 };
         if seq + len as u64 == self.app_end {
             flags |= PSH; // a resent end of a write is still pushed (the receiver ACKs it at once)
@@ -584,7 +584,7 @@ impl Endpoint {
     /// Sending during SACK recovery (RFC 6675 §5 step C): while cwnd − pipe ≥ 1 SMSS, send
     /// NextSeg: a lost hole, else new data, else another un-SACKed hole, else once per
     /// recovery the rescue retransmission of the highest un-SACKed segment.
-    fn send_in_sack_recovery(&mut self, now: Ps, out: &mut Vec<Packet>) {
+    fn send_in_sack_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         let mss = self.p.mss as u64;
         loop {
             let cwnd = self.win.cwnd as u64;
@@ -616,7 +616,7 @@ impl Endpoint {
     /// (a loss at the tail of the window), retransmit one segment ending at the highest
     /// un-SACKed byte (if not already retransmitted), once per recovery, without moving
     /// HighRxt, so the ACK clock survives.
-    fn rescue_retransmission(&mut self, now: Ps, out: &mut Vec<Packet>) {
+    fn rescue_retransmission(&mut self, now: Time, out: &mut Vec<Packet>) {
         if self.rescued {
             return; // (recovery ends when snd_una reaches RecoveryPoint, so "HighACK > RescueRxt" never holds within it)
         }
@@ -650,7 +650,7 @@ impl Endpoint {
     }
 
     /// Sends what cwnd, the peer's window and the application allow.
-    pub fn try_send(&mut self, now: Ps, out: &mut Vec<Packet>) {
+    pub fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.tx_blocked = false;
         if self.state != State::Established {
             return;
@@ -733,7 +733,7 @@ impl Endpoint {
         self.tx_blocked
     }
 
-    fn send_data(&mut self, now: Ps, len: u32, new_data: bool, out: &mut Vec<Packet>) {
+    fn send_data(&mut self, now: Time, len: u32, new_data: bool, out: &mut Vec<Packet>) {
         let seq = self.snd_nxt;
         let mut flags = ACK;
         if self.echo_ece() {
@@ -771,7 +771,7 @@ impl Endpoint {
 
     // ------------------------------------------------------------------ receiver
 
-    fn process_data(&mut self, now: Ps, pkt: &Packet, out: &mut Vec<Packet>) {
+    fn process_data(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         let ce = pkt.ecn == Ecn::Ce;
         let mut linux_extra_ack = false;
         match self.p.dctcp_receiver {
@@ -835,7 +835,7 @@ impl Endpoint {
         }
     }
 
-    fn send_ack(&mut self, now: Ps, ece: bool, out: &mut Vec<Packet>) {
+    fn send_ack(&mut self, now: Time, ece: bool, out: &mut Vec<Packet>) {
         let flags = ACK | if ece { ECE } else { 0 };
         out.push(self.segment(now, flags, self.snd_nxt, 0, self.control_ecn()));
         self.unacked_segments = 0;
@@ -845,7 +845,7 @@ impl Endpoint {
     // ------------------------------------------------------------------ timers
 
     /// The delayed-ACK timer expired.
-    pub fn on_delack_timer(&mut self, now: Ps, out: &mut Vec<Packet>) {
+    pub fn on_delack_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.delack_deadline = None;
         if self.unacked_segments > 0 {
             self.send_ack(now, self.echo_ece(), out);
@@ -853,7 +853,7 @@ impl Endpoint {
     }
 
     /// The retransmission timer expired (RFC 6298 §5.4–5.6, RFC 5681 §3.1 eq. 4).
-    pub fn on_rto_timer(&mut self, now: Ps, out: &mut Vec<Packet>) {
+    pub fn on_rto_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.rto_deadline = None;
         match self.state {
             State::SynSent => {

@@ -12,7 +12,7 @@ use super::endpoint::{Endpoint, State};
 use super::test_support::*;
 use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, SYN};
 use crate::scenario::{CcKind, DctcpReceiver};
-use crate::units::{Ps, PS_PER_S};
+use crate::units::Time;
 
 /// Ack number acknowledging the first `n` segments.
 fn acked(n: u64) -> u64 {
@@ -28,12 +28,12 @@ fn endpoint(cc: CcKind, end: u8) -> Endpoint {
 fn template() -> Packet {
     let mut e = endpoint(CcKind::Newreno, 0);
     let mut out = Vec::new();
-    e.connect(0, &mut out);
+    e.connect(Time::ZERO, &mut out);
     out[0]
 }
 
 /// A data segment from end 0 to end 1, crafted so the test controls its CE codepoint.
-fn data_pkt(i: u64, ecn: Ecn, flags: u8, now: Ps) -> Packet {
+fn data_pkt(i: u64, ecn: Ecn, flags: u8, now: Time) -> Packet {
     Packet {
         conn: 0,
         dst: 1,
@@ -45,8 +45,8 @@ fn data_pkt(i: u64, ecn: Ecn, flags: u8, now: Ps) -> Packet {
         seq: seg(i),
         ack: 1,
         rwnd: RCV_BUF,
-        ts_val: now + 1,
-        ts_ecr: 0,
+        ts_val: now + Time::from_ps(1),
+        ts_ecr: Time::ZERO,
         ..template()
     }
 }
@@ -64,8 +64,8 @@ fn ack_pkt(ack: u64, ece: bool) -> Packet {
         seq: 1,
         ack,
         rwnd: RCV_BUF,
-        ts_val: 1,
-        ts_ecr: 0,
+        ts_val: Time::from_ps(1),
+        ts_ecr: Time::ZERO,
         ..template()
     }
 }
@@ -83,7 +83,7 @@ fn handshake_syn_synack_ack_and_no_data_before_synack() {
     let mut r = endpoint(CcKind::Dctcp, 1);
     s.write(1_000_000);
     let mut out = Vec::new();
-    s.connect(0, &mut out);
+    s.connect(Time::ZERO, &mut out);
     // Only the SYN: seq 0, no payload, ECN-setup flags ECE|CWR (RFC 3168 §6.1.1); a DCTCP
     // host sets ECT on control packets (M19 "ECT setting by a DCTCP host").
     assert_eq!(out.len(), 1);
@@ -93,7 +93,7 @@ fn handshake_syn_synack_ack_and_no_data_before_synack() {
     assert_eq!(syn.ecn, Ecn::Ect);
     assert_eq!(s.state, State::SynSent);
     // Initial RTO 1 s (RFC 6298 §2.1) before any sample.
-    assert_eq!(s.rto_deadline, Some(PS_PER_S));
+    assert_eq!(s.rto_deadline, Some(S));
     // However often the application pokes it, no data leaves before the SYN-ACK.
     for t in [US, 20 * US, 99 * US] {
         s.try_send(t, &mut out);
@@ -158,7 +158,7 @@ fn ecn_is_negotiated_only_when_both_ends_are_ecn_capable() {
         let mut r = endpoint(b, 1);
         s.write(100_000);
         let mut out = Vec::new();
-        s.connect(0, &mut out);
+        s.connect(Time::ZERO, &mut out);
         let syn = out[0];
         let ecn_setup = a != Newreno;
         assert_eq!(syn.has(ECE) && syn.has(CWR), ecn_setup, "{a:?} SYN flags {:#x}", syn.flags);
@@ -196,7 +196,7 @@ fn syn_with_ece_but_without_cwr_is_not_an_ecn_setup_syn() {
         ..template()
     };
     assert_eq!((syn.seq, syn.len, syn.from_end), (0, 0, 0));
-    r.on_segment(0, &syn, &mut out);
+    r.on_segment(Time::ZERO, &syn, &mut out);
     assert_eq!(out.len(), 1);
     assert!(!r.ecn_negotiated());
     assert!(!out[0].has(ECE));
@@ -208,14 +208,14 @@ fn syn_is_retransmitted_with_exponential_backoff() {
     let mut r = endpoint(CcKind::Dctcp, 1);
     s.write(1_000_000);
     let mut out = Vec::new();
-    s.connect(0, &mut out);
+    s.connect(Time::ZERO, &mut out);
     out.clear(); // the SYN is lost
                  // RTO_initial = 1 s, doubled per retry (RFC 6298 §5.5): retries at 1 s, 1+2 = 3 s,
                  // 3+4 = 7 s, and the next deadline is 7+8 = 15 s.
-    let mut t = 0;
+    let mut t = Time::ZERO;
     for (retry, gap) in [(1u64, 1u64), (2, 2), (3, 4)] {
-        assert_eq!(s.rto_deadline, Some(t + gap * PS_PER_S), "deadline before retry {retry}");
-        t += gap * PS_PER_S;
+        assert_eq!(s.rto_deadline, Some(t + gap * S), "deadline before retry {retry}");
+        t += gap * S;
         s.on_rto_timer(t, &mut out);
         assert_eq!(out.len(), 1, "one SYN per expiry");
         assert_eq!(out[0].flags, SYN | ECE | CWR);
@@ -226,7 +226,7 @@ fn syn_is_retransmitted_with_exponential_backoff() {
             out.clear(); // lost again
         }
     }
-    assert_eq!(s.rto_deadline, Some(7 * PS_PER_S + 8 * PS_PER_S));
+    assert_eq!(s.rto_deadline, Some(7 * S + 8 * S));
     assert_eq!(s.counters.timeouts, 0, "SYN retries are not data timeouts");
     // The third retry gets through: handshake completes 100 µs later.
     let syn = out.pop().unwrap();
@@ -247,25 +247,25 @@ fn lost_handshake_ack_is_recovered_by_synack_retransmission() {
     let mut s = endpoint(CcKind::Newreno, 0);
     let mut r = endpoint(CcKind::Newreno, 1);
     let mut out = Vec::new();
-    s.connect(0, &mut out);
+    s.connect(Time::ZERO, &mut out);
     let syn = out.pop().unwrap();
     r.on_segment(50 * US, &syn, &mut out);
     let synack = out.pop().unwrap();
     // The listener armed its SYN-ACK timer: RTO_initial = 1 s after 50 µs.
-    assert_eq!(r.rto_deadline, Some(50 * US + PS_PER_S));
+    assert_eq!(r.rto_deadline, Some(50 * US + S));
     s.on_segment(100 * US, &synack, &mut out);
     out.clear(); // handshake ACK lost, and the opener has no data to send (app_end = 1)
-    r.on_rto_timer(50 * US + PS_PER_S, &mut out);
+    r.on_rto_timer(50 * US + S, &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].flags & (SYN | ACK), SYN | ACK);
     // Backed off: next deadline 2 s later.
-    assert_eq!(r.rto_deadline, Some(50 * US + 3 * PS_PER_S));
+    assert_eq!(r.rto_deadline, Some(50 * US + 3 * S));
     let synack2 = out.pop().unwrap();
-    s.on_segment(PS_PER_S + 100 * US, &synack2, &mut out);
+    s.on_segment(S + 100 * US, &synack2, &mut out);
     assert_eq!(out.len(), 1, "the established opener re-ACKs a retransmitted SYN-ACK");
     assert_eq!((out[0].flags & (SYN | ACK), out[0].ack, out[0].len), (ACK, 1, 0));
     let ack = out.pop().unwrap();
-    r.on_segment(PS_PER_S + 150 * US, &ack, &mut out);
+    r.on_segment(S + 150 * US, &ack, &mut out);
     assert_eq!(r.state, State::Established);
     assert_eq!(r.rto_deadline, None);
 }
@@ -276,19 +276,19 @@ fn retransmitted_syn_after_lost_synack_gives_the_true_rtt_sample() {
     let mut r = endpoint(CcKind::Dctcp, 1);
     s.write(1_000_000);
     let mut out = Vec::new();
-    s.connect(0, &mut out); // SYN #1, TSval = 0 + 1
+    s.connect(Time::ZERO, &mut out); // SYN #1, TSval = 0 + 1
     let syn1 = out.pop().unwrap();
     r.on_segment(50 * US, &syn1, &mut out);
     out.clear(); // SYN-ACK #1 lost (e.g. a non-ECT SYN-ACK dropped above K, §7.3)
-    s.on_rto_timer(PS_PER_S, &mut out); // SYN #2 at 1 s, TSval = 1 s + 1
+    s.on_rto_timer(S, &mut out); // SYN #2 at 1 s, TSval = 1 s + 1
     let syn2 = out.pop().unwrap();
-    r.on_segment(PS_PER_S + 50 * US, &syn2, &mut out);
+    r.on_segment(S + 50 * US, &syn2, &mut out);
     let synack2 = out.pop().unwrap();
-    s.on_segment(PS_PER_S + 100 * US, &synack2, &mut out);
+    s.on_segment(S + 100 * US, &synack2, &mut out);
     // The RTT is 100 µs. (Regression: echoing SYN #1's TSval gave a 1 s + 100 µs sample,
     // SRTT ≈ 1 s and RTO ≈ 3 s instead of 10 ms, so the flow's first loss cost seconds.)
     assert_eq!(s.rtt.srtt, Some(100 * US), "SRTT after the handshake (ps)");
-    assert_eq!(s.rto_deadline, Some(PS_PER_S + 100 * US + 10 * MS));
+    assert_eq!(s.rto_deadline, Some(S + 100 * US + 10 * MS));
     // RFC 7323 §4.3: SYN #2 has SEG.TSval >= TS.Recent and SEG.SEQ (0) <= Last.ACK.sent (1),
     // so TS.Recent = 1 s + 1 and the SYN-ACK echoes it.
     assert_eq!(synack2.ts_ecr, syn2.ts_val, "SYN-ACK must echo the SYN it answers");
@@ -1044,7 +1044,7 @@ fn delayed_ack_deadline_is_not_pushed_back_by_later_segments() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].ack, acked(2));
     // The ACK echoes the earliest unACKed segment's timestamp (RFC 7323 §4.3): 1 ms + 1.
-    assert_eq!(out[0].ts_ecr, MS + 1);
+    assert_eq!(out[0].ts_ecr, MS + Time::from_ps(1));
 }
 
 #[test]

@@ -15,7 +15,7 @@
 //! 2·RTT (§IV-B, §IV-C). Slots are advanced lazily at each call: no calendar events.
 
 use crate::net::packet::Packet;
-use crate::units::{Ps, PS_PER_S};
+use crate::units::{Time, PS_PER_S};
 
 /// ICTCP's constants, resolved from the scenario (defaults: the paper's values, §6.10).
 #[derive(Debug, Clone)]
@@ -41,15 +41,15 @@ pub struct IctcpParams {
     /// The fairness rule acts while BW_A < this fraction of C: 0.2 (§IV-D).
     pub fairness_fraction: f64,
     /// Only connections with an RTT below this are controlled: 2 ms (§III).
-    pub rtt_limit: Ps,
+    pub rtt_limit: Time,
     /// Sub-slot length before any connection has an RTT (spec ASSUMPTION: 100 µs, the
     /// testbed's base RTT).
-    pub initial_subslot: Ps,
+    pub initial_subslot: Time,
     /// The receiver's timestamp clock tick: 100 ns (§VI-C).
-    pub timestamp_tick: Ps,
+    pub timestamp_tick: Time,
     /// A connection idle longer than max(this, two slots) restarts in slow start (§IV-C
     /// "prolonged idle"; spec ASSUMPTION: this = RTO_min).
-    pub idle_restart: Ps,
+    pub idle_restart: Time,
 }
 
 /// Receive-window phase (§IV-C): double per control interval, or add at most one MSS.
@@ -68,18 +68,18 @@ pub struct ConnState {
     pub rwnd: u64,
     pub phase: Phase,
     /// Receiver-side smoothed RTT (§VI-C), None before the first sample.
-    pub srtt: Option<Ps>,
+    pub srtt: Option<Time>,
     /// Measured throughput b^m, bit/s (Eq. 2).
     pub measured_bps: f64,
     /// Payload bytes received since `sample_start`.
     sample_bytes: u64,
-    sample_start: Ps,
+    sample_start: Time,
     /// Consecutive throughput samples with d > γ2.
     high_count: u32,
     /// Last window change (increase or decrease): the 2·RTT control interval runs from here.
-    last_adjust: Ps,
+    last_adjust: Time,
     /// Last payload received; None before the first.
-    last_rx: Option<Ps>,
+    last_rx: Option<Time>,
     /// A throughput sample has been taken since data started (again): rules judge only then.
     sampled: bool,
     /// Cumulative ACK of the last segment sent: a decrease needs an ACK that covers ≥ 1 MSS
@@ -105,8 +105,8 @@ impl ConnState {
 pub struct Interface {
     p: IctcpParams,
     /// Sub-slot length T.
-    subslot: Ps,
-    slot_start: Ps,
+    subslot: Time,
+    slot_start: Time,
     in_second: bool,
     /// Bytes (all packets) received in the current first sub-slot.
     rx_bytes: u64,
@@ -120,18 +120,18 @@ pub struct Interface {
     conns: Vec<ConnState>,
     next_key: u32,
     /// The latest time the slot clock was advanced to (time only moves forward).
-    seen: Ps,
+    seen: Time,
 }
 
-fn rate_bps(bytes: u64, dt: Ps) -> f64 {
-    bytes as f64 * 8.0 * PS_PER_S as f64 / dt as f64
+fn rate_bps(bytes: u64, dt: Time) -> f64 {
+    bytes as f64 * 8.0 * PS_PER_S as f64 / dt.as_ps() as f64
 }
 
 impl Interface {
     pub fn new(p: IctcpParams) -> Self {
         Interface {
             subslot: p.initial_subslot,
-            slot_start: 0,
+            slot_start: Time::ZERO,
             in_second: false,
             rx_bytes: 0,
             bw_t_bps: 0.0,
@@ -140,13 +140,13 @@ impl Interface {
             quota_bps: 0.0,
             conns: Vec::new(),
             next_key: 0,
-            seen: 0,
+            seen: Time::ZERO,
             p,
         }
     }
 
     /// The current sub-slot length T.
-    pub fn subslot(&self) -> Ps {
+    pub fn subslot(&self) -> Time {
         self.subslot
     }
 
@@ -164,7 +164,7 @@ impl Interface {
 
     /// Registers a connection; returns its key. New connections start in slow start at the
     /// minimum window (spec ASSUMPTION: the initial window is not given).
-    pub fn add_conn(&mut self, now: Ps) -> u32 {
+    pub fn add_conn(&mut self, now: Time) -> u32 {
         let rwnd = self.min_rwnd();
         let key = self.next_key;
         self.next_key += 1;
@@ -228,7 +228,7 @@ impl Interface {
     }
 
     /// How long without data makes a connection "prolonged idle" (§IV-C).
-    fn idle_limit(&self) -> Ps {
+    fn idle_limit(&self) -> Time {
         self.p.idle_restart.max(4 * self.subslot)
     }
 
@@ -238,7 +238,7 @@ impl Interface {
     /// driver drops a connection on FIN/RST (§VI-A), as the simulation does when a connection
     /// ends (`remove_conn`); one that has not ended but is quiet beyond the idle limit (a
     /// persistent connection between queries) is not competing either (ASSUMPTION).
-    fn average_active_rwnd(&self, now: Ps) -> f64 {
+    fn average_active_rwnd(&self, now: Time) -> f64 {
         let idle = self.idle_limit();
         let (sum, n) = self
             .conns
@@ -250,7 +250,7 @@ impl Interface {
 
     /// Advances the slot clock to `now` (§IV-A): the end of a first sub-slot turns its traffic
     /// into BW_T and the quota; the end of a slot resets the measurement and recomputes T.
-    pub fn advance(&mut self, now: Ps) {
+    pub fn advance(&mut self, now: Time) {
         debug_assert!(now >= self.seen, "time went back from {} to {now}", self.seen);
         self.seen = now;
         loop {
@@ -285,14 +285,14 @@ impl Interface {
         }
     }
 
-    fn end_slot(&mut self, slot_end: Ps) {
+    fn end_slot(&mut self, slot_end: Time) {
         // §IV-B: T = Σ w_i·RTT_i, w_i the normalised traffic of the connections that
         // updated their RTT in the last period T; kept when none did (spec ASSUMPTION).
         let (mut weighted, mut total) = (0.0f64, 0u64);
         for c in &mut self.conns {
             if c.slot_rtt_updated && c.slot_bytes > 0 {
                 if let Some(r) = c.srtt.filter(|&r| r < self.p.rtt_limit) {
-                    weighted += c.slot_bytes as f64 * r as f64;
+                    weighted += c.slot_bytes as f64 * r.as_ps() as f64;
                     total += c.slot_bytes;
                 }
             }
@@ -300,7 +300,7 @@ impl Interface {
             c.slot_rtt_updated = false;
         }
         if total > 0 {
-            self.subslot = ((weighted / total as f64).round() as Ps).max(1);
+            self.subslot = Time::from_ps_f64(weighted / total as f64).max(Time::from_ps(1));
         }
         self.slot_start = slot_end;
         self.in_second = false;
@@ -311,12 +311,12 @@ impl Interface {
     /// A packet of `size` bytes arrives on the interface; `conn` is its ICTCP connection if it
     /// belongs to one this host receives on. All packets count in BW_T (§IV-A); payload and the
     /// echoed timestamp feed the connection's throughput and RTT.
-    pub fn on_receive(&mut self, now: Ps, size: u32, conn: Option<u32>, payload: u32, ts_ecr: Ps) {
+    pub fn on_receive(&mut self, now: Time, size: u32, conn: Option<u32>, payload: u32, ts_ecr: Time) {
         self.advance(now);
         self.rx_bytes += size as u64;
         let Some(key) = conn.filter(|_| payload > 0) else { return };
         let idle_limit = self.idle_limit();
-        let tick = self.p.timestamp_tick.max(1);
+        let tick = self.p.timestamp_tick.max(Time::from_ps(1));
         let i = self.index(key);
         let c = &mut self.conns[i];
         if c.last_rx.is_none_or(|t| now - t > idle_limit) {
@@ -331,15 +331,18 @@ impl Interface {
         c.last_rx = Some(now);
         c.sample_bytes += payload as u64;
         c.slot_bytes += payload as u64;
-        if ts_ecr != 0 {
+        if ts_ecr != Time::ZERO {
             // §VI-C: the sender echoes the TSval of our ACK in the data it sends in reply;
             // the receiver's clock ticks every 100 ns. Exponential filter, gain 1/8 (spec
             // ASSUMPTION: RFC 6298's).
+            // Saturating only as a guard: the echo is a TSval this host sent, never after now + 1.
             let ticks = ((now + super::endpoint::TS_OFFSET) / tick).saturating_sub(ts_ecr / tick);
             let sample = ticks.max(1) * tick;
             c.srtt = Some(match c.srtt {
                 None => sample,
-                Some(s) => (s as i128 + (sample as i128 - s as i128) / 8) as Ps,
+                // s + (sample − s)/8, the eighth rounded towards zero either way.
+                Some(s) if sample >= s => s + (sample - s) / 8,
+                Some(s) => s - (s - sample) / 8,
             });
             c.slot_rtt_updated = true;
         }
@@ -347,7 +350,7 @@ impl Interface {
 
     /// A segment of connection `conn` leaves the host: run the window rules (§IV-C, §IV-D)
     /// and write the window into it, never above the stack's own (§VI-A).
-    pub fn on_send(&mut self, now: Ps, conn: u32, pkt: &mut Packet) {
+    pub fn on_send(&mut self, now: Time, conn: u32, pkt: &mut Packet) {
         self.advance(now);
         let i = self.index(conn);
         let covered = match self.conns[i].last_ack_sent {
@@ -370,7 +373,7 @@ impl Interface {
     }
 
     /// The difference ratio d = (b^e − b^m)/b^e with b^e = max(b^m, rwnd/RTT) (Eqs. 3-4).
-    pub fn difference_ratio(measured_bps: f64, rwnd: u64, rtt: Ps) -> f64 {
+    pub fn difference_ratio(measured_bps: f64, rwnd: u64, rtt: Time) -> f64 {
         let expected = measured_bps.max(rate_bps(rwnd, rtt));
         if expected <= 0.0 {
             return 1.0;
@@ -383,7 +386,7 @@ impl Interface {
         sample_bps.max(beta * measured_bps + (1.0 - beta) * sample_bps)
     }
 
-    fn control(&mut self, now: Ps, i: usize, rtt: Ps, covered: u64) {
+    fn control(&mut self, now: Time, i: usize, rtt: Time, covered: u64) {
         let (mss, min_rwnd) = (self.p.mss as u64, self.min_rwnd());
         let (beta, gamma1, gamma2) = (self.p.beta, self.p.gamma1, self.p.gamma2);
         // §IV-D fairness: while BW_A < 0.2·C, a window above the average of the competing
@@ -403,7 +406,7 @@ impl Interface {
             let d = Self::difference_ratio(c.measured_bps, c.rwnd, rtt);
             c.high_count = if d > gamma2 { c.high_count + 1 } else { 0 };
         }
-        let (persist, interval) = (self.p.decrease_after_rtts, self.p.control_interval_rtts as Ps);
+        let (persist, interval) = (self.p.decrease_after_rtts, self.p.control_interval_rtts as u64);
         let d = Self::difference_ratio(c.measured_bps, c.rwnd, rtt);
         if !c.sampled {
             // Nothing measured since data started: no judgement yet.

@@ -6,15 +6,16 @@ use std::ops::{Deref, DerefMut};
 
 use super::ictcp::{IctcpParams, Interface, Phase};
 use crate::net::packet::{Ecn, Packet, ACK};
-use crate::units::{Ps, PS_PER_MS, PS_PER_US};
+use crate::units::Time;
 
 const MSS: u64 = 1460;
-const US: Ps = PS_PER_US;
+const US: Time = Time::from_us(1);
+const MS: Time = Time::from_ms(1);
 /// The RTT of the connections in the quota tests: the testbed's base RTT.
-const RTT: Ps = 100 * US;
+const RTT: Time = Time::from_us(100);
 /// The RTT of the connections in the window-growth tests: long enough that a window of tens
 /// of MSS stays far below C (the quota never binds unless a test wants it to).
-const SLOW: Ps = PS_PER_MS;
+const SLOW: Time = MS;
 
 fn params() -> IctcpParams {
     IctcpParams {
@@ -28,10 +29,10 @@ fn params() -> IctcpParams {
         mss: MSS as u32,
         min_rwnd_segments: 2,
         fairness_fraction: 0.2,
-        rtt_limit: 2 * PS_PER_MS,
+        rtt_limit: 2 * MS,
         initial_subslot: 100 * US,
-        timestamp_tick: 100_000, // 100 ns
-        idle_restart: 300 * PS_PER_MS,
+        timestamp_tick: Time::from_ps(100_000), // 100 ns
+        idle_restart: 300 * MS,
     }
 }
 
@@ -41,7 +42,7 @@ fn params() -> IctcpParams {
 struct Host {
     i: Interface,
     /// (arrival time, bytes), in time order.
-    background: VecDeque<(Ps, u32)>,
+    background: VecDeque<(Time, u32)>,
 }
 
 impl Host {
@@ -53,16 +54,16 @@ impl Host {
     }
 
     /// Delivers the background arrivals due by `now`.
-    fn until(&mut self, now: Ps) {
+    fn until(&mut self, now: Time) {
         while let Some(&(t, bytes)) = self.background.front().filter(|&&(t, _)| t <= now) {
             self.background.pop_front();
-            self.i.on_receive(t, bytes, None, 0, 0);
+            self.i.on_receive(t, bytes, None, 0, Time::ZERO);
         }
     }
 
     /// Delivers all the background traffic still to come.
     fn flush(&mut self) {
-        self.until(Ps::MAX);
+        self.until(Time::MAX);
     }
 }
 
@@ -80,30 +81,30 @@ impl DerefMut for Host {
 }
 
 /// `len` payload bytes of connection `c` arrive at `now`, echoing a TSval sent `rtt` ago.
-fn data_rtt(i: &mut Host, now: Ps, c: u32, len: u32, rtt: Ps) {
+fn data_rtt(i: &mut Host, now: Time, c: u32, len: u32, rtt: Time) {
     i.until(now);
-    i.on_receive(now, len + 40, Some(c), len, now + 1 - rtt);
+    i.on_receive(now, len + 40, Some(c), len, now + Time::from_ps(1) - rtt);
 }
 
 /// A fresh interface with two connections, registered at time 0.
 fn two_conns() -> (Host, u32, u32) {
     let mut i = Host::new(params());
-    let a = i.add_conn(0);
-    let b = i.add_conn(0);
+    let a = i.add_conn(Time::ZERO);
+    let b = i.add_conn(Time::ZERO);
     (i, a, b)
 }
 
-fn data(i: &mut Host, now: Ps, c: u32, len: u32) {
+fn data(i: &mut Host, now: Time, c: u32, len: u32) {
     data_rtt(i, now, c, len, RTT);
 }
 
 /// The host sends an ACK for `ack` on connection `c` at `now`; returns the window it carries.
-fn ack(i: &mut Host, now: Ps, c: u32, ack: u64) -> u64 {
+fn ack(i: &mut Host, now: Time, c: u32, ack: u64) -> u64 {
     ack_offering(i, now, c, ack, 8_000_000)
 }
 
 /// As [`ack`], the stack offering a window of `stack_rwnd` bytes.
-fn ack_offering(i: &mut Host, now: Ps, c: u32, ack: u64, stack_rwnd: u64) -> u64 {
+fn ack_offering(i: &mut Host, now: Time, c: u32, ack: u64, stack_rwnd: u64) -> u64 {
     let mut p = Packet {
         conn: c,
         src: 1,
@@ -116,8 +117,8 @@ fn ack_offering(i: &mut Host, now: Ps, c: u32, ack: u64, stack_rwnd: u64) -> u64
         seq: 1,
         ack,
         rwnd: stack_rwnd,
-        ts_val: now + 1,
-        ts_ecr: 0,
+        ts_val: now + Time::from_ps(1),
+        ts_ecr: Time::ZERO,
         sack: [(0, 0); 3],
         sack_blocks: 0,
     };
@@ -150,8 +151,8 @@ fn difference_ratio_follows_eqs_3_and_4() {
 fn the_first_subslot_measures_bw_t_and_sets_the_quota() {
     let mut i = Host::new(params());
     // 5,000 B arrive in the first 100 µs sub-slot: BW_T = 400 Mb/s, BW_A = 900 − 400.
-    i.on_receive(10 * US, 2_000, None, 0, 0);
-    i.on_receive(90 * US, 3_000, None, 0, 0);
+    i.on_receive(10 * US, 2_000, None, 0, Time::ZERO);
+    i.on_receive(90 * US, 3_000, None, 0, Time::ZERO);
     assert!(!i.in_second_subslot());
     i.advance(100 * US);
     assert!(i.in_second_subslot());
@@ -159,11 +160,11 @@ fn the_first_subslot_measures_bw_t_and_sets_the_quota() {
     assert!((i.bw_a_bps - 500e6).abs() < 1e-3);
     assert!((i.quota_bps() - 500e6).abs() < 1e-3);
     // Traffic in the second sub-slot does not count; the next slot starts at 200 µs.
-    i.on_receive(150 * US, 50_000, None, 0, 0);
+    i.on_receive(150 * US, 50_000, None, 0, Time::ZERO);
     i.advance(300 * US);
     assert!(i.bw_a_bps >= 900e6 - 1e-3, "an idle first sub-slot leaves all of α·C");
     // BW_A never goes below zero: 15,000 B in 100 µs is 1.2 Gb/s.
-    i.on_receive(410 * US, 15_000, None, 0, 0);
+    i.on_receive(410 * US, 15_000, None, 0, Time::ZERO);
     i.advance(500 * US);
     assert_eq!(i.bw_a_bps, 0.0);
 }
@@ -171,21 +172,21 @@ fn the_first_subslot_measures_bw_t_and_sets_the_quota() {
 #[test]
 fn receiver_rtt_comes_from_the_echoed_timestamp_on_a_100_ns_clock() {
     let mut i = Host::new(params());
-    let c = i.add_conn(0);
+    let c = i.add_conn(Time::ZERO);
     // TSval sent at 1,000.05 µs (+1 ps offset), data back at 1,100.00 µs: on the 100 ns clock
     // that is tick 11,000 − tick 10,000 = 100.0 µs (the 50 ns remainder is not seen).
-    let sent = 1_000 * US + 50_000;
-    i.on_receive(1_100 * US, 1500, Some(c), 1460, sent + 1);
+    let sent = 1_000 * US + Time::from_ps(50_000);
+    i.on_receive(1_100 * US, 1500, Some(c), 1460, sent + Time::from_ps(1));
     assert_eq!(i.conn(c).srtt, Some(100 * US));
     // Second sample 180 µs: srtt = 100 + (180 − 100)/8 = 110 µs.
-    i.on_receive(1_500 * US, 1500, Some(c), 1460, 1_320 * US + 1);
+    i.on_receive(1_500 * US, 1500, Some(c), 1460, 1_320 * US + Time::from_ps(1));
     assert_eq!(i.conn(c).srtt, Some(110 * US));
 }
 
 /// A connection whose sender fills its window every RTT (`SLOW`): `rwnd` bytes spread over
 /// the RTT, one ACK per 2 segments. Runs from `from` for `rtts` RTTs; returns the time reached
 /// and the last ACK.
-fn feed_full_window(i: &mut Host, c: u32, from: Ps, rtts: u32, acked: u64) -> (Ps, u64) {
+fn feed_full_window(i: &mut Host, c: u32, from: Time, rtts: u32, acked: u64) -> (Time, u64) {
     feed_full_window_watched(i, c, from, rtts, acked, |_, _, _, _| {})
 }
 
@@ -193,11 +194,11 @@ fn feed_full_window(i: &mut Host, c: u32, from: Ps, rtts: u32, acked: u64) -> (P
 fn feed_full_window_watched(
     i: &mut Host,
     c: u32,
-    from: Ps,
+    from: Time,
     rtts: u32,
     mut acked: u64,
-    mut watch: impl FnMut(&Host, Ps, u64, Phase),
-) -> (Ps, u64) {
+    mut watch: impl FnMut(&Host, Time, u64, Phase),
+) -> (Time, u64) {
     let mut t = from;
     for _ in 0..rtts {
         let rwnd = i.conn(c).rwnd;
@@ -218,10 +219,10 @@ fn feed_full_window_watched(
 }
 
 /// Start of the growth tests (a TSval cannot predate the run).
-const T0: Ps = 10 * PS_PER_MS;
+const T0: Time = Time::from_ms(10);
 
 /// Grows connection `c` by feeding full windows until it holds `target` (bounded).
-fn grow_to(i: &mut Host, c: u32, target: u64, mut t: Ps, mut acked: u64) -> (Ps, u64) {
+fn grow_to(i: &mut Host, c: u32, target: u64, mut t: Time, mut acked: u64) -> (Time, u64) {
     for _ in 0..100 {
         if i.conn(c).rwnd >= target {
             break;
@@ -235,7 +236,7 @@ fn grow_to(i: &mut Host, c: u32, target: u64, mut t: Ps, mut acked: u64) -> (Ps,
 #[test]
 fn slow_start_doubles_in_second_subslots_only_and_not_faster_than_every_two_rtts() {
     let mut i = Host::new(params());
-    let c = i.add_conn(0);
+    let c = i.add_conn(Time::ZERO);
     assert_eq!(ack(&mut i, T0, c, 1), 2 * MSS, "a new connection starts at the 2-MSS minimum");
     let mut last = 2 * MSS;
     let (mut t, mut acked) = (T0, 1);
@@ -291,21 +292,21 @@ fn the_quota_is_never_overspent_first_come_first_served() {
     // congestion avoidance without growing.
     let (mut i, a, b) = two_conns();
     // Times from 1 ms on (a TSval cannot predate the run); slots are 200 µs long.
-    let z = PS_PER_MS;
+    let z = MS;
     // Throughput sampled at 233.6 Mb/s: 2 MSS in each of two RTTs.
     for at in [z + 10 * US, z + 20 * US] {
         for c in [a, b] {
             data(&mut i, at, c, MSS as u32);
         }
     }
-    i.on_receive(z + 50 * US, 7_500 - 4 * 1500, None, 0, 0);
+    i.on_receive(z + 50 * US, 7_500 - 4 * 1500, None, 0, Time::ZERO);
     // The previous slot [1.0, 1.2) ms had its quota; the test's slot is [1.2, 1.4) ms.
     for at in [z + 210 * US, z + 220 * US] {
         for c in [a, b] {
             data(&mut i, at, c, MSS as u32);
         }
     }
-    i.on_receive(z + 250 * US, 7_500 - 4 * 1500, None, 0, 0);
+    i.on_receive(z + 250 * US, 7_500 - 4 * 1500, None, 0, Time::ZERO);
     i.advance(z + 300 * US);
     assert!((i.bw_a_bps - 300e6).abs() < 1e-3, "BW_A {}", i.bw_a_bps);
     ack(&mut i, z + 310 * US, a, 1 + 4 * MSS);
@@ -326,7 +327,7 @@ fn three_rtts_over_gamma2_cost_one_mss_and_never_below_the_minimum() {
     // Long enough for Eq. 2 to settle on the window's rate (the first sample's excess decays
     // by 0.75 per RTT).
     for _ in 0..60 {
-        i.on_receive(t, 125_000, None, 0, 0);
+        i.on_receive(t, 125_000, None, 0, Time::ZERO);
         (t, acked) = feed_full_window(&mut i, c, t, 1, acked);
     }
     assert_eq!(i.conn(c).rwnd, 8 * MSS);
@@ -339,7 +340,7 @@ fn three_rtts_over_gamma2_cost_one_mss_and_never_below_the_minimum() {
     // quota.
     let mut cuts = vec![];
     for k in 1..=40u64 {
-        i.on_receive(t, 125_000, None, 0, 0);
+        i.on_receive(t, 125_000, None, 0, Time::ZERO);
         t += SLOW;
         data_rtt(&mut i, t, c, MSS as u32, SLOW);
         acked += MSS;
@@ -466,23 +467,23 @@ fn keys_stay_valid_when_other_connections_leave() {
     // Keys are handed out in order and never reused: removing the first of three leaves the
     // others addressed by their own keys, and a new connection gets the next key.
     let mut i = Host::new(params());
-    let keys: Vec<u32> = (0..3).map(|_| i.add_conn(0)).collect();
+    let keys: Vec<u32> = (0..3).map(|_| i.add_conn(Time::ZERO)).collect();
     assert_eq!(keys, [0, 1, 2]);
     i.set_rwnd(2, 7 * MSS);
     assert_eq!(i.remove_conn(0).rwnd, 2 * MSS);
     assert_eq!(i.conn(2).rwnd, 7 * MSS);
     assert_eq!(i.conn(1).rwnd, 2 * MSS);
-    assert_eq!(i.add_conn(0), 3);
+    assert_eq!(i.add_conn(Time::ZERO), 3);
     assert_eq!(i.len(), 3);
 }
 
 #[test]
 fn connections_with_an_rtt_of_2_ms_or_more_are_left_alone() {
     let mut i = Host::new(params());
-    let c = i.add_conn(0);
+    let c = i.add_conn(Time::ZERO);
     // One sample of 3 ms.
-    i.on_receive(10 * PS_PER_MS, 1500, Some(c), 1460, 7 * PS_PER_MS + 1);
-    assert_eq!(ack(&mut i, 10 * PS_PER_MS, c, 1461), 8_000_000, "window field untouched");
+    i.on_receive(10 * MS, 1500, Some(c), 1460, 7 * MS + Time::from_ps(1));
+    assert_eq!(ack(&mut i, 10 * MS, c, 1461), 8_000_000, "window field untouched");
 }
 
 /// Rule 3: a window of `rwnd_mss` over a 1 ms RTT whose sender sends `segs` MSS per RTT,
@@ -524,7 +525,7 @@ fn a_difference_between_gamma1_and_gamma2_keeps_the_window() {
 
 /// Other traffic of `bytes` every 100 µs from `t` for one 1-ms RTT (spread, so that every
 /// sub-slot sees the same rate), delivered as the connections' packets reach those times.
-fn other_traffic(i: &mut Host, t: Ps, bytes: u32) {
+fn other_traffic(i: &mut Host, t: Time, bytes: u32) {
     for k in 0..10 {
         i.background.push_back((t + k * 100 * US, bytes));
     }
@@ -616,7 +617,7 @@ fn fairness_only(other_per_100us: u32) -> (u64, f64) {
     for _ in 0..20 {
         other_traffic(&mut i, t, other_per_100us);
         // Both senders' segments of this RTT, in time order (a first at equal times).
-        let mut segments: Vec<(Ps, usize)> = [(0, 7u64), (1, 3)]
+        let mut segments: Vec<(Time, usize)> = [(0, 7u64), (1, 3)]
             .into_iter()
             .flat_map(|(k, segs)| (0..segs).map(move |s| (t + 5 * US + s * SLOW / segs, k)))
             .collect();
@@ -655,7 +656,7 @@ fn the_subslot_length_is_the_traffic_weighted_rtt_of_the_last_subslot() {
     // (3,000·100 + 1,000·400)/4,000 = 175 µs. b's 5,000 B in the first sub-slot do not count
     // (with them T would be 300 µs).
     let (mut i, a, b) = two_conns();
-    let z = PS_PER_MS;
+    let z = MS;
     data_rtt(&mut i, z + 50 * US, b, 5_000, 400 * US);
     data_rtt(&mut i, z + 150 * US, a, 3_000, 100 * US);
     data_rtt(&mut i, z + 160 * US, b, 1_000, 400 * US);
@@ -663,7 +664,7 @@ fn the_subslot_length_is_the_traffic_weighted_rtt_of_the_last_subslot() {
     i.advance(z + 200 * US);
     assert_eq!(i.subslot(), 175 * US);
     // A slot in which no connection updates its RTT keeps T.
-    i.on_receive(z + 300 * US, 1_500, None, 0, 0);
+    i.on_receive(z + 300 * US, 1_500, None, 0, Time::ZERO);
     i.advance(z + 600 * US);
     assert_eq!(i.subslot(), 175 * US);
 }
@@ -675,16 +676,16 @@ fn a_connection_returning_under_control_never_pulls_its_right_edge_back() {
     // window (2 MSS) may only apply as the peer's data covers that edge: never shrink (§IV-D
     // footnote 3).
     let mut i = Host::new(params());
-    let c = i.add_conn(0);
+    let c = i.add_conn(Time::ZERO);
     let stack = 64_000u64;
-    let send = |i: &mut Host, now: Ps, ack: u64| ack_offering(i, now, c, ack, stack);
-    let t = 10 * PS_PER_MS;
-    data_rtt(&mut i, t, c, MSS as u32, 3 * PS_PER_MS);
+    let send = |i: &mut Host, now: Time, ack: u64| ack_offering(i, now, c, ack, stack);
+    let t = 10 * MS;
+    data_rtt(&mut i, t, c, MSS as u32, 3 * MS);
     assert_eq!(send(&mut i, t, 1 + MSS), stack, "not controlled: the stack's window");
     // Samples of 100 µs bring the smoothed RTT under 2 ms after a few segments.
     let mut now = t;
     let mut acked = 1 + MSS;
-    while i.conn(c).srtt.unwrap() >= 2 * PS_PER_MS {
+    while i.conn(c).srtt.unwrap() >= 2 * MS {
         now += 10 * US;
         data_rtt(&mut i, now, c, 1, RTT);
         acked += 1;

@@ -22,7 +22,7 @@ use super::endpoint::Endpoint;
 use super::test_support::*;
 use crate::net::packet::{Ecn, Packet, ACK};
 use crate::scenario::CcKind;
-use crate::units::Ps;
+use crate::units::Time;
 
 /// The 1-based segment a data packet carries (full, aligned segments only).
 fn seg_no(p: &Packet) -> u64 {
@@ -52,7 +52,7 @@ fn pair(sack: bool) -> (Endpoint, Endpoint, Vec<Packet>) {
 }
 
 /// Hands one segment to `r` and returns what it answers (at most one packet).
-fn deliver(r: &mut Endpoint, now: Ps, p: &Packet) -> Option<Packet> {
+fn deliver(r: &mut Endpoint, now: Time, p: &Packet) -> Option<Packet> {
     let mut out = Vec::new();
     r.on_segment(now, p, &mut out);
     assert!(out.len() <= 1, "one segment in, at most one ACK out: {out:?}");
@@ -60,7 +60,7 @@ fn deliver(r: &mut Endpoint, now: Ps, p: &Packet) -> Option<Packet> {
 }
 
 /// Hands one segment to the sender `s` and returns what it sends.
-fn feed(s: &mut Endpoint, now: Ps, p: &Packet) -> Vec<Packet> {
+fn feed(s: &mut Endpoint, now: Time, p: &Packet) -> Vec<Packet> {
     let mut out = Vec::new();
     s.on_segment(now, p, &mut out);
     out
@@ -68,7 +68,7 @@ fn feed(s: &mut Endpoint, now: Ps, p: &Packet) -> Vec<Packet> {
 
 /// Delivers `data` to the receiver except the segments in `lost`, in order, 10 µs apart from
 /// `t0`; returns (segment number, ACK it triggered) for each ACK sent.
-fn receiver_acks(r: &mut Endpoint, data: &[Packet], lost: &[u64], t0: Ps) -> Vec<(u64, Packet)> {
+fn receiver_acks(r: &mut Endpoint, data: &[Packet], lost: &[u64], t0: Time) -> Vec<(u64, Packet)> {
     let mut acks = Vec::new();
     for (k, p) in data.iter().enumerate() {
         let i = seg_no(p);
@@ -127,8 +127,8 @@ fn sack_ack(ack: u64, sacked: &[(u64, u64)]) -> Packet {
         seq: 1,
         ack,
         rwnd: RCV_BUF,
-        ts_val: 1,
-        ts_ecr: 0,
+        ts_val: Time::from_ps(1),
+        ts_ecr: Time::ZERO,
         sack,
         sack_blocks: sacked.len() as u8,
     }
@@ -137,7 +137,7 @@ fn sack_ack(ack: u64, sacked: &[(u64, u64)]) -> Packet {
 /// The smallest cwnd (bytes) at which the sender would send a segment now, minus one SMSS:
 /// RFC 6675 SetPipe() during SACK recovery, FlightSize otherwise (see the module comment).
 /// Probed on clones; needs something sendable (new data or an eligible hole).
-fn window_in_use(s: &Endpoint, now: Ps) -> u64 {
+fn window_in_use(s: &Endpoint, now: Time) -> u64 {
     let sends = |c: u64| {
         let mut e = s.clone();
         e.win.cwnd = c as f64;
@@ -391,7 +391,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
     assert_eq!(seg_blocks(&acks[7].1), vec![(5, 10), (2, 3)]);
     let mut sent: Vec<Packet> = data.clone();
     let mut t = 400 * US;
-    let step = |s: &mut Endpoint, a: &Packet, t: &mut Ps| {
+    let step = |s: &mut Endpoint, a: &Packet, t: &mut Time| {
         *t += US;
         feed(s, *t, a)
     };

@@ -6,15 +6,16 @@ use super::endpoint::{Endpoint, State, TcpParams};
 use super::rtt::RttEstimator;
 use crate::net::packet::{Packet, ACK, SYN};
 use crate::scenario::{CcKind, DctcpReceiver};
-use crate::units::{Ps, PS_PER_MS, PS_PER_S, PS_PER_US};
+use crate::units::Time;
 
 pub const MSS: u64 = 1460;
 pub const MSSF: f64 = 1460.0;
 pub const RCV_BUF: u64 = 8_000_000;
 /// IP + TCP header bytes of every segment.
 pub const HDR: u32 = 40;
-pub const US: Ps = PS_PER_US;
-pub const MS: Ps = PS_PER_MS;
+pub const US: Time = Time::from_us(1);
+pub const MS: Time = Time::from_ms(1);
+pub const S: Time = Time::from_secs(1);
 
 /// Sequence number at the start of 1-based segment `i`.
 pub fn seg(i: u64) -> u64 {
@@ -29,9 +30,9 @@ pub fn params(cc: CcKind, sack: bool) -> TcpParams {
         header_bytes: HDR,
         init_cwnd_segments: 10,
         rto_min: 10 * MS,
-        rto_initial: PS_PER_S,
-        rto_max: 60 * PS_PER_S,
-        timer_tick: 0,
+        rto_initial: S,
+        rto_max: 60 * S,
+        timer_tick: Time::ZERO,
         delack_segments: 2,
         delack_timeout: 40 * MS,
         rcv_buffer: RCV_BUF,
@@ -56,7 +57,7 @@ pub fn endpoint_with(p: TcpParams, cc: CcKind, alpha_init: f64, end: u8) -> Endp
 /// Returns the data segments the sender emitted right after the SYN-ACK.
 pub fn establish(s: &mut Endpoint, r: &mut Endpoint) -> Vec<Packet> {
     let mut out = Vec::new();
-    s.connect(0, &mut out);
+    s.connect(Time::ZERO, &mut out);
     assert_eq!(out.len(), 1, "connect emits exactly the SYN");
     let syn = out.pop().unwrap();
     r.on_segment(50 * US, &syn, &mut out);

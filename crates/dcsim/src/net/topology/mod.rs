@@ -15,7 +15,7 @@ use super::port::Port;
 use super::routing::{Routes, SwitchLink};
 use crate::error::ConfigError;
 use crate::scenario::{AqmConfig, BufferConfig, LinkConfig, Scenario};
-use crate::units::{ps_from_us, Rate};
+use crate::units::{Bytes, Rate, Time};
 use shapes::Graph;
 
 /// Random stream numbers, one per consumer, so adding one consumer never shifts another.
@@ -208,10 +208,10 @@ impl Builder<'_> {
     fn add_switch(&mut self, name: String) {
         let shared = match self.s.switch.buffer {
             BufferConfig::PerPort { .. } => None,
-            BufferConfig::Shared { total_bytes, alpha, .. } => Some(SharedBuffer::new(total_bytes, alpha)),
+            BufferConfig::Shared { total_bytes, alpha, .. } => Some(SharedBuffer::new(Bytes::new(total_bytes), alpha)),
             BufferConfig::Preset { name } => {
                 let (total, alpha) = name.shared_buffer();
-                Some(SharedBuffer::new(total, alpha))
+                Some(SharedBuffer::new(Bytes::new(total), alpha))
             }
         };
         self.net_nodes.push(Node {
@@ -247,8 +247,12 @@ impl Builder<'_> {
         }
     }
 
-    fn link_params(l: &LinkConfig) -> (Rate, u64, u32) {
-        (Rate::from_gbps(l.rate_gbps), ps_from_us(l.delay_us), l.framing_bytes)
+    fn link_params(l: &LinkConfig) -> (Rate, Time, Bytes) {
+        (
+            Rate::from_gbps(l.rate_gbps),
+            Time::from_us_f64(l.delay_us),
+            Bytes::from(l.framing_bytes),
+        )
     }
 
     fn switch_port(&mut self, node: u32, peer: u32, l: &LinkConfig, name: String) {
@@ -265,7 +269,7 @@ impl Builder<'_> {
         };
         // The link's own buffer, if it gives one, replaces the switch-wide per-port limit.
         let limit_packets = l.buffer_packets.unwrap_or(limit_packets);
-        let limit_bytes = l.buffer_bytes.unwrap_or(limit_bytes);
+        let limit_bytes = Bytes::new(l.buffer_bytes.unwrap_or(limit_bytes));
         if let Some(shared) = &mut self.net_nodes[node as usize].shared {
             shared.ports.push(id);
         }
@@ -289,7 +293,7 @@ impl Builder<'_> {
                 gentle,
             } => {
                 let rng = port_rng(self.s.sim.seed, id);
-                let typical = rate.tx_time((self.s.tcp.mss + self.s.tcp.header_bytes + framing) as u64);
+                let typical = rate.tx_time(Bytes::from(self.s.tcp.mss + self.s.tcp.header_bytes) + framing);
                 Aqm::Red(Box::new(Red::new(
                     *min_th,
                     *max_th,
@@ -321,7 +325,7 @@ impl Builder<'_> {
         let (rate, delay, framing) = Self::link_params(l);
         let nic = self.ports.len() as u32;
         let limit = self.s.host.nic_queue_packets;
-        let jitter = ps_from_us(self.s.host.tx_jitter_us);
+        let jitter = Time::from_us_f64(self.s.host.tx_jitter_us);
         let mut rng = port_rng(self.s.sim.seed, nic);
         // IEEE 802.3: each NIC's transmit clock is within ±100 ppm of nominal (its own).
         let ppm = self.s.host.clock_ppm;
@@ -329,7 +333,7 @@ impl Builder<'_> {
         let rate = Rate {
             bps: ((rate.bps as f64) * (1.0 + offset)).round() as u64,
         };
-        let port = Port::new(name, h, peer, false, rate, delay, framing, limit, u64::MAX, Aqm::DropTail);
+        let port = Port::new(name, h, peer, false, rate, delay, framing, limit, Bytes::MAX, Aqm::DropTail);
         self.ports.push(port.with_jitter(jitter, rng));
         self.host_port[h as usize] = nic;
     }
