@@ -66,6 +66,9 @@ pub struct Port {
     last_change: Time,
     /// Host timing noise: a random wait in [0, jitter] before a packet may start.
     jitter: Option<(Time, ChaCha8Rng)>,
+    /// The last frame size serialised and its time: a port sends mostly one size (full
+    /// segments), so this spares the division of `Rate::tx_time` on most packets.
+    last_tx: (Bytes, Time),
     pub counters: PortCounters,
 }
 
@@ -112,6 +115,7 @@ impl Port {
             wire: VecDeque::new(),
             last_change: Time::ZERO,
             jitter: None,
+            last_tx: (Bytes::ZERO, Time::ZERO),
             counters: PortCounters {
                 occupancy: vec![Time::ZERO; 64],
                 ..Default::default()
@@ -241,7 +245,11 @@ impl Port {
             None => now,
         };
         let start = ready.max(self.free_at);
-        let end = start + self.rate.tx_time(size + self.framing);
+        let frame = size + self.framing;
+        if frame != self.last_tx.0 {
+            self.last_tx = (frame, self.rate.tx_time(frame));
+        }
+        let end = start + self.last_tx.1;
         self.free_at = end;
         self.buffer.push_back(Held { start, end, size });
         self.buffered_bytes += size;
