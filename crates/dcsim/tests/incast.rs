@@ -385,6 +385,34 @@ fn small_queries(persistent: bool) -> Results {
 }
 
 #[test]
+fn one_shot_queries_are_sampled_and_traced_at_a_port() {
+    // Their connections open during the run: the flow samples cover them, and a traced
+    // port records their packets (both once failed: no samples, and a panic in the tracer).
+    let toml = r#"
+        [sim]
+        duration_s = 0.01
+        [topology]
+        kind = "star"
+        hosts = 3
+        [[queries]]
+        client = 0
+        servers = [1, 2]
+        response_bytes = 3000
+        rounds = 3
+        persistent = false
+        [measure]
+        flow_sample_us = 1000
+        trace_ports = ["s0->h0"]
+    "#;
+    let r = run(toml);
+    check_conservation(&r);
+    assert_eq!(r.flows.len(), 6);
+    assert!(r.flow_samples.flow.contains(&5), "the last query's connections are sampled");
+    let to_client = r.trace.port.iter().filter(|&&p| r.ports[p as usize].name == "s0->h0").count();
+    assert!(to_client >= 6 * 3, "{to_client} records: SYN-ACKs and responses to h0");
+}
+
+#[test]
 fn non_persistent_queries_pay_a_handshake_each() {
     // Persistent: 4 connections opened at t = 0. Per query: 4 requests serialised δ apart,
     // each answered by 2 segments (1460 + 540 B) within IW = 2. Non-persistent: 4 new

@@ -404,7 +404,8 @@ impl Simulation {
         if sim.queue_sample_every > Time::ZERO && !sim.sampled_ports.is_empty() {
             sim.cal.schedule(sim.warmup, Event::QueueSample);
         }
-        if sim.flow_sample_every > Time::ZERO && !sim.conns.is_empty() {
+        // Query workloads may open their connections only later (one at a request).
+        if sim.flow_sample_every > Time::ZERO && !(sim.conns.is_empty() && sim.workloads.is_empty()) {
             sim.cal.schedule(sim.warmup, Event::FlowSample);
         }
         Ok(sim)

@@ -55,7 +55,8 @@ impl Tracer {
         if self.ports[p as usize] {
             self.push(PORT_VIEW, left, p, TX, pkt, src);
         }
-        if let Some(host) = self.conn_host[pkt.conn as usize] {
+        // Connections opened during the run (one-shot queries) are never traced flows.
+        if let Some(&Some(host)) = self.conn_host.get(pkt.conn as usize) {
             if !port.is_switch && port.node == host {
                 self.push(FLOW_VIEW, left, p, TX, pkt, src);
             } else if port.peer == host {
