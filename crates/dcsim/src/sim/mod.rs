@@ -693,10 +693,10 @@ impl Simulation {
     /// current time and the scratch output buffer, then sends what it emitted.
     #[inline]
     fn drive(&mut self, c: u32, e: u8, f: impl FnOnce(&mut Endpoint, Time, &mut Vec<Packet>)) {
-        self.set_tx_room(c, e);
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
-        f(&mut self.conns[c as usize].ends[e as usize], now, &mut out);
+        let ep = self.tx_room(c, e);
+        f(ep, now, &mut out);
         self.out = out;
         self.after_endpoint(c, e);
     }
@@ -775,10 +775,11 @@ impl Simulation {
         }
     }
 
-    /// Tells end `e` of connection `c` how many packets its host's NIC queue can take now.
-    /// The per-connection limit (like Linux's TCP small queues) lets a connection add packets
-    /// while it has less than the limit queued, so it may end just above it.
-    fn set_tx_room(&mut self, c: u32, e: u8) {
+    /// Tells end `e` of connection `c` how many packets its host's NIC queue can take now,
+    /// and hands it over. The per-connection limit (like Linux's TCP small queues) lets a
+    /// connection add packets while it has less than the limit queued, so it may end just
+    /// above it.
+    fn tx_room(&mut self, c: u32, e: u8) -> &mut Endpoint {
         let conn = &mut self.conns[c as usize];
         let host = conn.hosts[e as usize];
         let mut room = self.ports[self.host_port[host as usize] as usize].free_slots(self.now, self.warmup);
@@ -787,7 +788,9 @@ impl Simulation {
             let queued = conn.nic_bytes(e as usize, self.now);
             room = room.min(limit.bytes_per_conn.saturating_sub(queued).div_ceil(limit.max_packet) as usize);
         }
-        conn.ends[e as usize].tx_room = room;
+        let ep = &mut conn.ends[e as usize];
+        ep.tx_room = room;
+        ep
     }
 
     /// Parks a sender its full NIC queue stopped, and makes sure it is woken when the packet
