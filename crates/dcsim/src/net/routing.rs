@@ -49,10 +49,10 @@ pub struct Routes {
 }
 
 impl Routes {
-    /// Computes the tables. `host_switch`/`host_down` give each host's attachment; `links`
+    /// Computes the tables. `host_switch`/`host_down` give each host's attachment (hosts are
+    /// nodes `0..host_switch.len()`); `links`
     /// lists every switch-to-switch port.
     pub fn build(
-        hosts: u32,
         switches: u32,
         host_switch: Vec<u32>,
         host_down: Vec<u32>,
@@ -61,6 +61,7 @@ impl Routes {
         seed: u64,
         spray: ChaCha8Rng,
     ) -> Result<Routes, ConfigError> {
+        let hosts = host_switch.len() as u32;
         let s = switches as usize;
         // Adjacency of the switch graph, compressed: ports of switch i are adj[start[i]..start[i+1]].
         let mut start = vec![0u32; s + 1];

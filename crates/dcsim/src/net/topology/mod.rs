@@ -98,7 +98,6 @@ impl Network {
         }
         let switches = (b.net_nodes.len() as u32) - hosts;
         let routes = Routes::build(
-            hosts,
             switches,
             b.host_switch,
             b.host_down,
