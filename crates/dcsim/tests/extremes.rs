@@ -48,6 +48,7 @@ fn run_with(extra: &[(&str, &str)]) {
     let s = Scenario::from_toml(&toml).unwrap_or_else(|e| panic!("{e}\n{toml}"));
     let r = Simulation::new(&s).unwrap_or_else(|e| panic!("{e}")).run();
     let c = &r.conservation;
+    assert!(c.injected > 0, "{extra:?}: nothing was sent");
     assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight, "{extra:?}");
 }
 

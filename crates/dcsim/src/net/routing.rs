@@ -50,8 +50,7 @@ pub struct Routes {
 
 impl Routes {
     /// Computes the tables. `host_switch`/`host_down` give each host's attachment (hosts are
-    /// nodes `0..host_switch.len()`); `links`
-    /// lists every switch-to-switch port.
+    /// nodes `0..host_switch.len()`); `links` lists every switch-to-switch port.
     pub fn build(
         switches: u32,
         host_switch: Vec<u32>,
@@ -127,15 +126,20 @@ impl Routes {
                 hops.extend(
                     adj[start[u] as usize..start[u + 1] as usize]
                         .iter()
-                        .filter(|&&(_, v)| dist[v as usize] + 1 == dist[u])
+                        // Links run both ways, so a neighbour is one hop nearer, as near, or
+                        // one hop farther: the nearer ones are the next hops.
+                        .filter(|&&(_, v)| dist[v as usize] < dist[u])
                         .map(|&(p, _)| p),
                 );
-                let g = *group_of.entry(hops.clone()).or_insert_with(|| {
-                    groups.push((group_ports.len() as u32, hops.len() as u32));
-                    group_ports.extend_from_slice(&hops);
-                    groups.len() as u32 - 1
-                });
-                table[u * leaves + li] = g;
+                table[u * leaves + li] = match group_of.get(&hops) {
+                    Some(&g) => g,
+                    None => {
+                        groups.push((group_ports.len() as u32, hops.len() as u32));
+                        group_ports.extend_from_slice(&hops);
+                        group_of.insert(hops.clone(), groups.len() as u32 - 1);
+                        groups.len() as u32 - 1
+                    }
+                };
             }
         }
         Ok(Routes {

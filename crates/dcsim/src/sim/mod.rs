@@ -39,13 +39,7 @@ fn data_path_ports(net: &Network, s: &Scenario) -> Vec<u32> {
     pairs.extend(s.queries.iter().flat_map(|q| q.servers.iter().map(|&server| (server, q.client))));
     pairs.sort_unstable();
     pairs.dedup();
-    let mut ports = Vec::new();
-    for (src, dst) in pairs {
-        net.path_ports(src, dst, &mut ports);
-    }
-    ports.sort_unstable();
-    ports.dedup();
-    ports
+    net.path_ports(&pairs)
 }
 
 /// Everything that can happen. Small and `Copy`: packets in flight live on their link.
@@ -370,7 +364,6 @@ impl Simulation {
             factory,
             workloads,
             out: Vec::with_capacity(64),
-
             events: 0,
             hops: 0,
             injected: 0,
@@ -528,12 +521,12 @@ impl Simulation {
             let port_bytes = self.ports[p as usize].occupancy_bytes(now, ws);
             if let Err(refusal) = shared.admit(used, port_bytes, size) {
                 self.ports[p as usize].refuse(refusal == Refusal::PoolFull);
-                self.trace_drop(p, &pkt);
+                self.refused(p, &pkt);
                 return None;
             }
         }
         let Ok((departure, next_arrival)) = self.ports[p as usize].offer(now, pkt, ws) else {
-            self.trace_drop(p, &pkt);
+            self.refused(p, &pkt);
             return None;
         };
         if let Some(shared) = &mut self.nodes[node].shared {
@@ -548,15 +541,14 @@ impl Simulation {
     /// Port `p` refused `pkt`: one packet fewer of its connection is in flight (it may have
     /// been the last it was waiting for); the refusal is recorded if the port is traced.
     #[inline]
-    fn trace_drop(&mut self, p: u32, pkt: &Packet) {
+    fn refused(&mut self, p: u32, pkt: &Packet) {
         let conn = &mut self.conns[pkt.conn as usize];
         conn.in_flight -= 1;
         if conn.in_flight == 0 {
             self.ending.push(pkt.conn);
         }
         if self.tracer.on {
-            let src = self.conns[pkt.conn as usize].hosts[pkt.from_end as usize];
-            self.tracer.on_drop(self.now, p, pkt, src);
+            self.tracer.on_drop(self.now, p, pkt);
         }
     }
 
@@ -566,8 +558,7 @@ impl Simulation {
         let (pkt, next) = port.pop_wire();
         let node = port.peer as usize;
         if self.tracer.on {
-            let src = self.conns[pkt.conn as usize].hosts[pkt.from_end as usize];
-            self.tracer.on_link_arrival(self.now, p, &self.ports[p as usize], &pkt, src);
+            self.tracer.on_link_arrival(self.now, p, &self.ports[p as usize], &pkt);
         }
         if let Some(t) = next {
             self.cal.schedule(t, Event::LinkArrive(p));

@@ -49,30 +49,30 @@ impl Tracer {
         t
     }
 
-    /// Packet `pkt` finished crossing port `p`'s link at `now`; `src` is its sending host.
-    pub fn on_link_arrival(&mut self, now: Time, p: u32, port: &Port, pkt: &Packet, src: u32) {
+    /// Packet `pkt` finished crossing port `p`'s link at `now`.
+    pub fn on_link_arrival(&mut self, now: Time, p: u32, port: &Port, pkt: &Packet) {
         let left = now - port.delay;
         if self.ports[p as usize] {
-            self.push(PORT_VIEW, left, p, TX, pkt, src);
+            self.push(PORT_VIEW, left, p, TX, pkt);
         }
         // Connections opened during the run (one-shot queries) are never traced flows.
         if let Some(&Some(host)) = self.conn_host.get(pkt.conn as usize) {
             if !port.is_switch && port.node == host {
-                self.push(FLOW_VIEW, left, p, TX, pkt, src);
+                self.push(FLOW_VIEW, left, p, TX, pkt);
             } else if port.peer == host {
-                self.push(FLOW_VIEW, now, p, RX, pkt, src);
+                self.push(FLOW_VIEW, now, p, RX, pkt);
             }
         }
     }
 
     /// Port `p` refused `pkt` at `now`.
-    pub fn on_drop(&mut self, now: Time, p: u32, pkt: &Packet, src: u32) {
+    pub fn on_drop(&mut self, now: Time, p: u32, pkt: &Packet) {
         if self.ports[p as usize] {
-            self.push(PORT_VIEW, now, p, DROP, pkt, src);
+            self.push(PORT_VIEW, now, p, DROP, pkt);
         }
     }
 
-    fn push(&mut self, view: u8, t: Time, port: u32, event: u8, pkt: &Packet, src: u32) {
+    fn push(&mut self, view: u8, t: Time, port: u32, event: u8, pkt: &Packet) {
         let r = &mut self.records;
         r.view.push(view);
         r.t_s.push(t.as_secs_f64());
@@ -80,7 +80,7 @@ impl Tracer {
         r.event.push(event);
         r.flow.push(pkt.conn);
         r.from_end.push(pkt.from_end);
-        r.src.push(src);
+        r.src.push(pkt.src);
         r.dst.push(pkt.dst);
         r.flags.push(pkt.flags);
         // The IP ECN field's codepoints (RFC 3168 §5): ECT is ECT(0).

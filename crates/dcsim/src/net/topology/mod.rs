@@ -152,23 +152,28 @@ impl Network {
         Ok(out)
     }
 
-    /// The switch ports on any shortest path from host `src` to host `dst`.
-    pub fn path_ports(&self, src: u32, dst: u32, into: &mut Vec<u32>) {
-        let mut frontier = vec![self.ports[self.host_port[src as usize] as usize].peer];
-        let mut seen = Vec::new();
-        while let Some(node) = frontier.pop() {
-            if seen.contains(&node) {
-                continue;
-            }
-            seen.push(node);
-            for &p in self.routes.next_hops(node, dst) {
-                into.push(p);
-                let peer = self.ports[p as usize].peer;
-                if self.nodes[peer as usize].is_switch {
-                    frontier.push(peer);
+    /// The switch ports on any shortest path from each `(src, dst)` host pair, in port order.
+    pub fn path_ports(&self, pairs: &[(u32, u32)]) -> Vec<u32> {
+        // Per node, the last pair whose walk visited it; per port, whether it is taken.
+        let mut visited = vec![usize::MAX; self.nodes.len()];
+        let mut taken = vec![false; self.ports.len()];
+        let mut frontier = Vec::new();
+        for (k, &(src, dst)) in pairs.iter().enumerate() {
+            frontier.push(self.ports[self.host_port[src as usize] as usize].peer);
+            while let Some(node) = frontier.pop() {
+                if std::mem::replace(&mut visited[node as usize], k) == k {
+                    continue;
+                }
+                for &p in self.routes.next_hops(node, dst) {
+                    taken[p as usize] = true;
+                    let peer = self.ports[p as usize].peer;
+                    if self.nodes[peer as usize].is_switch {
+                        frontier.push(peer);
+                    }
                 }
             }
         }
+        (0..self.ports.len() as u32).filter(|&p| taken[p as usize]).collect()
     }
 }
 
