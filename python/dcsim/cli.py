@@ -363,6 +363,7 @@ def _write_run(
         "flows": results.flows,
         "queries": results.queries,
         "ports": results.ports,
+        "classes": results.classes,
         "switches": results.switches,
         "queue_occupancy": results.queue_occupancy,
         "queue_samples": results.queue_samples,

@@ -17,7 +17,7 @@ QUEUE_QUANTILES = (0.5, 0.95, 0.99)
 
 # Layout of `Results.raw`, part of every cache key (executor.cache_key) so that an entry of
 # another layout is never read as this one. 1: JSON rows; 2: NumPy columns.
-RAW_FORMAT = 2
+RAW_FORMAT = 3
 
 # A table as the engine hands it over: column name -> array, one row per entry (`trace.sack`
 # has 6 numbers per row), all of one length.
@@ -31,7 +31,7 @@ class Results:
     """The results of one run.
 
     Tables: `flows` (one row per flow), `ports` (one row per egress port, switch ports and
-    host NICs), `switches` (one row per switch, with its shared memory), `queue_occupancy`
+    host NICs), `classes` (one row per class queue of ports with a queue discipline), `switches` (one row per switch, with its shared memory), `queue_occupancy`
     (seconds each port held exactly n packets), `queue_samples`, `pool_samples`,
     `flow_samples` and `ictcp_samples` (time series, when the scenario's `measure` asks).
     Times are seconds, rates bit/s, sizes bytes or packets as the column name says.
@@ -80,6 +80,13 @@ class Results:
         """Per-port counters and queue statistics (the occupancy histogram is
         `queue_occupancy`)."""
         return _frame(self.raw["ports"])
+
+    @cached_property
+    def classes(self) -> pd.DataFrame:
+        """Per class queue of the switch ports with a queue discipline (`switch.classes`, or
+        an AQM acting at dequeue): arrivals, sends, drops and marks; `port` indexes `ports`."""
+        classes = self.raw["classes"]
+        return _frame(classes, port_name=_labels(self.raw["ports"]["name"], classes["port"]))
 
     @cached_property
     def queue_occupancy(self) -> pd.DataFrame:

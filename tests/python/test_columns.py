@@ -64,6 +64,11 @@ DTYPES = {
         "drops_pool": I, "drops_aqm": I, "marks": I, "queued_at_end": I, "max_packets": I,
         "max_bytes": I, "mean_packets": F, "mean_bytes": F, "utilization": F,
     },
+    "classes": {
+        "port": I, "class": I, "arrived_packets": I, "enqueued_packets": I, "sent_packets": I,
+        "sent_bytes": I, "drops_buffer": I, "drops_aqm": I, "marks": I, "max_packets": I,
+        "port_name": S,
+    },
     "switches": {"name": S, "shared_bytes": I, "alpha": F, "max_used_bytes": I},
     "queue_occupancy": {"port": I, "port_name": S, "packets": I, "seconds": F},
     "queue_samples": {"port": I, "t_s": F, "packets": I, "bytes": I, "port_name": S},

@@ -135,6 +135,8 @@ pub struct Results {
     /// Packets that finished crossing a link (one packet over one link = one hop).
     pub packet_hops: u64,
     pub ports: Vec<PortStats>,
+    /// One row per class queue of the switch ports with a queue discipline.
+    pub classes: Vec<ClassStats>,
     pub switches: Vec<SwitchStats>,
     pub flows: Vec<FlowStats>,
     pub queries: Vec<QueryStats>,
@@ -178,6 +180,30 @@ table! {
         pub utilization: f64,
         /// `occupancy_time_s[n]` = seconds the queue held exactly n packets in the window.
         pub occupancy_time_s: Vec<f64>,
+    }
+}
+
+table! {
+    rows
+    /// One class queue of a port with a queue discipline (`switch.classes`, or a dequeue AQM).
+    pub struct ClassStats {
+        /// Index into `ports`.
+        pub port: u32,
+        pub class: u8,
+        /// Packets that reached the class queue (the shared memory's refusals count on the
+        /// port only).
+        pub arrived_packets: u64,
+        pub enqueued_packets: u64,
+        /// Packets that left the class queue for the link (the port counts them when their
+        /// last bit has left).
+        pub sent_packets: u64,
+        pub sent_bytes: u64,
+        /// Refused by the class's or the port's limit, or its share of the buffer.
+        pub drops_buffer: u64,
+        /// Dropped by the class's AQM, on arrival or at dequeue.
+        pub drops_aqm: u64,
+        pub marks: u64,
+        pub max_packets: u64,
     }
 }
 
@@ -376,6 +402,7 @@ impl Results {
         }
         vec![
             ("ports", ports),
+            ("classes", ClassStats::table(std::mem::take(&mut self.classes))),
             ("switches", SwitchStats::table(std::mem::take(&mut self.switches))),
             ("flows", FlowStats::table(std::mem::take(&mut self.flows))),
             ("queries", QueryStats::table(std::mem::take(&mut self.queries))),

@@ -313,9 +313,12 @@ fn default_one() -> u32 {
 #[serde(deny_unknown_fields, default)]
 pub struct SwitchConfig {
     pub buffer: BufferConfig,
+    /// The AQM of every switch port's queue (of every class queue without its own `aqm`).
     pub aqm: AqmConfig,
     /// How a switch chooses among equal-cost next hops.
     pub ecmp: Ecmp,
+    /// Several class queues per switch port (M18; none: one FIFO queue per port).
+    pub classes: Option<ClassesConfig>,
 }
 
 impl Default for SwitchConfig {
@@ -324,8 +327,98 @@ impl Default for SwitchConfig {
             buffer: BufferConfig::default(),
             aqm: AqmConfig::DropTail,
             ecmp: Ecmp::PerFlow,
+            classes: None,
         }
     }
+}
+
+/// Class queues on every switch port (M18: DCTCP paper §1 "Ethernet priorities (Class of
+/// Service)"). A packet is classified on arrival, joins its class queue (the class's limit
+/// and AQM apply, within the port's buffer or the switch's shared memory), and the scheduler
+/// picks the class the link serves next.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClassesConfig {
+    /// Which class the link serves next.
+    #[serde(default)]
+    pub scheduler: SchedulerKind,
+    /// How a packet's class is chosen.
+    #[serde(default)]
+    pub classify: ClassifyConfig,
+    /// DRR: bytes a class of weight 1 may send per round (default: one full-size packet,
+    /// `tcp.mss + tcp.header_bytes`).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = "limits::MAX_BUFFER_BYTES"))]
+    pub quantum_bytes: Option<u64>,
+    /// The class queues, class 0 first (strict priority: the highest). 1 to 8.
+    pub queues: Vec<ClassQueueConfig>,
+}
+
+/// Which backlogged class the link serves next.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerKind {
+    /// Deficit round robin by `weight` (Shreedhar and Varghese 1995); equal weights by
+    /// default (M18's assumption).
+    #[default]
+    Drr,
+    /// Always the lowest-numbered backlogged class (IEEE 802.1Q strict priority).
+    StrictPriority,
+}
+
+/// How a switch port chooses a packet's class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "by", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClassifyConfig {
+    /// The class its host gave the flow (`flows[].class`, `queries[].class`: a DSCP).
+    #[default]
+    Flow,
+    /// ECN-capable (ECT or CE) packets to class `ect`, the others to class `not_ect`.
+    Ecn {
+        #[schemars(range(max = 7))]
+        ect: u8,
+        #[schemars(range(max = 7))]
+        not_ect: u8,
+    },
+    /// SYN and SYN-ACK to class `syn`, pure ACKs to class `ack`, data to class `data`.
+    PacketType {
+        #[schemars(range(max = 7))]
+        syn: u8,
+        #[schemars(range(max = 7))]
+        ack: u8,
+        #[schemars(range(max = 7))]
+        data: u8,
+    },
+}
+
+/// One class queue of a switch port.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClassQueueConfig {
+    /// DRR weight: the class's quantum is `weight × quantum_bytes`.
+    #[serde(default = "default_weight")]
+    #[schemars(range(min = 1, max = 1000))]
+    pub weight: u32,
+    /// Packets this class may hold (default: only the port's limit).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = "limits::MAX_PACKETS"))]
+    pub limit_packets: Option<u32>,
+    /// Bytes this class may hold (default: only the port's limit).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = "limits::MAX_BUFFER_BYTES"))]
+    pub limit_bytes: Option<u64>,
+    /// Share the port's buffer dynamically: the class may hold up to `alpha` × the bytes the
+    /// port still has free (needs a port byte limit). Default: a static limit only.
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e6))]
+    pub alpha: Option<f64>,
+    /// The class's AQM (default: `switch.aqm`).
+    #[serde(default)]
+    pub aqm: Option<AqmConfig>,
+}
+
+fn default_weight() -> u32 {
+    1
 }
 
 /// Equal-cost multi-path forwarding (RFC 2992).
@@ -443,6 +536,35 @@ pub enum AqmConfig {
         /// Whether the packet being serialised counts in the occupancy (ns-2 does not).
         #[serde(default = "default_true")]
         count_in_service: bool,
+        /// `enqueue`: a packet is marked if more than K packets are ahead of it when it
+        /// arrives (DCTCP §3.1). `dequeue`: if more than K stay behind it when it leaves the
+        /// queue for the link (the mark reaches the sender a queueing delay sooner).
+        #[serde(default)]
+        at: MarkAt,
+    },
+    /// The proportional-integral controller of Hollot, Misra, Towsley and Gong (INFOCOM
+    /// 2001): every 1/`sample_hz` s, p += a·(q − q_ref) − b·(q_old − q_ref); a packet leaving
+    /// the queue is marked (ECT) or dropped with probability p. Defaults: the paper's design
+    /// example (a = 1.822e-5, b = 1.816e-5, 160 Hz, q_ref = 200 packets), tuned for a 15 Mb/s
+    /// link with 60 flows; a datacenter port needs its own (DCTCP §3.5 gives none).
+    Pi {
+        #[serde(default = "default_pi_a")]
+        #[schemars(range(min = 0.0, max = 1.0))]
+        a: f64,
+        #[serde(default = "default_pi_b")]
+        #[schemars(range(min = 0.0, max = 1.0))]
+        b: f64,
+        /// q_ref, packets.
+        #[serde(default = "default_pi_q_ref")]
+        #[schemars(range(min = 0.0, max = "limits::MAX_PACKETS"))]
+        q_ref_packets: f64,
+        /// Sampling frequency, Hz.
+        #[serde(default = "default_pi_hz")]
+        #[schemars(range(min = 1e-3, max = 1e9))]
+        sample_hz: f64,
+        /// Mark ECT packets instead of dropping them.
+        #[serde(default = "default_true")]
+        ecn: bool,
     },
     /// Random Early Detection on the average queue, marking ECT packets (Floyd & Jacobson).
     Red {
@@ -467,6 +589,28 @@ pub enum AqmConfig {
         #[serde(default)]
         gentle: bool,
     },
+}
+
+/// When the threshold AQM looks at the queue.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkAt {
+    #[default]
+    Enqueue,
+    Dequeue,
+}
+
+fn default_pi_a() -> f64 {
+    1.822e-5
+}
+fn default_pi_b() -> f64 {
+    1.816e-5
+}
+fn default_pi_q_ref() -> f64 {
+    200.0
+}
+fn default_pi_hz() -> f64 {
+    160.0
 }
 
 /// Treatment of non-ECN-capable packets when a marking queue is above K (§7.1–7.2).
@@ -775,6 +919,11 @@ pub struct FlowSpec {
     #[serde(default)]
     #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
     pub rcv_buffer_bytes: Option<u64>,
+    /// Traffic class its packets carry, 0-7 (a DSCP or 802.1p priority; `switch.classes`
+    /// classifying by flow puts them in that class queue).
+    #[serde(default)]
+    #[schemars(range(max = 7))]
+    pub class: u8,
 }
 
 /// Partition/aggregate (M23): a client sends a small request to each server, each server
@@ -822,6 +971,10 @@ pub struct QuerySpec {
     #[serde(default)]
     #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
     pub rcv_buffer_bytes: Option<u64>,
+    /// Traffic class of the query connections' packets, 0-7 (see `flows[].class`).
+    #[serde(default)]
+    #[schemars(range(max = 7))]
+    pub class: u8,
 }
 
 fn default_request_bytes() -> u64 {
@@ -919,6 +1072,71 @@ impl Scenario {
 
     /// Checks serde cannot express: ranges, cross references. Every number has an upper
     /// bound (`limits`), so no time or size the engine derives from it can overflow.
+    fn check_classes(&self, c: &ClassesConfig) -> Result<(), ConfigError> {
+        use limits::*;
+        let n = c.queues.len();
+        if !(1..=8).contains(&n) {
+            return Err(ConfigError::new(
+                "switch.classes.queues".into(),
+                format!("must list 1 to 8 class queues, got {n}"),
+            ));
+        }
+        let class = |field: &str, v: u8| -> Result<(), ConfigError> {
+            if (v as usize) < n {
+                return Ok(());
+            }
+            Err(ConfigError::new(
+                field.into(),
+                format!("class {v} does not exist: the ports have {n} class queues (0 to {})", n - 1),
+            ))
+        };
+        match c.classify {
+            ClassifyConfig::Flow => {
+                for (i, f) in self.flows.iter().enumerate() {
+                    class(&format!("flows[{i}].class"), f.class)?;
+                }
+                for (i, q) in self.queries.iter().enumerate() {
+                    class(&format!("queries[{i}].class"), q.class)?;
+                }
+            }
+            ClassifyConfig::Ecn { ect, not_ect } => {
+                class("switch.classes.classify.ect", ect)?;
+                class("switch.classes.classify.not_ect", not_ect)?;
+            }
+            ClassifyConfig::PacketType { syn, ack, data } => {
+                class("switch.classes.classify.syn", syn)?;
+                class("switch.classes.classify.ack", ack)?;
+                class("switch.classes.classify.data", data)?;
+            }
+        }
+        if let Some(q) = c.quantum_bytes {
+            whole(&"switch.classes.quantum_bytes", q, 1, MAX_BUFFER_BYTES, "bytes")?;
+        }
+        for (i, q) in c.queues.iter().enumerate() {
+            let f = |name: &str| format!("switch.classes.queues[{i}].{name}");
+            whole(&f("weight"), q.weight as u64, 1, 1000, "")?;
+            if let Some(p) = q.limit_packets {
+                whole(&f("limit_packets"), p as u64, 1, MAX_PACKETS as u64, "packets")?;
+            }
+            if let Some(b) = q.limit_bytes {
+                whole(&f("limit_bytes"), b, 1, MAX_BUFFER_BYTES, "bytes")?;
+            }
+            if let Some(alpha) = q.alpha {
+                real(&f("alpha"), alpha, Bound::Above(0.0), 1e6, "")?;
+                if !matches!(self.switch.buffer, BufferConfig::PerPort { limit_bytes: Some(_), .. }) {
+                    return Err(ConfigError::new(
+                        f("alpha"),
+                        "a dynamic share of the port's buffer needs switch.buffer = { kind = \"per_port\", limit_bytes = ... } (on a shared-memory switch the switch's own dynamic threshold applies to each class queue)".into(),
+                    ));
+                }
+            }
+            if let Some(aqm) = &q.aqm {
+                check_aqm(&f("aqm"), aqm)?;
+            }
+        }
+        Ok(())
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         use limits::*;
         let err = |field: &str, reason: String| Err(ConfigError::new(field.to_string(), reason));
@@ -976,26 +1194,9 @@ impl Scenario {
             }
             BufferConfig::Preset { .. } => {}
         }
-        match &self.switch.aqm {
-            AqmConfig::Red {
-                min_th,
-                max_th,
-                max_p,
-                weight_log2,
-                ..
-            } => {
-                real(&"switch.aqm.max_th", *max_th, Bound::From(0.0), MAX_PACKETS as f64, "packets")?;
-                if !(*min_th >= 0.0 && max_th > min_th) {
-                    return err("switch.aqm.max_th", format!("need 0 ≤ min_th < max_th, got {min_th} and {max_th}"));
-                }
-                real(&"switch.aqm.max_p", *max_p, Bound::Above(0.0), 1.0, "")?;
-                whole(&"switch.aqm.weight_log2", *weight_log2 as u64, 0, 30, "")?;
-            }
-            AqmConfig::Threshold { k_packets: Some(k), .. } => {
-                // K = 0 is legal (mark whenever anything is queued).
-                whole(&"switch.aqm.k_packets", *k as u64, 0, MAX_PACKETS as u64, "packets")?;
-            }
-            _ => {}
+        check_aqm("switch.aqm", &self.switch.aqm)?;
+        if let Some(c) = &self.switch.classes {
+            self.check_classes(c)?;
         }
         let h = &self.host;
         real(&"host.tx_jitter_us", h.tx_jitter_us, Bound::From(0.0), MAX_DELAY_US, "µs")?;
@@ -1117,6 +1318,7 @@ impl Scenario {
             if f.src == f.dst {
                 return err(&field("dst"), "a flow needs two different hosts".to_string());
             }
+            whole(&field("class"), f.class as u64, 0, 7, "")?;
             real(&field("start_s"), f.start_s, Bound::From(0.0), MAX_TIME_S, "s")?;
             real(&field("start_jitter_us"), f.start_jitter_us, Bound::From(0.0), MAX_DELAY_US, "µs")?;
             if let Some(stop) = f.stop_s {
@@ -1147,6 +1349,7 @@ impl Scenario {
         for (i, q) in self.queries.iter().enumerate() {
             let field = |name: &str| format!("queries[{i}].{name}");
             check_host(&field("client"), q.client)?;
+            whole(&field("class"), q.class as u64, 0, 7, "")?;
             if q.servers.is_empty() {
                 return err(&field("servers"), "needs at least one server".to_string());
             }
@@ -1310,6 +1513,48 @@ fn check_link(field: &str, l: &LinkConfig) -> Result<(), ConfigError> {
     }
     if let Some(b) = l.buffer_bytes {
         whole(&format!("{field}.buffer_bytes"), b, 1, MAX_BUFFER_BYTES, "bytes")?;
+    }
+    Ok(())
+}
+
+fn check_aqm(field: &str, aqm: &AqmConfig) -> Result<(), ConfigError> {
+    use limits::*;
+    let f = |name: &str| format!("{field}.{name}");
+    match aqm {
+        AqmConfig::Red {
+            min_th,
+            max_th,
+            max_p,
+            weight_log2,
+            ..
+        } => {
+            real(&f("max_th"), *max_th, Bound::From(0.0), MAX_PACKETS as f64, "packets")?;
+            if !(*min_th >= 0.0 && max_th > min_th) {
+                return Err(ConfigError::new(
+                    f("max_th"),
+                    format!("need 0 ≤ min_th < max_th, got {min_th} and {max_th}"),
+                ));
+            }
+            real(&f("max_p"), *max_p, Bound::Above(0.0), 1.0, "")?;
+            whole(&f("weight_log2"), *weight_log2 as u64, 0, 30, "")?;
+        }
+        AqmConfig::Threshold { k_packets: Some(k), .. } => {
+            // K = 0 is legal (mark whenever anything is queued).
+            whole(&f("k_packets"), *k as u64, 0, MAX_PACKETS as u64, "packets")?;
+        }
+        AqmConfig::Pi {
+            a,
+            b,
+            q_ref_packets,
+            sample_hz,
+            ..
+        } => {
+            real(&f("a"), *a, Bound::From(0.0), 1.0, "")?;
+            real(&f("b"), *b, Bound::From(0.0), 1.0, "")?;
+            real(&f("q_ref_packets"), *q_ref_packets, Bound::From(0.0), MAX_PACKETS as f64, "packets")?;
+            real(&f("sample_hz"), *sample_hz, Bound::From(1e-3), 1e9, "Hz")?;
+        }
+        _ => {}
     }
     Ok(())
 }

@@ -187,6 +187,7 @@ fn packet(conn: u32, src: u32, dst: u32) -> Packet {
         ts_ecr: Time::ZERO,
         sack: [(0, 0); 3],
         sack_blocks: 0,
+        class: 0,
     }
 }
 

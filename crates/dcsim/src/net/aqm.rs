@@ -1,5 +1,7 @@
-//! Active queue management decisions taken when a packet arrives at an egress port:
-//! DCTCP threshold marking (M17) and RED with ECN (M16). Buffer admission is the port's job.
+//! Active queue management: the mark-or-drop decision a queue takes on a packet, on its
+//! arrival (DCTCP threshold marking, M17; RED with ECN, M16) or when it leaves the queue for
+//! the link (threshold marking at dequeue; the PI controller of Hollot et al.). Buffer
+//! admission is the queue's job, not the AQM's.
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -18,35 +20,75 @@ pub enum Verdict {
     Drop,
 }
 
+/// The AQMs, dispatched by `match`. An AQM acts on arrival, at dequeue, or both; a port
+/// whose AQM acts at dequeue is run by a queue discipline (`net::qdisc`), not the FIFO fast path.
 #[derive(Debug)]
 pub enum Aqm {
     DropTail,
     Threshold(Threshold),
     Red(Box<Red>),
+    Pi(Box<Pi>),
 }
 
 impl Aqm {
-    /// `occupancy` is the port's packet count before this packet joins (per the AQM's own
+    /// `occupancy` is the queue's packet count before this packet joins (per the AQM's own
     /// counting rule, applied by the caller); `now` and `idle_since` serve RED's idle correction.
     #[inline]
     pub fn on_arrival(&mut self, ecn: Ecn, occupancy: u32, now: Time, idle_since: Option<Time>) -> Verdict {
         match self {
-            Aqm::DropTail => Verdict::Enqueue,
+            Aqm::DropTail | Aqm::Pi(_) => Verdict::Enqueue,
+            Aqm::Threshold(t) if t.at_dequeue => Verdict::Enqueue,
             Aqm::Threshold(t) => t.on_arrival(ecn, occupancy),
             Aqm::Red(r) => r.on_arrival(ecn, occupancy, now, idle_since),
         }
     }
+
+    /// A packet leaves its queue for the link; `behind` packets stay queued after it.
+    #[inline]
+    pub fn on_dequeue(&mut self, ecn: Ecn, behind: u32) -> Verdict {
+        match self {
+            Aqm::Threshold(t) if t.at_dequeue => t.on_arrival(ecn, behind),
+            Aqm::Pi(pi) => pi.on_dequeue(ecn),
+            _ => Verdict::Enqueue,
+        }
+    }
+
+    /// The queue held `packets` from the last call until `now` (PI samples it periodically).
+    #[inline]
+    pub fn observe(&mut self, now: Time, packets: u32) {
+        if let Aqm::Pi(pi) = self {
+            pi.advance(now, packets);
+        }
+    }
+
+    /// Whether this AQM decides anything when packets leave the queue.
+    pub fn acts_at_dequeue(&self) -> bool {
+        matches!(self, Aqm::Pi(_) | Aqm::Threshold(Threshold { at_dequeue: true, .. }))
+    }
+
+    /// Whether the packet being serialised counts in the occupancy the AQM sees on arrival.
+    pub fn counts_in_service(&self) -> bool {
+        match self {
+            Aqm::Threshold(t) => t.count_in_service,
+            _ => true,
+        }
+    }
 }
 
-/// Mark CE iff the instantaneous queue exceeds K packets on arrival (DCTCP paper §3.1 item 1).
+/// Mark CE iff the instantaneous queue exceeds K packets on arrival (DCTCP paper §3.1 item 1),
+/// or, with `at_dequeue`, iff more than K packets stay behind a packet as it leaves the queue
+/// (marking at dequeue: the signal reaches the sender a queueing delay sooner).
 #[derive(Debug, Clone)]
 pub struct Threshold {
     pub k_packets: u32,
     pub nonect: NonEctPolicy,
     pub count_in_service: bool,
+    pub at_dequeue: bool,
 }
 
 impl Threshold {
+    /// The marking rule on `occupancy` packets: ahead of the packet on arrival, behind it at
+    /// dequeue.
     #[inline]
     pub fn on_arrival(&self, ecn: Ecn, occupancy: u32) -> Verdict {
         if occupancy <= self.k_packets {
@@ -147,6 +189,73 @@ impl Red {
     }
 }
 
+/// The proportional-integral AQM of Hollot, Misra, Towsley and Gong ("On designing improved
+/// controllers for AQM routers supporting TCP flows", INFOCOM 2001, §IV): every sampling
+/// period T the marking probability follows the difference equation
+/// p(kT) = p((k−1)T) + a·(q(kT) − q_ref) − b·(q((k−1)T) − q_ref), clamped to [0, 1];
+/// a packet leaving the queue is marked (ECT) or dropped (not ECT) with probability p.
+#[derive(Debug)]
+pub struct Pi {
+    pub a: f64,
+    pub b: f64,
+    /// q_ref, packets.
+    pub q_ref: f64,
+    /// T, the sampling period.
+    pub period: Time,
+    pub ecn: bool,
+    /// The marking probability.
+    pub p: f64,
+    /// q((k−1)T): the queue at the last sample.
+    q_old: f64,
+    /// When the next sample is taken.
+    next_sample: Time,
+    rng: ChaCha8Rng,
+}
+
+impl Pi {
+    pub fn new(a: f64, b: f64, q_ref: f64, period: Time, ecn: bool, rng: ChaCha8Rng) -> Self {
+        Pi {
+            a,
+            b,
+            q_ref,
+            period: period.max(Time::from_ps(1)),
+            ecn,
+            p: 0.0,
+            q_old: 0.0,
+            next_sample: period.max(Time::from_ps(1)),
+            rng,
+        }
+    }
+
+    /// Takes every sample due by `now`, the queue having held `packets` since the last call.
+    /// Samples are computed, not scheduled: after the first, q(kT) = q((k−1)T), so each adds
+    /// the same (a − b)·(q − q_ref) and a monotone run clamps like its end point.
+    pub fn advance(&mut self, now: Time, packets: u32) {
+        if now < self.next_sample {
+            return;
+        }
+        let n = (now - self.next_sample) / self.period + 1;
+        let q = packets as f64;
+        self.p = (self.p + self.a * (q - self.q_ref) - self.b * (self.q_old - self.q_ref)).clamp(0.0, 1.0);
+        if n > 1 {
+            self.p = (self.p + (n - 1) as f64 * (self.a - self.b) * (q - self.q_ref)).clamp(0.0, 1.0);
+        }
+        self.q_old = q;
+        // n ≤ now / period + 1, so the product stays below now + period.
+        self.next_sample += self.period * n;
+    }
+
+    pub fn on_dequeue(&mut self, ecn: Ecn) -> Verdict {
+        if self.p <= 0.0 || self.rng.gen::<f64>() >= self.p {
+            return Verdict::Enqueue;
+        }
+        match ecn {
+            Ecn::Ect | Ecn::Ce if self.ecn => Verdict::Mark,
+            _ => Verdict::Drop,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +267,7 @@ mod tests {
             k_packets: 20,
             nonect: NonEctPolicy::Drop,
             count_in_service: true,
+            at_dequeue: false,
         };
         assert_eq!(t.on_arrival(Ecn::Ect, 20), Verdict::Enqueue);
         assert_eq!(t.on_arrival(Ecn::Ect, 21), Verdict::Mark);
@@ -233,5 +343,70 @@ mod tests {
         let frac = marks as f64 / n as f64;
         let expect = 2.0 * 0.05;
         assert!((frac - expect).abs() < 0.004, "mark fraction {frac}, expected {expect}");
+    }
+
+    #[test]
+    fn threshold_at_dequeue_looks_behind_and_not_on_arrival() {
+        let mut aqm = Aqm::Threshold(Threshold {
+            k_packets: 20,
+            nonect: NonEctPolicy::Drop,
+            count_in_service: true,
+            at_dequeue: true,
+        });
+        assert!(aqm.acts_at_dequeue());
+        assert_eq!(aqm.on_arrival(Ecn::Ect, 500, Time::ZERO, None), Verdict::Enqueue);
+        assert_eq!(aqm.on_dequeue(Ecn::Ect, 20), Verdict::Enqueue);
+        assert_eq!(aqm.on_dequeue(Ecn::Ect, 21), Verdict::Mark);
+        assert_eq!(aqm.on_dequeue(Ecn::NotEct, 21), Verdict::Drop);
+    }
+
+    fn pi() -> Pi {
+        // Hollot et al.'s coefficients, q_ref = 200 packets, T = 1/160 s.
+        Pi::new(1.822e-5, 1.816e-5, 200.0, Time::from_ps(6_250_000_000), true, ChaCha8Rng::seed_from_u64(3))
+    }
+
+    #[test]
+    fn pi_follows_its_difference_equation_by_hand() {
+        let mut c = pi();
+        let t = |k: u64| Time::from_ps(6_250_000_000 * k);
+        // Before the first sample nothing changes.
+        c.advance(t(1) - Time::from_ps(1), 300);
+        assert_eq!(c.p, 0.0);
+        // k = 1: q = 300, q_old = 0: p = 0 + 1.822e-5·100 − 1.816e-5·(−200) = 0.001822 + 0.003632.
+        c.advance(t(1), 300);
+        assert!((c.p - 0.005454).abs() < 1e-12, "{}", c.p);
+        // k = 2: q = 250, q_old = 300: p += 1.822e-5·50 − 1.816e-5·100 = 0.000911 − 0.001816.
+        c.advance(t(2), 250);
+        assert!((c.p - 0.004549).abs() < 1e-12, "{}", c.p);
+        // k = 3..5 in one call, q = 400 throughout: first 1.822e-5·200 − 1.816e-5·50 = 0.002736,
+        // then twice (1.822e-5 − 1.816e-5)·200 = 0.000012: p = 0.004549 + 0.002736 + 0.000024.
+        c.advance(t(5) + Time::from_ps(7), 400);
+        assert!((c.p - 0.007309).abs() < 1e-12, "{}", c.p);
+        // An empty queue for long drives p down to 0 and no lower.
+        c.advance(t(1_000_000), 0);
+        assert_eq!(c.p, 0.0);
+        // The same sequence one sample at a time gives the same p (the closed form is exact).
+        let (mut one, mut many) = (pi(), pi());
+        for k in 1..=40 {
+            one.advance(t(k), 260);
+        }
+        many.advance(t(40), 260);
+        assert!((one.p - many.p).abs() < 1e-12, "{} vs {}", one.p, many.p);
+        assert_eq!(one.next_sample, many.next_sample);
+    }
+
+    #[test]
+    fn pi_marks_with_its_probability_at_dequeue() {
+        let mut c = pi();
+        c.p = 0.25;
+        let n = 100_000;
+        let marks = (0..n).filter(|_| c.on_dequeue(Ecn::Ect) == Verdict::Mark).count();
+        assert!((marks as f64 / n as f64 - 0.25).abs() < 0.01, "{marks}");
+        c.p = 1.0;
+        assert_eq!(c.on_dequeue(Ecn::NotEct), Verdict::Drop);
+        c.ecn = false;
+        assert_eq!(c.on_dequeue(Ecn::Ect), Verdict::Drop);
+        c.p = 0.0;
+        assert_eq!(c.on_dequeue(Ecn::NotEct), Verdict::Enqueue);
     }
 }

@@ -58,6 +58,20 @@ impl SharedBuffer {
         self.used
     }
 
+    /// A packet of `size` bytes was admitted to a queue discipline: it leaves the memory when
+    /// `release` says so.
+    #[inline]
+    pub fn hold_until_released(&mut self, size: Bytes) {
+        self.used += size;
+        self.max_used = self.max_used.max(self.used);
+    }
+
+    /// A packet held by `hold_until_released` left the memory.
+    #[inline]
+    pub fn release(&mut self, size: Bytes) {
+        self.used -= size;
+    }
+
     /// A packet of `size` bytes was admitted and leaves the memory at `departure`.
     #[inline]
     pub fn hold(&mut self, size: Bytes, departure: Time) {

@@ -30,6 +30,9 @@ pub struct Packet {
     pub from_end: u8,
     pub flags: u8,
     pub ecn: Ecn,
+    /// Traffic class its host gave it (the flow's `class`, as a DSCP or 802.1p priority):
+    /// what a switch classifying by flow reads (M18).
+    pub class: u8,
     /// Payload bytes.
     pub len: u32,
     /// Bytes of the IP packet (payload + headers): what buffers hold. A `u32` to keep
@@ -53,5 +56,30 @@ impl Packet {
     #[inline]
     pub fn has(&self, flag: u8) -> bool {
         self.flags & flag != 0
+    }
+}
+
+#[cfg(test)]
+impl Packet {
+    /// A data packet of `size` bytes (40 of them headers) from host 0 to host 1, for tests.
+    pub(crate) fn for_test(seq: u64, size: u32, ecn: Ecn) -> Packet {
+        Packet {
+            conn: 0,
+            src: 0,
+            dst: 1,
+            from_end: 0,
+            flags: ACK,
+            ecn,
+            class: 0,
+            len: size - 40,
+            size,
+            seq,
+            ack: 1,
+            rwnd: 65_535,
+            ts_val: Time::ZERO,
+            ts_ecr: Time::ZERO,
+            sack: [(0, 0); 3],
+            sack_blocks: 0,
+        }
     }
 }

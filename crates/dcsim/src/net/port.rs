@@ -1,5 +1,11 @@
-//! An egress port: a FIFO buffer with a limit (M11, M12), an AQM (M16, M17), and the link it
+//! An egress port: a buffer with a limit (M11, M12), an AQM (M16, M17), and the link it
 //! serialises onto. Switch ports and host NICs are both ports.
+//!
+//! Two ways to run one. A FIFO whose AQM acts on arrival (every host NIC, and switch ports
+//! unless configured otherwise) fixes each packet's departure when it admits it: no events
+//! but the link arrivals (the fast path). A port with a queue discipline (`net::qdisc`:
+//! classes, or an AQM that acts at dequeue) holds packets until its link frees, and the
+//! simulation calls `tx_done` at the end of each transmission to start the next.
 
 use std::collections::VecDeque;
 
@@ -8,6 +14,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::aqm::{Aqm, Verdict};
 use super::packet::{Ecn, Packet};
+use super::qdisc::{Discipline, PortView, QueueDisc};
 use crate::units::{Bytes, Rate, Time};
 
 /// Why a port refused a packet.
@@ -15,6 +22,17 @@ use crate::units::{Bytes, Rate, Time};
 pub enum Offer {
     DroppedBuffer,
     DroppedAqm,
+}
+
+/// An admitted packet's schedule: what the simulation must put in its calendar.
+#[derive(Debug, Clone, Copy)]
+pub struct Admitted {
+    /// When it leaves the buffer, if known now (the FIFO fast path).
+    pub departure: Option<Time>,
+    /// Queue discipline: when the transmission now starting ends (a `TxDone` event is due).
+    pub tx_done: Option<Time>,
+    /// When the packet at the head of the wire reaches the peer, if the wire was empty.
+    pub arrive: Option<Time>,
 }
 
 /// Always-on counters and the exact time-weighted occupancy distribution.
@@ -70,6 +88,12 @@ pub struct Port {
     /// segments), so this spares the division of `Rate::tx_time` on most packets.
     last_tx: (Bytes, Time),
     pub counters: PortCounters,
+    /// The queue discipline, if the port is not a plain FIFO.
+    pub discipline: Option<Box<Discipline>>,
+    /// Queue discipline: the packet being serialised (its start, end, size and class).
+    serving: Option<(Held, u8)>,
+    /// Queue discipline: packets its AQM dropped at dequeue, for the simulation to account.
+    pub dequeue_drops: Vec<Packet>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -120,7 +144,18 @@ impl Port {
                 occupancy: vec![Time::ZERO; 64],
                 ..Default::default()
             },
+            discipline: None,
+            serving: None,
+            dequeue_drops: Vec::new(),
         }
+    }
+
+    /// Runs the port with a queue discipline instead of the FIFO fast path.
+    pub fn with_discipline(mut self, d: Discipline) -> Self {
+        assert!(self.jitter.is_none(), "host timing noise is modelled on FIFO NICs only");
+        self.aqm = Aqm::DropTail; // each class queue has its own
+        self.discipline = Some(Box::new(d));
+        self
     }
 
     /// Makes each admitted packet wait a random time in [0, max] before it may start.
@@ -133,13 +168,35 @@ impl Port {
     #[inline]
     pub fn occupancy_packets(&mut self, now: Time, window_start: Time) -> u32 {
         self.drain(now, window_start);
-        self.buffer.len() as u32
+        self.held().0
     }
 
     #[inline]
     pub fn occupancy_bytes(&mut self, now: Time, window_start: Time) -> Bytes {
         self.drain(now, window_start);
-        self.buffered_bytes
+        self.held().1
+    }
+
+    /// Bytes the shared memory's dynamic threshold weighs for `pkt`: its port's, or with
+    /// classes its class queue's (M13 thresholds are per queue, M18).
+    #[inline]
+    pub fn threshold_bytes(&mut self, now: Time, window_start: Time, pkt: &Packet) -> Bytes {
+        match &self.discipline {
+            Some(d) => d.queue_bytes(pkt) + self.serving.map_or(Bytes::ZERO, |(h, _)| h.size),
+            None => self.occupancy_bytes(now, window_start),
+        }
+    }
+
+    /// Packets and bytes in the buffer, the one being serialised included (after `drain`).
+    #[inline(always)]
+    fn held(&self) -> (u32, Bytes) {
+        match &self.discipline {
+            None => (self.buffer.len() as u32, self.buffered_bytes),
+            Some(d) => {
+                let (n, b) = self.serving.map_or((0, Bytes::ZERO), |(h, _)| (1, h.size));
+                (d.packets() + n, d.bytes() + b)
+            }
+        }
     }
 
     /// Packets the buffer can still take at `now` (its packet limit minus its occupancy).
@@ -166,7 +223,7 @@ impl Port {
 
     /// Packets admitted and not yet delivered to the peer (queued, in service or propagating).
     pub fn in_flight(&self) -> usize {
-        self.wire.len()
+        self.wire.len() + self.discipline.as_ref().map_or(0, |d| d.packets() as usize)
     }
 
     /// Adds the time since the last occupancy change to the distribution (window only).
@@ -177,12 +234,13 @@ impl Port {
         let from = self.last_change.max(window_start);
         if t > from {
             let dt = t - from;
-            let n = self.buffer.len();
+            let (n, bytes) = self.held();
+            let n = n as usize;
             if n >= self.counters.occupancy.len() {
                 self.counters.occupancy.resize(n + 1, Time::ZERO);
             }
             self.counters.occupancy[n] += dt;
-            self.counters.byte_ps += self.buffered_bytes.as_u64() as u128 * dt.as_ps() as u128;
+            self.counters.byte_ps += bytes.as_u64() as u128 * dt.as_ps() as u128;
         }
         self.last_change = self.last_change.max(t);
     }
@@ -212,7 +270,10 @@ impl Port {
     /// peer, its arrival time: the caller keeps exactly one arrival event per busy link, for
     /// the packet at the head of the wire.
     #[inline]
-    pub fn offer(&mut self, now: Time, mut pkt: Packet, window_start: Time) -> Result<(Time, Option<Time>), Offer> {
+    pub fn offer(&mut self, now: Time, mut pkt: Packet, window_start: Time) -> Result<Admitted, Offer> {
+        if self.discipline.is_some() {
+            return self.offer_to_discipline(now, pkt, window_start);
+        }
         self.drain(now, window_start);
         self.counters.arrived += 1;
         let packets = self.buffer.len() as u32;
@@ -260,7 +321,95 @@ impl Port {
         c.enqueued += 1;
         c.max_packets = c.max_packets.max(self.buffer.len() as u64);
         c.max_bytes = c.max_bytes.max(self.buffered_bytes);
-        Ok((end, first.then_some(arrive)))
+        Ok(Admitted {
+            departure: Some(end),
+            tx_done: None,
+            arrive: first.then_some(arrive),
+        })
+    }
+
+    /// `offer` on a port with a queue discipline: the discipline admits (and may mark) the
+    /// packet; if the link is idle its next packet starts at once.
+    fn offer_to_discipline(&mut self, now: Time, pkt: Packet, window_start: Time) -> Result<Admitted, Offer> {
+        self.counters.arrived += 1;
+        let (packets, bytes) = self.held();
+        let view = PortView {
+            packets,
+            bytes,
+            limit_packets: self.limit_packets,
+            limit_bytes: self.limit_bytes,
+            serving: self.serving.map(|(_, class)| class),
+            idle_since: self.serving.is_none().then_some(self.free_at),
+        };
+        self.account(now, window_start);
+        let d = self.discipline.as_mut().expect("a port with a discipline");
+        match d.enqueue(now, pkt, view) {
+            Ok(marked) => self.counters.marks += marked as u64,
+            Err(why) => {
+                match why {
+                    Offer::DroppedBuffer => self.counters.drops_buffer += 1,
+                    Offer::DroppedAqm => self.counters.drops_aqm += 1,
+                }
+                return Err(why);
+            }
+        }
+        let c = &mut self.counters;
+        c.enqueued += 1;
+        c.max_packets = c.max_packets.max(packets as u64 + 1);
+        c.max_bytes = c.max_bytes.max(bytes + Bytes::from(pkt.size));
+        let (tx_done, arrive) = if self.serving.is_none() {
+            self.start_next(now, window_start)
+        } else {
+            (None, None)
+        };
+        Ok(Admitted {
+            departure: None,
+            tx_done,
+            arrive,
+        })
+    }
+
+    /// Queue discipline: the link is free at `now`; the discipline's next packet starts.
+    /// Returns when its transmission ends and, if the wire was empty, when it reaches the peer.
+    fn start_next(&mut self, now: Time, window_start: Time) -> (Option<Time>, Option<Time>) {
+        self.account(now, window_start);
+        let d = self.discipline.as_mut().expect("a port with a discipline");
+        let before = self.dequeue_drops.len();
+        let next = d.dequeue(now, &mut self.dequeue_drops);
+        self.counters.drops_aqm += (self.dequeue_drops.len() - before) as u64;
+        let Some(x) = next else {
+            return (None, None);
+        };
+        self.counters.marks += x.marked as u64;
+        let size = Bytes::from(x.pkt.size);
+        let frame = size + self.framing;
+        if frame != self.last_tx.0 {
+            self.last_tx = (frame, self.rate.tx_time(frame));
+        }
+        let end = now + self.last_tx.1;
+        self.free_at = end;
+        self.serving = Some((Held { start: now, end, size }, x.class));
+        let arrive = end + self.delay;
+        let first = self.wire.is_empty();
+        self.wire.push_back((arrive, x.pkt));
+        (Some(end), first.then_some(arrive))
+    }
+
+    /// Queue discipline: the transmission that started last ended at `now` (the simulation's
+    /// `TxDone` event). Returns the size of the packet that left the buffer, and the next
+    /// transmission's end and arrival as `start_next` does. Packets the AQM drops at dequeue
+    /// are left in `dequeue_drops`.
+    pub fn tx_done(&mut self, now: Time, window_start: Time) -> (Bytes, Option<Time>, Option<Time>) {
+        self.account(now, window_start);
+        let (h, _) = self.serving.take().expect("a TxDone event always has a packet in service");
+        self.counters.sent_packets += 1;
+        self.counters.sent_bytes += h.size.as_u64();
+        let from = h.start.max(window_start);
+        if h.end > from {
+            self.counters.busy += h.end - from;
+        }
+        let (tx_done, arrive) = self.start_next(now, window_start);
+        (h.size, tx_done, arrive)
     }
 
     /// The packet at the head of the wire has reached the peer. Returns it, and the arrival
@@ -275,11 +424,91 @@ impl Port {
     pub fn close(&mut self, end: Time, window_start: Time) {
         self.drain(end, window_start);
         self.account(end, window_start);
-        if let Some(h) = self.buffer.front() {
+        if let Some(h) = self.buffer.front().or(self.serving.as_ref().map(|(h, _)| h)) {
             let from = h.start.max(window_start);
             if end > from {
                 self.counters.busy += end - from;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::aqm::Threshold;
+    use crate::net::qdisc::{ClassQueue, Classes, Classify, Scheduler};
+    use crate::scenario::NonEctPolicy;
+    use rand::SeedableRng;
+
+    fn threshold(k_packets: u32, count_in_service: bool) -> Aqm {
+        Aqm::Threshold(Threshold {
+            k_packets,
+            nonect: NonEctPolicy::Drop,
+            count_in_service,
+            at_dequeue: false,
+        })
+    }
+
+    fn port(aqm: Aqm) -> Port {
+        let name = "s0->h0".to_string();
+        Port::new(name, 0, 1, true, Rate::from_gbps(1.0), Time::from_us(5), Bytes::new(38), 30, Bytes::new(40_000), aqm)
+    }
+
+
+    /// One class queue with the same arrival-time AQM is the FIFO fast path, run on events:
+    /// the same packets reach the peer at the same times with the same marks, and every
+    /// counter (drops, marks, the time-weighted occupancy, busy time) is equal.
+    #[test]
+    fn one_class_discipline_runs_exactly_as_the_fifo_fast_path() {
+        for count_in_service in [true, false] {
+            let mut fifo = port(threshold(8, count_in_service));
+            let queue = ClassQueue::new(u32::MAX, Bytes::MAX, None, threshold(8, count_in_service));
+            let classes = Classes::new(Classify::Flow, Scheduler::StrictPriority, vec![queue]);
+            let mut events = port(Aqm::DropTail).with_discipline(Discipline::Classes(classes));
+            let mut rng = ChaCha8Rng::seed_from_u64(7);
+            let (mut now, window) = (Time::ZERO, Time::from_us(100));
+            let mut tx_done: Option<Time> = None;
+            let (mut out_fifo, mut out_events) = (Vec::new(), Vec::new());
+            for i in 0..5_000u64 {
+                // Bursts and gaps around the 12-µs service time, mixed sizes and ECN.
+                if rng.gen_bool(0.3) {
+                    now += Time::from_ps(rng.gen_range(0..60_000_000));
+                }
+                while let Some(t) = tx_done.filter(|&t| t <= now) {
+                    tx_done = events.tx_done(t, window).1;
+                }
+                let size = [1500, 64, 1500, 700][rng.gen_range(0..4)];
+                let ecn = if rng.gen_bool(0.8) { Ecn::Ect } else { Ecn::NotEct };
+                let a = fifo.offer(now, Packet::for_test(i, size, ecn), window);
+                let b = events.offer(now, Packet::for_test(i, size, ecn), window);
+                assert_eq!(a.is_ok(), b.is_ok(), "packet {i}");
+                if let Ok(b) = b {
+                    tx_done = tx_done.or(b.tx_done);
+                }
+                assert!(events.dequeue_drops.is_empty());
+            }
+            while let Some(t) = tx_done {
+                tx_done = events.tx_done(t, window).1;
+            }
+            for (p, out) in [(&mut fifo, &mut out_fifo), (&mut events, &mut out_events)] {
+                p.close(now + Time::from_ms(10), window);
+                while !p.wire.is_empty() {
+                    let t = p.wire.front().unwrap().0;
+                    let (pkt, _) = p.pop_wire();
+                    out.push((t, pkt.seq, pkt.ecn));
+                }
+            }
+            assert_eq!(out_fifo, out_events);
+            let (a, b) = (&fifo.counters, &events.counters);
+            assert!(a.marks > 100 && a.drops_buffer > 20 && a.drops_aqm > 10, "{a:?}");
+            assert_eq!(
+                (a.arrived, a.enqueued, a.sent_packets, a.sent_bytes, a.drops_buffer, a.drops_aqm, a.marks),
+                (b.arrived, b.enqueued, b.sent_packets, b.sent_bytes, b.drops_buffer, b.drops_aqm, b.marks)
+            );
+            assert_eq!((a.max_packets, a.max_bytes, a.byte_ps, a.busy), (b.max_packets, b.max_bytes, b.byte_ps, b.busy));
+            let trim = |v: &[Time]| v.iter().rposition(|&t| t > Time::ZERO).map_or(vec![], |n| v[..=n].to_vec());
+            assert_eq!(trim(&a.occupancy), trim(&b.occupancy));
         }
     }
 }

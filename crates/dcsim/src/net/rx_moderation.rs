@@ -83,26 +83,10 @@ impl RxModeration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Ecn, ACK};
+    use crate::net::packet::Ecn;
 
     fn packet(seq: u64) -> Packet {
-        Packet {
-            conn: 0,
-            src: 0,
-            dst: 1,
-            from_end: 0,
-            flags: ACK,
-            ecn: Ecn::NotEct,
-            len: 1460,
-            size: 1500,
-            seq,
-            ack: 1,
-            rwnd: 65_535,
-            ts_val: Time::ZERO,
-            ts_ecr: Time::ZERO,
-            sack: [(0, 0); 3],
-            sack_blocks: 0,
-        }
+        Packet::for_test(seq, 1500, Ecn::NotEct)
     }
 
     fn batch(rx: &mut RxModeration) -> Vec<u64> {

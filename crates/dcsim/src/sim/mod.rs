@@ -19,7 +19,7 @@ use crate::net::port::Port;
 use crate::net::routing::Routes;
 use crate::net::rx_moderation::{RxArrival, RxModeration};
 use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_WORKLOAD_BASE};
-use crate::results::{Conservation, FlowSamples, IctcpSamples, PoolSamples, PortStats, QueryStats, QueueSamples, Results, SwitchStats};
+use crate::results::{ClassStats, Conservation, FlowSamples, IctcpSamples, PoolSamples, PortStats, QueryStats, QueueSamples, Results, SwitchStats};
 use crate::scenario::{CcKind, EctOnControl, Scenario, TcpConfig};
 use crate::tcp::cc::Cc;
 use crate::tcp::ictcp::{IctcpParams, Interface};
@@ -47,6 +47,8 @@ fn data_path_ports(net: &Network, s: &Scenario) -> Vec<u32> {
 enum Event {
     /// The head packet on a port's link reaches the peer node.
     LinkArrive(u32),
+    /// A port with a queue discipline finished a transmission: its next packet may start.
+    TxDone(u32),
     Rto(u32, u8),
     DelayedAck(u32, u8),
     /// A flow opens its connection.
@@ -74,6 +76,8 @@ struct Conn {
     ends: [Endpoint; 2],
     hosts: [u32; 2],
     cc: CcKind,
+    /// Traffic class its packets carry (M18).
+    class: u8,
     start: Time,
     bytes: Option<u64>,
     stop: Option<Time>,
@@ -195,6 +199,7 @@ impl ConnFactory {
             ends: [make(0, (src, dst)), make(1, (dst, src))],
             hosts: [src, dst],
             cc,
+            class: 0,
             start,
             bytes: None,
             stop: None,
@@ -276,6 +281,7 @@ impl Simulation {
             let start = Time::from_secs_f64(f.start_s) + Time::from_us_f64(jitter);
             let mut conn = factory.make(i as u32, f.src, f.dst, f.cc.unwrap_or(t.cc), start, f.rcv_buffer_bytes);
             conn.ends[0].write(f.bytes.unwrap_or(u64::MAX));
+            conn.class = f.class;
             conn.bytes = f.bytes;
             conn.stop = f.stop_s.map(Time::from_secs_f64);
             conns.push(conn);
@@ -290,6 +296,7 @@ impl Simulation {
                 for &server in &q.servers {
                     let id = conns.len() as u32;
                     let mut conn = factory.make(id, q.client, server, wl.cc, Time::ZERO, wl.rcv_buffer);
+                    conn.class = wl.class;
                     conn.query = Some(QueryRole {
                         workload: w as u32,
                         query: None,
@@ -444,6 +451,7 @@ impl Simulation {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::LinkArrive(p) => self.link_arrive(p),
+            Event::TxDone(p) => self.tx_done(p),
             Event::Rto(c, e) => self.timer_fired(c, e, TIMER_RTO),
             Event::DelayedAck(c, e) => self.timer_fired(c, e, TIMER_DELACK),
             Event::Open(c) => self.drive(c, 0, |ep, now, out| ep.connect(now, out)),
@@ -511,31 +519,62 @@ impl Simulation {
     }
 
     #[inline]
-    /// Offers a packet to port `p`; its departure time if admitted.
+    /// Offers a packet to port `p`; its departure time if admitted and known now (a FIFO's).
     fn enqueue(&mut self, p: u32, pkt: Packet) -> Option<Time> {
         let (now, ws) = (self.now, self.warmup);
         let node = self.ports[p as usize].node as usize;
         let size = Bytes::from(pkt.size);
         if let Some(shared) = &mut self.nodes[node].shared {
             let used = shared.used_at(now);
-            let port_bytes = self.ports[p as usize].occupancy_bytes(now, ws);
-            if let Err(refusal) = shared.admit(used, port_bytes, size) {
+            let queue_bytes = self.ports[p as usize].threshold_bytes(now, ws, &pkt);
+            if let Err(refusal) = shared.admit(used, queue_bytes, size) {
                 self.ports[p as usize].refuse(refusal == Refusal::PoolFull);
                 self.refused(p, &pkt);
                 return None;
             }
         }
-        let Ok((departure, next_arrival)) = self.ports[p as usize].offer(now, pkt, ws) else {
+        let Ok(admitted) = self.ports[p as usize].offer(now, pkt, ws) else {
             self.refused(p, &pkt);
             return None;
         };
         if let Some(shared) = &mut self.nodes[node].shared {
-            shared.hold(size, departure);
+            match admitted.departure {
+                Some(departure) => shared.hold(size, departure),
+                None => shared.hold_until_released(size),
+            }
         }
-        if let Some(arrive) = next_arrival {
-            self.cal.schedule(arrive, Event::LinkArrive(p));
+        self.schedule_port(p, admitted.tx_done, admitted.arrive);
+        admitted.departure
+    }
+
+    /// Puts a port's next transmission end and link arrival, if any, in the calendar, and
+    /// accounts the packets its discipline dropped at dequeue.
+    #[inline]
+    fn schedule_port(&mut self, p: u32, tx_done: Option<Time>, arrive: Option<Time>) {
+        if let Some(t) = tx_done {
+            self.cal.schedule(t, Event::TxDone(p));
         }
-        Some(departure)
+        if let Some(t) = arrive {
+            self.cal.schedule(t, Event::LinkArrive(p));
+        }
+        while let Some(pkt) = self.ports[p as usize].dequeue_drops.pop() {
+            let node = self.ports[p as usize].node as usize;
+            if let Some(shared) = &mut self.nodes[node].shared {
+                shared.release(Bytes::from(pkt.size));
+            }
+            self.refused(p, &pkt);
+        }
+    }
+
+    /// A port with a queue discipline finished sending a packet: it leaves the buffer (and the
+    /// switch's memory) and the next one starts.
+    fn tx_done(&mut self, p: u32) {
+        let (size, tx_done, arrive) = self.ports[p as usize].tx_done(self.now, self.warmup);
+        let node = self.ports[p as usize].node as usize;
+        if let Some(shared) = &mut self.nodes[node].shared {
+            shared.release(size);
+        }
+        self.schedule_port(p, tx_done, arrive);
     }
 
     /// Port `p` refused `pkt`: one packet fewer of its connection is in flight (it may have
@@ -700,10 +739,12 @@ impl Simulation {
         let conn = &mut self.conns[c as usize];
         let host = conn.hosts[e as usize];
         let ictcp_entry = conn.ictcp[e as usize];
+        let class = conn.class;
         conn.in_flight += out.len() as u32;
         let nic = self.host_port[host as usize];
         let mut edge = None;
         for mut pkt in out.drain(..) {
+            pkt.class = class; // the host marks its packets with the flow's class (M18)
             if let Some(k) = ictcp_entry {
                 // ICTCP rewrites the window of each segment its host sends (§VI-A).
                 let i = self.ictcp[host as usize].as_mut().expect("attached");
@@ -835,11 +876,12 @@ impl Simulation {
             wl.conns.clone()
         } else {
             // A new connection per request, with its handshake (SYN at issue time).
-            let (client, cc, rcv_buffer) = (wl.client, wl.cc, wl.rcv_buffer);
+            let (client, cc, rcv_buffer, class) = (wl.client, wl.cc, wl.rcv_buffer, wl.class);
             let servers = wl.servers.clone();
             let first = self.conns.len() as u32;
             for (i, server) in servers.into_iter().enumerate() {
                 let mut conn = self.factory.make(first + i as u32, client, server, cc, now, rcv_buffer);
+                conn.class = class;
                 conn.query = Some(QueryRole {
                     workload: w,
                     query: Some(index),
@@ -924,6 +966,29 @@ impl Simulation {
         self.conns[c as usize].query = Some(role);
     }
 
+    /// The class queues' counters, port by port.
+    fn class_stats(&self) -> Vec<ClassStats> {
+        let mut rows = Vec::new();
+        for (p, port) in self.ports.iter().enumerate() {
+            let Some(d) = &port.discipline else { continue };
+            for (class, c) in d.class_counters().into_iter().enumerate() {
+                rows.push(ClassStats {
+                    port: p as u32,
+                    class: class as u8,
+                    arrived_packets: c.arrived,
+                    enqueued_packets: c.enqueued,
+                    sent_packets: c.sent_packets,
+                    sent_bytes: c.sent_bytes,
+                    drops_buffer: c.drops_buffer,
+                    drops_aqm: c.drops_aqm,
+                    marks: c.marks,
+                    max_packets: c.max_packets,
+                });
+            }
+        }
+        rows
+    }
+
     fn results(&mut self) -> Results {
         let window = (self.end - self.warmup).as_secs_f64();
         let mut ports = Vec::with_capacity(self.ports.len());
@@ -983,6 +1048,7 @@ impl Simulation {
             events: self.events,
             packet_hops: self.hops,
             ports,
+            classes: self.class_stats(),
             flows,
             switches: self
                 .nodes

@@ -56,6 +56,8 @@ pub struct Workload {
     pub persistent: bool,
     pub cc: CcKind,
     pub rcv_buffer: Option<u64>,
+    /// Traffic class of its connections' packets (M18).
+    pub class: u8,
     /// Persistent connections, one per server, in `servers` order.
     pub conns: Vec<u32>,
     pub queries: Vec<QueryRecord>,
@@ -81,6 +83,7 @@ impl Workload {
             persistent: q.persistent,
             cc: q.cc.unwrap_or(default_cc),
             rcv_buffer: q.rcv_buffer_bytes,
+            class: q.class,
             conns: Vec::new(),
             queries: Vec::new(),
             open: Vec::new(),

@@ -263,6 +263,7 @@ impl Endpoint {
             ts_ecr: self.ts_recent,
             sack,
             sack_blocks,
+            class: 0, // the simulation stamps the flow's class as the packet leaves its host
         }
     }
 

@@ -121,6 +121,7 @@ fn ack_offering(i: &mut Host, now: Time, c: u32, ack: u64, stack_rwnd: u64) -> u
         ts_ecr: Time::ZERO,
         sack: [(0, 0); 3],
         sack_blocks: 0,
+        class: 0,
     };
     i.until(now);
     i.on_send(now, c, &mut p);

@@ -131,6 +131,7 @@ fn sack_ack(ack: u64, sacked: &[(u64, u64)]) -> Packet {
         ts_ecr: Time::ZERO,
         sack,
         sack_blocks: sacked.len() as u8,
+        class: 0,
     }
 }
 

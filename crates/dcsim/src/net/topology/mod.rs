@@ -9,12 +9,13 @@ pub mod shapes;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::aqm::{Aqm, Red, Threshold};
+use super::aqm::{Aqm, Pi, Red, Threshold};
+use super::qdisc::{ClassQueue, Classes, Classify, Discipline, Drr, Scheduler};
 use super::buffer::SharedBuffer;
 use super::port::Port;
 use super::routing::{Routes, SwitchLink};
 use crate::error::ConfigError;
-use crate::scenario::{AqmConfig, BufferConfig, LinkConfig, Scenario};
+use crate::scenario::{AqmConfig, BufferConfig, ClassifyConfig, LinkConfig, MarkAt, Scenario, SchedulerKind};
 use crate::units::{Bytes, Rate, Time};
 use shapes::Graph;
 
@@ -277,40 +278,7 @@ impl Builder<'_> {
         if let Some(shared) = &mut self.net_nodes[node as usize].shared {
             shared.ports.push(id);
         }
-        let aqm = match &self.s.switch.aqm {
-            AqmConfig::DropTail => Aqm::DropTail,
-            AqmConfig::Threshold {
-                k_packets,
-                nonect,
-                count_in_service,
-            } => Aqm::Threshold(Threshold {
-                k_packets: k_packets.unwrap_or_else(|| default_k_packets(rate)),
-                nonect: *nonect,
-                count_in_service: *count_in_service,
-            }),
-            AqmConfig::Red {
-                min_th,
-                max_th,
-                max_p,
-                weight_log2,
-                ecn,
-                gentle,
-            } => {
-                let rng = port_rng(self.s.sim.seed, id);
-                let typical = rate.tx_time(Bytes::from(self.s.tcp.mss + self.s.tcp.header_bytes) + framing);
-                Aqm::Red(Box::new(Red::new(
-                    *min_th,
-                    *max_th,
-                    *max_p,
-                    *weight_log2,
-                    *ecn,
-                    *gentle,
-                    typical,
-                    rng,
-                )))
-            }
-        };
-        self.ports.push(Port::new(
+        let port = Port::new(
             name,
             node,
             peer,
@@ -320,8 +288,106 @@ impl Builder<'_> {
             framing,
             limit_packets,
             limit_bytes,
-            aqm,
-        ));
+            self.aqm(&self.s.switch.aqm, rate, framing, id, 0),
+        );
+        let port = match self.discipline(rate, framing, id) {
+            Some(d) => port.with_discipline(d),
+            None => port,
+        };
+        self.ports.push(port);
+    }
+
+    /// The AQM `cfg` for switch port `id` (class `class`), its random stream drawn from the
+    /// port's (one far-apart block per class).
+    fn aqm(&self, cfg: &AqmConfig, rate: Rate, framing: Bytes, id: u32, class: u8) -> Aqm {
+        let rng = || {
+            let mut rng = port_rng(self.s.sim.seed, id);
+            rng.set_word_pos((class as u128) << 64);
+            rng
+        };
+        match cfg {
+            AqmConfig::DropTail => Aqm::DropTail,
+            AqmConfig::Threshold {
+                k_packets,
+                nonect,
+                count_in_service,
+                at,
+            } => Aqm::Threshold(Threshold {
+                k_packets: k_packets.unwrap_or_else(|| default_k_packets(rate)),
+                nonect: *nonect,
+                count_in_service: *count_in_service,
+                at_dequeue: *at == MarkAt::Dequeue,
+            }),
+            AqmConfig::Red {
+                min_th,
+                max_th,
+                max_p,
+                weight_log2,
+                ecn,
+                gentle,
+            } => {
+                let typical = rate.tx_time(Bytes::from(self.s.tcp.mss + self.s.tcp.header_bytes) + framing);
+                Aqm::Red(Box::new(Red::new(
+                    *min_th,
+                    *max_th,
+                    *max_p,
+                    *weight_log2,
+                    *ecn,
+                    *gentle,
+                    typical,
+                    rng(),
+                )))
+            }
+            AqmConfig::Pi {
+                a,
+                b,
+                q_ref_packets,
+                sample_hz,
+                ecn,
+            } => {
+                let period = Time::from_secs_f64(1.0 / sample_hz);
+                Aqm::Pi(Box::new(Pi::new(*a, *b, *q_ref_packets, period, *ecn, rng())))
+            }
+        }
+    }
+
+    /// The queue discipline of switch port `id`: its class queues (`switch.classes`), or one
+    /// queue when the port's AQM acts at dequeue; None for the FIFO fast path.
+    fn discipline(&self, rate: Rate, framing: Bytes, id: u32) -> Option<Discipline> {
+        let sw = &self.s.switch;
+        let Some(c) = &sw.classes else {
+            let aqm = self.aqm(&sw.aqm, rate, framing, id, 0);
+            if !aqm.acts_at_dequeue() {
+                return None;
+            }
+            let queue = ClassQueue::new(u32::MAX, Bytes::MAX, None, aqm);
+            return Some(Discipline::Classes(Classes::new(Classify::Flow, Scheduler::StrictPriority, vec![queue])));
+        };
+        let queues = c
+            .queues
+            .iter()
+            .enumerate()
+            .map(|(i, q)| {
+                let aqm = self.aqm(q.aqm.as_ref().unwrap_or(&sw.aqm), rate, framing, id, i as u8);
+                ClassQueue::new(
+                    q.limit_packets.unwrap_or(u32::MAX),
+                    Bytes::new(q.limit_bytes.unwrap_or(u64::MAX)),
+                    q.alpha,
+                    aqm,
+                )
+            })
+            .collect();
+        let quantum = c.quantum_bytes.unwrap_or((self.s.tcp.mss + self.s.tcp.header_bytes) as u64);
+        let scheduler = match c.scheduler {
+            SchedulerKind::StrictPriority => Scheduler::StrictPriority,
+            SchedulerKind::Drr => Scheduler::Drr(Drr::new(c.queues.iter().map(|q| q.weight as u64 * quantum).collect())),
+        };
+        let classify = match c.classify {
+            ClassifyConfig::Flow => Classify::Flow,
+            ClassifyConfig::Ecn { ect, not_ect } => Classify::Ecn { ect, not_ect },
+            ClassifyConfig::PacketType { syn, ack, data } => Classify::PacketType { syn, ack, data },
+        };
+        Some(Discipline::Classes(Classes::new(classify, scheduler, queues)))
     }
 
     /// Host `h`'s NIC, onto the link to `peer`.
