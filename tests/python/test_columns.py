@@ -61,7 +61,7 @@ DTYPES = {
     "ports": {
         "name": S, "node": S, "peer": S, "is_switch": B, "rate_bps": F, "arrived_packets": I,
         "enqueued_packets": I, "sent_packets": I, "sent_bytes": I, "drops_buffer": I,
-        "drops_pool": I, "drops_aqm": I, "marks": I, "queued_at_end": I, "max_packets": I,
+        "drops_pool": I, "drops_aqm": I, "drops_dequeue": I, "marks": I, "queued_at_end": I, "max_packets": I,
         "max_bytes": I, "mean_packets": F, "mean_bytes": F, "utilization": F,
     },
     "classes": {

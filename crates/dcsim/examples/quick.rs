@@ -38,6 +38,12 @@ fn main() {
             p.name, p.sent_packets, p.drops_buffer, p.drops_aqm, p.marks, p.max_packets, p.mean_packets, p.utilization
         );
     }
+    for c in r.classes.iter().filter(|c| c.arrived_packets > 0) {
+        println!(
+            "  class {} of {}: sent {} pk {} B, drops {}+{}, marks {}, max {} pk",
+            c.class, r.ports[c.port as usize].name, c.sent_packets, c.sent_bytes, c.drops_buffer, c.drops_aqm, c.marks, c.max_packets
+        );
+    }
     if !r.queries.is_empty() {
         let done: Vec<_> = r.queries.iter().filter(|q| q.qct_s.is_finite()).collect();
         let mean = done.iter().map(|q| q.qct_s).sum::<f64>() / done.len().max(1) as f64;

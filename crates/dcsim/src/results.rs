@@ -167,7 +167,12 @@ table! {
         pub drops_buffer: u64,
         /// Refused because the switch's shared memory was full.
         pub drops_pool: u64,
+        /// Dropped by the AQM, on arrival or as they left the queue.
         pub drops_aqm: u64,
+        /// Of `drops_aqm`, those dropped as they left the queue (an AQM acting at dequeue):
+        /// arrived = enqueued + drops_buffer + drops_pool + drops_aqm − drops_dequeue, and
+        /// enqueued = sent + queued_at_end + drops_dequeue.
+        pub drops_dequeue: u64,
         pub marks: u64,
         /// Packets still queued when the run ended.
         pub queued_at_end: u64,

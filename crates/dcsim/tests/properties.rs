@@ -71,13 +71,21 @@ fn topology() -> impl Strategy<Value = (String, u32)> {
 fn aqm() -> impl Strategy<Value = (String, bool)> {
     prop_oneof![
         Just(("kind = \"drop_tail\"\n".to_string(), true)),
-        (0u32..=40, any::<bool>(), any::<bool>()).prop_map(|(k, drop, cis)| (
+        (0u32..=40, any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(k, drop, cis, dequeue)| (
             format!(
-                "kind = \"threshold\"\nk_packets = {k}\nnonect = \"{}\"\ncount_in_service = {cis}\n",
-                if drop { "drop" } else { "enqueue" }
+                "kind = \"threshold\"\nk_packets = {k}\nnonect = \"{}\"\ncount_in_service = {cis}\nat = \"{}\"\n",
+                if drop { "drop" } else { "enqueue" },
+                if dequeue { "dequeue" } else { "enqueue" }
             ),
             false
         )),
+        // PI at dequeue, with gains large enough to mark within a short run.
+        (0.0f64..40.0, 1e-4f64..1e-2, prop::sample::select(vec![1e3, 1e4, 1e5]), any::<bool>()).prop_map(
+            |(q_ref, a, hz, ecn)| (
+                format!("kind = \"pi\"\nq_ref_packets = {q_ref}\na = {a}\nb = {}\nsample_hz = {hz}\necn = {ecn}\n", a * 0.99),
+                false
+            )
+        ),
         (0.0f64..20.0, 1.0f64..40.0, 0.01f64..=1.0, 0u32..=12, any::<bool>(), any::<bool>()).prop_map(
             |(min_th, span, max_p, w, ecn, gentle)| (
                 format!(
@@ -89,6 +97,39 @@ fn aqm() -> impl Strategy<Value = (String, bool)> {
             )
         ),
     ]
+}
+
+/// Class queues on every switch port (or none): the scheduler, the classifier and three
+/// queues, each with an optional packet limit and an optional AQM of its own.
+fn classes() -> impl Strategy<Value = Option<(String, bool)>> {
+    let queue = (prop::option::of(1u32..=60), prop::option::of(aqm()), 1u32..=4);
+    prop::option::weighted(
+        0.4,
+        (
+            prop::sample::select(vec!["drr", "strict_priority"]),
+            prop::sample::select(vec![
+                "{ by = \"flow\" }",
+                "{ by = \"ecn\", ect = 0, not_ect = 2 }",
+                "{ by = \"packet_type\", syn = 0, ack = 1, data = 2 }",
+            ]),
+            prop::collection::vec(queue, 3),
+        )
+            .prop_map(|(scheduler, classify, queues)| {
+                let mut t = format!("[switch.classes]\nscheduler = \"{scheduler}\"\nclassify = {classify}\n");
+                let mut drop_tail = true;
+                for (limit, aqm, weight) in queues {
+                    t += &format!("[[switch.classes.queues]]\nweight = {weight}\n");
+                    if let Some(l) = limit {
+                        t += &format!("limit_packets = {l}\n");
+                    }
+                    if let Some((aqm, dt)) = aqm {
+                        t += &format!("[switch.classes.queues.aqm]\n{aqm}");
+                        drop_tail &= dt;
+                    }
+                }
+                (t, drop_tail)
+            }),
+    )
 }
 
 fn flows(hosts: u32) -> impl Strategy<Value = Vec<Flow>> {
@@ -124,9 +165,10 @@ fn flows_toml(flows: &[Flow], extra_jitter_us: f64) -> String {
     let mut t = String::new();
     for f in flows {
         t += &format!(
-            "[[flows]]\nsrc = {}\ndst = {}\nstart_s = {}\nstart_jitter_us = {}\n",
+            "[[flows]]\nsrc = {}\ndst = {}\nclass = {}\nstart_s = {}\nstart_jitter_us = {}\n",
             f.src,
             f.dst,
+            f.src % 3,
             f.start_s,
             f.start_jitter_us + extra_jitter_us
         );
@@ -181,13 +223,13 @@ fn scenario() -> impl Strategy<Value = Gen> {
     let measure = (prop::sample::select(vec![0.0, 50.0]), prop::sample::select(vec![0.0, 500.0]));
     // ICTCP on host 0 (the fan-in target) in a third of the cases, with either floor.
     let ictcp = (prop::option::weighted(0.33, 1u32..=2), 0.0f64..=1.0);
-    (topology(), buffer, aqm(), tcp, host, sim, measure, ictcp)
+    (topology(), buffer, (aqm(), classes()), tcp, host, sim, measure, ictcp)
         .prop_flat_map(|(topo, buffer, aqm, tcp, host, sim, measure, ictcp)| {
             let hosts = topo.1;
             (Just((topo, buffer, aqm, tcp, host, sim, measure, ictcp)), flows(hosts))
         })
         .prop_map(
-            |((topo, (buffer, lp, lb), (aqm, drop_tail), tcp, host, sim, measure, ictcp), flows)| {
+            |((topo, (buffer, lp, lb), ((aqm, drop_tail), classes), tcp, host, sim, measure, ictcp), flows)| {
                 let (cc, m, rto_min, tick, iw, linux, ect, sack, ssai, mss) = tcp;
                 let (nicq, burst, txj) = host;
                 let (seed, duration_s, warmup_frac) = sim;
@@ -197,6 +239,13 @@ fn scenario() -> impl Strategy<Value = Gen> {
                 t += &format!("[topology]\n{}", topo.0);
                 t += &format!("[switch.buffer]\n{buffer}");
                 t += &format!("[switch.aqm]\n{aqm}");
+                let drop_tail = match &classes {
+                    Some((c, classes_drop_tail)) => {
+                        t += c;
+                        drop_tail && *classes_drop_tail
+                    }
+                    None => drop_tail,
+                };
                 t += &format!("[host]\nnic_queue_packets = {nicq}\noffload_burst_segments = {burst}\ntx_jitter_us = {txj}\n");
                 t += &format!(
                     "[tcp]\ncc = \"{cc}\"\nmss = {mss}\ndelayed_ack_segments = {m}\nrto_min_ms = {rto_min}\n\
@@ -273,12 +322,12 @@ proptest! {
         for p in &r.ports {
             prop_assert_eq!(
                 p.arrived_packets,
-                p.enqueued_packets + p.drops_buffer + p.drops_pool + p.drops_aqm,
+                p.enqueued_packets + p.drops_buffer + p.drops_pool + p.drops_aqm - p.drops_dequeue,
                 "arrivals at {}", &p.name
             );
             prop_assert_eq!(
                 p.enqueued_packets,
-                p.sent_packets + p.queued_at_end,
+                p.sent_packets + p.queued_at_end + p.drops_dequeue,
                 "departures at {}", &p.name
             );
             if p.is_switch {

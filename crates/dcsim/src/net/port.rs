@@ -46,6 +46,8 @@ pub struct PortCounters {
     /// Refused because the switch's shared memory was full.
     pub drops_pool: u64,
     pub drops_aqm: u64,
+    /// Of `drops_aqm`, the packets an AQM dropped as they left the queue (after admission).
+    pub drops_dequeue: u64,
     pub marks: u64,
     pub max_packets: u64,
     pub max_bytes: Bytes,
@@ -376,7 +378,9 @@ impl Port {
         let d = self.discipline.as_mut().expect("a port with a discipline");
         let before = self.dequeue_drops.len();
         let next = d.dequeue(now, &mut self.dequeue_drops);
-        self.counters.drops_aqm += (self.dequeue_drops.len() - before) as u64;
+        let dropped = (self.dequeue_drops.len() - before) as u64;
+        self.counters.drops_aqm += dropped;
+        self.counters.drops_dequeue += dropped;
         let Some(x) = next else {
             return (None, None);
         };

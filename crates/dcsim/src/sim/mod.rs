@@ -1028,6 +1028,7 @@ impl Simulation {
                 drops_buffer: c.drops_buffer,
                 drops_pool: c.drops_pool,
                 drops_aqm: c.drops_aqm,
+                drops_dequeue: c.drops_dequeue,
                 marks: c.marks,
                 queued_at_end,
                 max_packets: c.max_packets,
