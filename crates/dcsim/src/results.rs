@@ -488,6 +488,7 @@ mod tests {
             names,
             [
                 "ports",
+                "classes",
                 "switches",
                 "flows",
                 "queries",
@@ -501,7 +502,7 @@ mod tests {
         );
         let table = |name: &str| &tables.iter().find(|(n, _)| *n == name).unwrap().1;
         let ports = table("ports");
-        assert_eq!(ports.len(), 19, "every PortStats field but the histogram");
+        assert_eq!(ports.len(), 20, "every PortStats field but the histogram");
         assert!(ports.iter().all(|(n, c)| *n != "occupancy_time_s" && c.len() == 2));
         assert_eq!(column(ports, "name"), &Column::Str(vec!["s0->h0".into(), "h0->s0".into()]));
         let occupancy = table("queue_occupancy");

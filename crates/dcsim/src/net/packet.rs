@@ -42,8 +42,9 @@ pub struct Packet {
     /// `limits::MAX_BYTES` (2^50), so they never wrap (unlike TCP's 32-bit ones).
     pub seq: u64,
     pub ack: u64,
-    /// Advertised receive window, bytes.
-    pub rwnd: u64,
+    /// Advertised receive window, bytes: below 2^30 (RFC 7323 §2.3, `limits::MAX_RCV_BUFFER`),
+    /// so a `u32`, which keeps a packet at 88 bytes.
+    pub rwnd: u32,
     /// RFC 7323 timestamps, in simulated ps (the model's clock is exact).
     pub ts_val: Time,
     pub ts_ecr: Time,
@@ -57,6 +58,13 @@ impl Packet {
     pub fn has(&self, flag: u8) -> bool {
         self.flags & flag != 0
     }
+}
+
+#[cfg(test)]
+#[test]
+fn a_packet_stays_88_bytes() {
+    // Packets are copied by value at every hop: a field that grows them needs room found.
+    assert_eq!(std::mem::size_of::<Packet>(), 88);
 }
 
 #[cfg(test)]

@@ -24,17 +24,6 @@ pub enum Offer {
     DroppedAqm,
 }
 
-/// An admitted packet's schedule: what the simulation must put in its calendar.
-#[derive(Debug, Clone, Copy)]
-pub struct Admitted {
-    /// When it leaves the buffer, if known now (the FIFO fast path).
-    pub departure: Option<Time>,
-    /// Queue discipline: when the transmission now starting ends (a `TxDone` event is due).
-    pub tx_done: Option<Time>,
-    /// When the packet at the head of the wire reaches the peer, if the wire was empty.
-    pub arrive: Option<Time>,
-}
-
 /// Always-on counters and the exact time-weighted occupancy distribution.
 #[derive(Debug, Default, Clone)]
 pub struct PortCounters {
@@ -179,14 +168,12 @@ impl Port {
         self.held().1
     }
 
-    /// Bytes the shared memory's dynamic threshold weighs for `pkt`: its port's, or with
-    /// classes its class queue's (M13 thresholds are per queue, M18).
+    /// Bytes the shared memory's dynamic threshold weighs for `pkt` at a port with a queue
+    /// discipline: its class queue's (M13 thresholds are per queue, M18).
     #[inline]
-    pub fn threshold_bytes(&mut self, now: Time, window_start: Time, pkt: &Packet) -> Bytes {
-        match &self.discipline {
-            Some(d) => d.queue_bytes(pkt) + self.serving.map_or(Bytes::ZERO, |(h, _)| h.size),
-            None => self.occupancy_bytes(now, window_start),
-        }
+    pub fn threshold_bytes(&self, pkt: &Packet) -> Bytes {
+        let d = self.discipline.as_ref().expect("a port with a discipline");
+        d.queue_bytes(pkt) + self.serving.map_or(Bytes::ZERO, |(h, _)| h.size)
     }
 
     /// Packets and bytes in the buffer, the one being serialised included (after `drain`).
@@ -194,11 +181,18 @@ impl Port {
     fn held(&self) -> (u32, Bytes) {
         match &self.discipline {
             None => (self.buffer.len() as u32, self.buffered_bytes),
-            Some(d) => {
-                let (n, b) = self.serving.map_or((0, Bytes::ZERO), |(h, _)| (1, h.size));
-                (d.packets() + n, d.bytes() + b)
+            Some(_) => {
+                let (n, b) = self.held_by_discipline();
+                (n as u32, b)
             }
         }
+    }
+
+    /// `held` of a port with a queue discipline: its waiting packets and the one in service.
+    fn held_by_discipline(&self) -> (usize, Bytes) {
+        let d = self.discipline.as_ref().expect("a port with a discipline");
+        let (n, b) = self.serving.map_or((0, Bytes::ZERO), |(h, _)| (1, h.size));
+        (d.packets() as usize + n, d.bytes() + b)
     }
 
     /// Packets the buffer can still take at `now` (its packet limit minus its occupancy).
@@ -233,11 +227,19 @@ impl Port {
     /// would otherwise tip it over the inliner's size limit.
     #[inline(always)]
     fn account(&mut self, t: Time, window_start: Time) {
+        let (n, bytes) = match self.discipline {
+            None => (self.buffer.len(), self.buffered_bytes),
+            Some(_) => self.held_by_discipline(),
+        };
+        self.account_held(t, window_start, n, bytes);
+    }
+
+    /// `account` with the buffer's packets and bytes given.
+    #[inline(always)]
+    fn account_held(&mut self, t: Time, window_start: Time, n: usize, bytes: Bytes) {
         let from = self.last_change.max(window_start);
         if t > from {
             let dt = t - from;
-            let (n, bytes) = self.held();
-            let n = n as usize;
             if n >= self.counters.occupancy.len() {
                 self.counters.occupancy.resize(n + 1, Time::ZERO);
             }
@@ -254,7 +256,7 @@ impl Port {
             if h.end > now {
                 break;
             }
-            self.account(h.end, window_start);
+            self.account_held(h.end, window_start, self.buffer.len(), self.buffered_bytes);
             self.buffer.pop_front();
             self.buffered_bytes -= h.size;
             self.counters.sent_packets += 1;
@@ -272,10 +274,8 @@ impl Port {
     /// peer, its arrival time: the caller keeps exactly one arrival event per busy link, for
     /// the packet at the head of the wire.
     #[inline]
-    pub fn offer(&mut self, now: Time, mut pkt: Packet, window_start: Time) -> Result<Admitted, Offer> {
-        if self.discipline.is_some() {
-            return self.offer_to_discipline(now, pkt, window_start);
-        }
+    pub fn offer(&mut self, now: Time, mut pkt: Packet, window_start: Time) -> Result<(Time, Option<Time>), Offer> {
+        debug_assert!(self.discipline.is_none(), "a port with a discipline takes offer_to_discipline");
         self.drain(now, window_start);
         self.counters.arrived += 1;
         let packets = self.buffer.len() as u32;
@@ -302,7 +302,7 @@ impl Port {
                 return Err(Offer::DroppedAqm);
             }
         }
-        self.account(now, window_start);
+        self.account_held(now, window_start, self.buffer.len(), self.buffered_bytes);
         let ready = match &mut self.jitter {
             Some((max, rng)) => now + Time::from_ps(rng.gen_range(0..=max.as_ps())),
             None => now,
@@ -323,16 +323,14 @@ impl Port {
         c.enqueued += 1;
         c.max_packets = c.max_packets.max(self.buffer.len() as u64);
         c.max_bytes = c.max_bytes.max(self.buffered_bytes);
-        Ok(Admitted {
-            departure: Some(end),
-            tx_done: None,
-            arrive: first.then_some(arrive),
-        })
+        Ok((end, first.then_some(arrive)))
     }
 
     /// `offer` on a port with a queue discipline: the discipline admits (and may mark) the
-    /// packet; if the link is idle its next packet starts at once.
-    fn offer_to_discipline(&mut self, now: Time, pkt: Packet, window_start: Time) -> Result<Admitted, Offer> {
+    /// packet; if the link is idle its next packet starts at once. Returns, as `start_next`,
+    /// when a transmission that started ends and when its packet reaches the peer; packets
+    /// the AQM dropped at dequeue are left in `dequeue_drops`.
+    pub fn offer_to_discipline(&mut self, now: Time, pkt: Packet, window_start: Time) -> Result<(Option<Time>, Option<Time>), Offer> {
         self.counters.arrived += 1;
         let (packets, bytes) = self.held();
         let view = PortView {
@@ -359,16 +357,10 @@ impl Port {
         c.enqueued += 1;
         c.max_packets = c.max_packets.max(packets as u64 + 1);
         c.max_bytes = c.max_bytes.max(bytes + Bytes::from(pkt.size));
-        let (tx_done, arrive) = if self.serving.is_none() {
-            self.start_next(now, window_start)
-        } else {
-            (None, None)
-        };
-        Ok(Admitted {
-            departure: None,
-            tx_done,
-            arrive,
-        })
+        if self.serving.is_some() {
+            return Ok((None, None));
+        }
+        Ok(self.start_next(now, window_start))
     }
 
     /// Queue discipline: the link is free at `now`; the discipline's next packet starts.
@@ -485,10 +477,10 @@ mod tests {
                 let size = [1500, 64, 1500, 700][rng.gen_range(0..4)];
                 let ecn = if rng.gen_bool(0.8) { Ecn::Ect } else { Ecn::NotEct };
                 let a = fifo.offer(now, Packet::for_test(i, size, ecn), window);
-                let b = events.offer(now, Packet::for_test(i, size, ecn), window);
+                let b = events.offer_to_discipline(now, Packet::for_test(i, size, ecn), window);
                 assert_eq!(a.is_ok(), b.is_ok(), "packet {i}");
-                if let Ok(b) = b {
-                    tx_done = tx_done.or(b.tx_done);
+                if let Ok((started, _)) = b {
+                    tx_done = tx_done.or(started);
                 }
                 assert!(events.dequeue_drops.is_empty());
             }

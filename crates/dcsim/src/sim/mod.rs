@@ -521,41 +521,81 @@ impl Simulation {
     #[inline]
     /// Offers a packet to port `p`; its departure time if admitted and known now (a FIFO's).
     fn enqueue(&mut self, p: u32, pkt: Packet) -> Option<Time> {
-        let (now, ws) = (self.now, self.warmup);
-        let node = self.ports[p as usize].node as usize;
-        let size = Bytes::from(pkt.size);
-        if let Some(shared) = &mut self.nodes[node].shared {
-            let used = shared.used_at(now);
-            let queue_bytes = self.ports[p as usize].threshold_bytes(now, ws, &pkt);
-            if let Err(refusal) = shared.admit(used, queue_bytes, size) {
-                self.ports[p as usize].refuse(refusal == Refusal::PoolFull);
-                self.refused(p, &pkt);
-                return None;
-            }
+        if self.ports[p as usize].discipline.is_some() {
+            self.enqueue_to_discipline(p, pkt);
+            return None;
         }
-        let Ok(admitted) = self.ports[p as usize].offer(now, pkt, ws) else {
+        let (now, ws) = (self.now, self.warmup);
+        let size = Bytes::from(pkt.size);
+        if !self.admit_to_memory(p, &pkt, |port| port.occupancy_bytes(now, ws)) {
+            return None;
+        }
+        let Ok((departure, next_arrival)) = self.ports[p as usize].offer(now, pkt, ws) else {
             self.refused(p, &pkt);
             return None;
         };
+        let node = self.ports[p as usize].node as usize;
         if let Some(shared) = &mut self.nodes[node].shared {
-            match admitted.departure {
-                Some(departure) => shared.hold(size, departure),
-                None => shared.hold_until_released(size),
-            }
+            shared.hold(size, departure);
         }
-        self.schedule_port(p, admitted.tx_done, admitted.arrive);
-        admitted.departure
+        if let Some(arrive) = next_arrival {
+            self.cal.schedule(arrive, Event::LinkArrive(p));
+        }
+        Some(departure)
     }
 
-    /// Puts a port's next transmission end and link arrival, if any, in the calendar, and
-    /// accounts the packets its discipline dropped at dequeue.
-    #[inline]
-    fn schedule_port(&mut self, p: u32, tx_done: Option<Time>, arrive: Option<Time>) {
-        if let Some(t) = tx_done {
-            self.cal.schedule(t, Event::TxDone(p));
+    /// The switch's shared memory, if it has one, admits `pkt` to the queue of port `p`
+    /// holding `queue_bytes(port)` (M13); a refusal is counted on the port and the packet
+    /// accounted.
+    #[inline(always)]
+    fn admit_to_memory(&mut self, p: u32, pkt: &Packet, queue_bytes: impl FnOnce(&mut Port) -> Bytes) -> bool {
+        let node = self.ports[p as usize].node as usize;
+        let Some(shared) = &mut self.nodes[node].shared else {
+            return true;
+        };
+        let used = shared.used_at(self.now);
+        let held = queue_bytes(&mut self.ports[p as usize]);
+        match shared.admit(used, held, Bytes::from(pkt.size)) {
+            Ok(()) => true,
+            Err(refusal) => {
+                self.ports[p as usize].refuse(refusal == Refusal::PoolFull);
+                self.refused(p, pkt);
+                false
+            }
+        }
+    }
+
+    /// `enqueue` on a port with a queue discipline: the packet waits in its class queue
+    /// (holding the shared memory until it leaves), and starts at once if the link is idle.
+    #[cold]
+    #[inline(never)]
+    fn enqueue_to_discipline(&mut self, p: u32, pkt: Packet) {
+        let (now, ws) = (self.now, self.warmup);
+        if !self.admit_to_memory(p, &pkt, |port| port.threshold_bytes(&pkt)) {
+            return;
+        }
+        let Ok((tx_done, arrive)) = self.ports[p as usize].offer_to_discipline(now, pkt, ws) else {
+            self.refused(p, &pkt);
+            return;
+        };
+        let node = self.ports[p as usize].node as usize;
+        if let Some(shared) = &mut self.nodes[node].shared {
+            shared.hold_until_released(Bytes::from(pkt.size));
         }
         if let Some(t) = arrive {
             self.cal.schedule(t, Event::LinkArrive(p));
+        }
+        self.after_discipline(p, tx_done);
+    }
+
+    /// A port with a queue discipline acted: its next transmission end goes in the calendar,
+    /// and the packets its AQM dropped at dequeue leave the switch's memory and their
+    /// connections' flight. Out of line: the FIFO fast path never comes here.
+    #[cold]
+    #[inline(never)]
+    fn after_discipline(&mut self, p: u32, tx_done: Option<Time>) {
+        if let Some(t) = tx_done {
+            self.cal.schedule(t, Event::TxDone(p));
         }
         while let Some(pkt) = self.ports[p as usize].dequeue_drops.pop() {
             let node = self.ports[p as usize].node as usize;
@@ -574,7 +614,10 @@ impl Simulation {
         if let Some(shared) = &mut self.nodes[node].shared {
             shared.release(size);
         }
-        self.schedule_port(p, tx_done, arrive);
+        if let Some(t) = arrive {
+            self.cal.schedule(t, Event::LinkArrive(p));
+        }
+        self.after_discipline(p, tx_done);
     }
 
     /// Port `p` refused `pkt`: one packet fewer of its connection is in flight (it may have
@@ -751,7 +794,7 @@ impl Simulation {
                 i.on_send(self.now, k, &mut pkt);
             }
             if pkt.has(ACK) {
-                edge = Some(pkt.ack + pkt.rwnd);
+                edge = Some(pkt.ack + pkt.rwnd as u64);
             }
             self.injected += 1;
             let size = pkt.size;

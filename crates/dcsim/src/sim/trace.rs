@@ -91,7 +91,7 @@ impl Tracer {
         });
         r.seq.push(pkt.seq);
         r.ack.push(pkt.ack);
-        r.rwnd.push(pkt.rwnd);
+        r.rwnd.push(pkt.rwnd as u64);
         r.len.push(pkt.len);
         r.size.push(pkt.size);
         let mut sack = [0u64; 6];

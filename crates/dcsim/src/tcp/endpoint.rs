@@ -258,7 +258,7 @@ impl Endpoint {
             size: len + self.p.header_bytes + option_bytes,
             seq,
             ack: self.rcv_nxt,
-            rwnd: self.advertised_window(),
+            rwnd: self.advertised_window() as u32, // below 2^30: tcp.rcv_buffer_bytes is bounded by it
             ts_val: now + TS_OFFSET,
             ts_ecr: self.ts_recent,
             sack,
@@ -333,7 +333,7 @@ impl Endpoint {
                     self.rcv_nxt = pkt.seq + 1;
                     self.ts_recent = pkt.ts_val;
                     // RFC 793 §3.9: SND.WND from the SYN.
-                    self.peer_rwnd = pkt.rwnd;
+                    self.peer_rwnd = pkt.rwnd as u64;
                     // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR.
                     self.ecn_ok = self.cc.ecn_capable() && pkt.has(ECE) && pkt.has(CWR);
                     self.state = State::SynRcvd;
@@ -347,7 +347,7 @@ impl Endpoint {
                     self.rcv_nxt = pkt.seq + 1;
                     self.ts_recent = pkt.ts_val;
                     // RFC 793 §3.9: SND.WND from the SYN-ACK.
-                    self.peer_rwnd = pkt.rwnd;
+                    self.peer_rwnd = pkt.rwnd as u64;
                     self.ecn_ok = self.cc.ecn_capable() && pkt.has(ECE);
                     self.become_established(now, pkt);
                     self.send_ack(now, self.echo_ece(), out);
@@ -397,7 +397,7 @@ impl Endpoint {
         if ack > self.snd_max {
             return; // acknowledges data never sent
         }
-        self.peer_rwnd = pkt.rwnd;
+        self.peer_rwnd = pkt.rwnd as u64;
         let ece = self.ecn_ok && pkt.has(ECE);
         if ece {
             self.counters.ece_acks += 1;

@@ -44,7 +44,7 @@ fn data_pkt(i: u64, ecn: Ecn, flags: u8, now: Time) -> Packet {
         size: MSS as u32 + 40,
         seq: seg(i),
         ack: 1,
-        rwnd: RCV_BUF,
+        rwnd: RCV_BUF as u32,
         ts_val: now + Time::from_ps(1),
         ts_ecr: Time::ZERO,
         ..template()
@@ -63,7 +63,7 @@ fn ack_pkt(ack: u64, ece: bool) -> Packet {
         size: 40,
         seq: 1,
         ack,
-        rwnd: RCV_BUF,
+        rwnd: RCV_BUF as u32,
         ts_val: Time::from_ps(1),
         ts_ecr: Time::ZERO,
         ..template()
@@ -1091,7 +1091,7 @@ fn offload_waits_for_a_burst_but_never_for_more_than_a_third_of_the_window() {
     assert_eq!(sent.len(), 3);
     let mut out = Vec::new();
     let mut a = ack_pkt(acked(2), false);
-    a.rwnd = 3 * MSS;
+    a.rwnd = (3 * MSS) as u32;
     s.on_segment(300 * US, &a, &mut out);
     assert_eq!(out.len(), 2, "sent as soon as a third of the window is free");
     // A 300-MSS window: the first 300 segments leave at once (IW 300). ACKs that open 4 MSS

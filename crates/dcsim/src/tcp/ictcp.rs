@@ -366,10 +366,11 @@ impl Interface {
             // an ACK covering one, so this binds only when a connection returns under control
             // after the stack advertised a larger window; the edge then stays until covered.
             let keep = self.conns[i].right_edge.saturating_sub(pkt.ack);
-            pkt.rwnd = pkt.rwnd.min(self.conns[i].rwnd.max(keep));
+            // The minimum is at most pkt.rwnd, a u32.
+            pkt.rwnd = (pkt.rwnd as u64).min(self.conns[i].rwnd.max(keep)) as u32;
         } // else §III: connections with an RTT of 2 ms or more are left alone
         let c = &mut self.conns[i];
-        c.right_edge = c.right_edge.max(pkt.ack + pkt.rwnd);
+        c.right_edge = c.right_edge.max(pkt.ack + pkt.rwnd as u64);
     }
 
     /// The difference ratio d = (b^e − b^m)/b^e with b^e = max(b^m, rwnd/RTT) (Eqs. 3-4).

@@ -116,7 +116,7 @@ fn ack_offering(i: &mut Host, now: Time, c: u32, ack: u64, stack_rwnd: u64) -> u
         size: 40,
         seq: 1,
         ack,
-        rwnd: stack_rwnd,
+        rwnd: stack_rwnd as u32,
         ts_val: now + Time::from_ps(1),
         ts_ecr: Time::ZERO,
         sack: [(0, 0); 3],
@@ -125,7 +125,7 @@ fn ack_offering(i: &mut Host, now: Time, c: u32, ack: u64, stack_rwnd: u64) -> u
     };
     i.until(now);
     i.on_send(now, c, &mut p);
-    p.rwnd
+    p.rwnd as u64
 }
 
 #[test]

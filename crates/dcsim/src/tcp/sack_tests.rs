@@ -126,7 +126,7 @@ fn sack_ack(ack: u64, sacked: &[(u64, u64)]) -> Packet {
         size: HDR,
         seq: 1,
         ack,
-        rwnd: RCV_BUF,
+        rwnd: RCV_BUF as u32,
         ts_val: Time::from_ps(1),
         ts_ecr: Time::ZERO,
         sack,
@@ -236,7 +236,7 @@ fn receiver_sends_at_most_three_blocks() {
     assert_eq!(seg_blocks(&a11), vec![(11, 11), (9, 9), (7, 7)]);
     assert_eq!(a11.size, HDR + 28, "the option never grows beyond 3 blocks");
     // The advertised window shrinks by the 5 segments held out of order.
-    assert_eq!(a11.rwnd, RCV_BUF - 5 * MSS);
+    assert_eq!(a11.rwnd as u64, RCV_BUF - 5 * MSS);
     // 8 arrives late: it joins 7 and 9 into [7-9], which holds the triggering segment and so
     // comes first although [11] is higher (RFC 2018 §4, MUST); then [11], then [4-5].
     let a8 = deliver(&mut r, 400 * US, &data[7]).expect("immediate dup ACK");
@@ -250,7 +250,7 @@ fn receiver_sends_at_most_three_blocks() {
     assert_eq!(a3.ack, seg(6));
     assert_eq!(seg_blocks(&a3), vec![(7, 9), (11, 11)]);
     assert_eq!(a3.size, HDR + 20);
-    assert_eq!(a3.rwnd, RCV_BUF - 4 * MSS);
+    assert_eq!(a3.rwnd as u64, RCV_BUF - 4 * MSS);
 }
 
 #[test]
