@@ -26,6 +26,12 @@ rounds = 3
 persistent = false
 "#;
 
+const EIGHT_CLASSES: &str = "classes = { scheduler = \"drr\", quantum_bytes = 1099511627776, \
+     classify = { by = \"packet_type\", syn = 7, ack = 0, data = 7 }, queues = [\
+     { weight = 1000, limit_packets = 16777216, limit_bytes = 1099511627776, alpha = 1000000.0 }, \
+     { weight = 1 }, { weight = 1 }, { weight = 1 }, { weight = 1 }, { weight = 1 }, { weight = 1 }, \
+     { weight = 1000, aqm = { kind = \"pi\", a = 1.0, b = 1.0, sample_hz = 1000000000.0 } }] }";
+
 /// Runs `BASE` with `extra` TOML lines merged into its sections (each line `section.key = v`).
 fn run_with(extra: &[(&str, &str)]) {
     let mut toml = BASE.to_string();
@@ -102,6 +108,20 @@ fn each_field_at_its_bound_runs() {
             "switch",
             "aqm = { kind = \"red\", min_th = 0.0, max_th = 16777216.0, weight_log2 = 30 }",
         )],
+        &[(
+            "switch",
+            "aqm = { kind = \"pi\", a = 1.0, b = 1.0, q_ref_packets = 16777216.0, sample_hz = 1000000000.0 }",
+        )],
+        &[("switch", "aqm = { kind = \"pi\", a = 1.0, b = 0.0, q_ref_packets = 0.0, sample_hz = 0.001 }")],
+        &[("switch", "aqm = { kind = \"threshold\", k_packets = 16777216, at = \"dequeue\" }")],
+        // Eight classes at every bound, sharing a port buffer of 2^40 B dynamically.
+        &[
+            (
+                "switch",
+                "buffer = { kind = \"per_port\", limit_bytes = 1099511627776, limit_packets = 16777216 }",
+            ),
+            ("switch", EIGHT_CLASSES),
+        ],
     ];
     for extra in cases {
         run_with(extra);
