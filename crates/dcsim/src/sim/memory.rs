@@ -6,9 +6,10 @@ use std::mem::size_of;
 
 use crate::error::ConfigError;
 use crate::net::port::Port;
+use crate::net::qdisc::{ClassQueue, Discipline};
 use crate::net::rx_moderation::RxModeration;
 use crate::net::topology::Node;
-use crate::results::{FlowStats, PortStats};
+use crate::results::{ClassStats, FlowStats, PortStats};
 use crate::scenario::Scenario;
 use crate::tcp::ictcp::Interface;
 
@@ -45,7 +46,12 @@ pub fn estimate(s: &Scenario, sampled_ports: Option<u64>) -> Vec<Part> {
         + size_of::<Option<RxModeration>>() as u64
         + size_of::<Option<Interface>>() as u64;
     let leaves = size.switches.min(size.hosts);
-    let per_port = size_of::<Port>() as u64 + NAME + size_of::<PortStats>() as u64 + NAME * 3;
+    let mut per_port = size_of::<Port>() as u64 + NAME + size_of::<PortStats>() as u64 + NAME * 3;
+    if let Some(c) = &s.switch.classes {
+        // Every switch port's class queues and their results rows (an estimate per port).
+        let n = c.queues.len() as u64;
+        per_port += size_of::<Discipline>() as u64 + n * (size_of::<ClassQueue>() + size_of::<ClassStats>()) as u64;
+    }
     let network =
         size.hosts * per_host + size.switches * (size_of::<Node>() as u64 + NAME + leaves * 4) + ports * per_port + size.links * 64;
     let one_shot: u64 = s
