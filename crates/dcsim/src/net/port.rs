@@ -391,6 +391,15 @@ impl Port {
         (Some(end), first.then_some(arrive))
     }
 
+    /// Queue discipline: whether the packet in service has finished by `now` (its `TxDone`
+    /// is due). The simulation completes it before anything else touches the port at that
+    /// instant, so an arrival at the very picosecond a transmission ends sees the packet
+    /// gone, as on the FIFO fast path.
+    #[inline]
+    pub fn tx_due(&self, now: Time) -> bool {
+        self.serving.is_some_and(|(h, _)| h.end <= now)
+    }
+
     /// Queue discipline: the transmission that started last ended at `now` (the simulation's
     /// `TxDone` event). Returns the size of the packet that left the buffer, and the next
     /// transmission's end and arrival as `start_next` does. Packets the AQM drops at dequeue

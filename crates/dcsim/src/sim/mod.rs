@@ -571,6 +571,9 @@ impl Simulation {
     #[inline(never)]
     fn enqueue_to_discipline(&mut self, p: u32, pkt: Packet) {
         let (now, ws) = (self.now, self.warmup);
+        if self.ports[p as usize].tx_due(now) {
+            self.tx_done(p); // a tie: the transmission ending now goes first
+        }
         if !self.admit_to_memory(p, &pkt, |port| port.threshold_bytes(&pkt)) {
             return;
         }
@@ -609,6 +612,9 @@ impl Simulation {
     /// A port with a queue discipline finished sending a packet: it leaves the buffer (and the
     /// switch's memory) and the next one starts.
     fn tx_done(&mut self, p: u32) {
+        if !self.ports[p as usize].tx_due(self.now) {
+            return; // completed already, by an arrival at the same instant
+        }
         let (size, tx_done, arrive) = self.ports[p as usize].tx_done(self.now, self.warmup);
         let node = self.ports[p as usize].node as usize;
         if let Some(shared) = &mut self.nodes[node].shared {
