@@ -91,13 +91,23 @@ def _object(path: str, obj: dict[str, Any], defs: dict[str, Any], level: int) ->
     return out
 
 
+def _tag(choice: dict[str, Any], defs: dict[str, Any]) -> str:
+    """The field that names a choice of tables' variant (`kind`, or `by` for a classifier):
+    the one every variant fixes to a single value."""
+    first = _resolve(choice["oneOf"][0], defs).get("properties", {})
+    fixed = [n for n, p in first.items() if len(p.get("enum", [])) == 1 or "const" in p]
+    return fixed[0] if fixed else "kind"
+
+
 def _variants(path: str, obj: dict[str, Any], defs: dict[str, Any], level: int) -> list[str]:
     out = []
+    tag = _tag(obj, defs)
     for variant in obj["oneOf"]:
         variant = _resolve(variant, defs)
-        kind = variant.get("properties", {}).get("kind", {}).get("enum", ["?"])[0]
-        out += [f"{'#' * level} `{path}` with `kind = \"{kind}\"`", "", _text(variant.get("description", "")), ""]
-        fields = {k: v for k, v in variant.get("properties", {}).items() if k != "kind"}
+        prop = variant.get("properties", {}).get(tag, {})
+        kind = prop.get("enum", [prop.get("const", "?")])[0]
+        out += [f"{'#' * level} `{path}` with `{tag} = \"{kind}\"`", "", _text(variant.get("description", "")), ""]
+        fields = {k: v for k, v in variant.get("properties", {}).items() if k != tag}
         if fields:
             out += _object(path, {**variant, "properties": fields}, defs, level + 1)
     return out
@@ -147,7 +157,7 @@ def _type(prop: dict[str, Any], defs: dict[str, Any]) -> str:
         values = [v["enum"][0] for v in target["oneOf"] if "enum" in v]
         if values and not _is_object_choice(target):
             return " / ".join(f'`"{v}"`' for v in values)
-        return "table (by `kind`)"
+        return f"table (by `{_tag(target, defs)}`)"
     kind = target.get("type", "table")
     if isinstance(kind, list):
         kind = " or ".join(k for k in kind if k != "null") + (" (optional)" if "null" in kind else "")

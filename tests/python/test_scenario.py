@@ -170,3 +170,28 @@ def test_a_python_dict_mistake_names_the_same_field_as_a_file_would(tmp_path: Pa
     with pytest.raises(dcsim.ScenarioError) as from_file:
         dcsim.run(path)
     assert from_dict.value.field == from_file.value.field == "topology.hosts"
+
+
+@pytest.mark.parametrize(
+    ("switch", "flow_class", "message"),
+    [
+        ({"queues": [{}, {}]}, 2, r"flows\[0\]\.class: class 2 does not exist: the ports have 2"),
+        (
+            {"scheduler": "strict_priority", "queues": [{"weight": 3}, {}]},
+            0,
+            r'switch\.classes\.queues\[0\]\.weight: applies to scheduler = "drr" only',
+        ),
+        ({"queues": [{"alpha": 1.0}]}, 0, r"switch\.classes\.queues\[0\]\.alpha: a dynamic share"),
+        ({"queues": []}, 0, r"switch\.classes\.queues: must list 1 to 8 class queues, got 0"),
+        (
+            {"classify": {"by": "ecn", "ect": 0, "not_ect": 3}, "queues": [{}, {}]},
+            0,
+            r"switch\.classes\.classify\.not_ect: class 3 does not exist",
+        ),
+    ],
+)
+def test_class_queue_mistakes_are_named(small: dict, switch: dict, flow_class: int, message: str) -> None:
+    small["flows"][0]["class"] = flow_class
+    small["switch"] = small.get("switch", {}) | {"classes": switch}
+    with pytest.raises(ScenarioError, match=r"^small: " + message):
+        dcsim.run(small)

@@ -1112,6 +1112,23 @@ impl Scenario {
         if let Some(q) = c.quantum_bytes {
             whole(&"switch.classes.quantum_bytes", q, 1, MAX_BUFFER_BYTES, "bytes")?;
         }
+        let drr_only = |field: String| {
+            Err(ConfigError::new(
+                field,
+                format!(
+                    "applies to scheduler = \"drr\" only, not {}",
+                    serde_json::to_string(&c.scheduler).unwrap_or_default()
+                ),
+            ))
+        };
+        if c.scheduler != SchedulerKind::Drr {
+            if c.quantum_bytes.is_some() {
+                return drr_only("switch.classes.quantum_bytes".into());
+            }
+            if let Some(i) = c.queues.iter().position(|q| q.weight != 1) {
+                return drr_only(format!("switch.classes.queues[{i}].weight"));
+            }
+        }
         for (i, q) in c.queues.iter().enumerate() {
             let f = |name: &str| format!("switch.classes.queues[{i}].{name}");
             whole(&f("weight"), q.weight as u64, 1, 1000, "")?;
@@ -1554,7 +1571,8 @@ fn check_aqm(field: &str, aqm: &AqmConfig) -> Result<(), ConfigError> {
             real(&f("q_ref_packets"), *q_ref_packets, Bound::From(0.0), MAX_PACKETS as f64, "packets")?;
             real(&f("sample_hz"), *sample_hz, Bound::From(1e-3), 1e9, "Hz")?;
         }
-        _ => {}
+        // Every variant is listed, so a new one is not left unchecked by accident.
+        AqmConfig::DropTail | AqmConfig::Threshold { k_packets: None, .. } => {}
     }
     Ok(())
 }

@@ -2,8 +2,9 @@
 //! accounting, determinism under a seed, and the seed's effect on start jitter.
 //!
 //! Scenarios are random in every dimension the format offers (star or dumbbell, 2–6 hosts,
-//! link rates and delays, buffer limits in packets or bytes, drop-tail / threshold / RED,
-//! congestion control per flow, TCP knobs, host NIC queue and jitter, ICTCP on the fan-in
+//! link rates and delays, buffer limits in packets or bytes, drop-tail / threshold on
+//! arrival or at dequeue / RED / PI, class queues (strict priority or DRR, by flow, ECN or
+//! packet type, each with its limit and AQM), congestion control per flow, TCP knobs, host NIC queue and jitter, ICTCP on the fan-in
 //! host, flows with random sizes, start times, jitter and stop times) but short, so each case
 //! runs in milliseconds.
 
@@ -68,6 +69,7 @@ fn topology() -> impl Strategy<Value = (String, u32)> {
     ]
 }
 
+/// An AQM table and whether it can never mark or drop (drop-tail).
 fn aqm() -> impl Strategy<Value = (String, bool)> {
     prop_oneof![
         Just(("kind = \"drop_tail\"\n".to_string(), true)),
@@ -118,7 +120,10 @@ fn classes() -> impl Strategy<Value = Option<(String, bool)>> {
                 let mut t = format!("[switch.classes]\nscheduler = \"{scheduler}\"\nclassify = {classify}\n");
                 let mut drop_tail = true;
                 for (limit, aqm, weight) in queues {
-                    t += &format!("[[switch.classes.queues]]\nweight = {weight}\n");
+                    t += "[[switch.classes.queues]]\n";
+                    if scheduler == "drr" {
+                        t += &format!("weight = {weight}\n");
+                    }
                     if let Some(l) = limit {
                         t += &format!("limit_packets = {l}\n");
                     }

@@ -49,28 +49,36 @@ impl Aqm {
         match self {
             Aqm::Threshold(t) if t.at_dequeue => t.on_arrival(ecn, behind),
             Aqm::Pi(pi) => pi.on_dequeue(ecn),
-            _ => Verdict::Enqueue,
+            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) => Verdict::Enqueue,
         }
     }
 
     /// The queue held `packets` from the last call until `now` (PI samples it periodically).
+    /// Called only on ports with a queue discipline: an AQM that needs it must act at dequeue.
     #[inline]
     pub fn observe(&mut self, now: Time, packets: u32) {
-        if let Aqm::Pi(pi) = self {
-            pi.advance(now, packets);
+        match self {
+            Aqm::Pi(pi) => pi.advance(now, packets),
+            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) => {}
         }
     }
 
-    /// Whether this AQM decides anything when packets leave the queue.
+    /// Whether this AQM decides anything when packets leave the queue (its port then runs
+    /// a queue discipline; otherwise the FIFO fast path, where `on_dequeue` and `observe`
+    /// are never called).
     pub fn acts_at_dequeue(&self) -> bool {
-        matches!(self, Aqm::Pi(_) | Aqm::Threshold(Threshold { at_dequeue: true, .. }))
+        match self {
+            Aqm::Pi(_) => true,
+            Aqm::Threshold(t) => t.at_dequeue,
+            Aqm::DropTail | Aqm::Red(_) => false,
+        }
     }
 
     /// Whether the packet being serialised counts in the occupancy the AQM sees on arrival.
     pub fn counts_in_service(&self) -> bool {
         match self {
             Aqm::Threshold(t) => t.count_in_service,
-            _ => true,
+            Aqm::DropTail | Aqm::Red(_) | Aqm::Pi(_) => true,
         }
     }
 }

@@ -108,10 +108,7 @@ impl Port {
         limit_bytes: Bytes,
         aqm: Aqm,
     ) -> Self {
-        let aqm_counts_in_service = match &aqm {
-            Aqm::Threshold(t) => t.count_in_service,
-            _ => true,
-        };
+        let aqm_counts_in_service = aqm.counts_in_service();
         Port {
             name,
             node,
