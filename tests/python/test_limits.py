@@ -38,8 +38,9 @@ def _all_numbers() -> list[tuple[str, dict[str, Any]]]:
     for name, definition in DEFS.items():
         found += _numbers(name, definition)
         for variant in definition.get("oneOf", []):
-            kind = variant.get("properties", {}).get("kind", {}).get("enum", ["?"])[0]
-            found += _numbers(f"{name}[{kind}]", variant)
+            props = variant.get("properties", {})
+            tag = next((p["enum"][0] for p in props.values() if len(p.get("enum", [])) == 1), "?")
+            found += _numbers(f"{name}[{tag}]", variant)
     return found
 
 
@@ -66,12 +67,70 @@ def test_a_value_past_its_bound_is_refused_naming_the_field(section: str, field:
     target = scenario
     for key in section.split("."):
         target = target.setdefault(key, {})
-    high = prop["maximum"]
-    target[field] = int(high) + 1 if _kind(prop) == "integer" else high * 1.5 + 1
+    target[field] = _past(prop)
     with pytest.raises(ScenarioError) as caught:
         validate(scenario, "limits")
     assert caught.value.field == f"{section}.{field}"
     assert "\n" not in str(caught.value)
+
+
+def _past(prop: dict[str, Any]) -> float:
+    high = prop["maximum"]
+    return int(high) + 1 if _kind(prop) == "integer" else high * 1.5 + 1
+
+
+AQM_CASES = [
+    (variant["properties"]["kind"]["enum"][0], field, prop)
+    for variant in DEFS["AqmConfig"]["oneOf"]
+    for field, prop in variant.get("properties", {}).items()
+    if _kind(prop) in ("integer", "number") and "maximum" in prop
+]
+
+
+@pytest.mark.parametrize(("kind", "field", "prop"), AQM_CASES, ids=[f"{k}.{f}" for k, f, _ in AQM_CASES])
+@pytest.mark.parametrize("where", ["switch.aqm", "switch.classes.queues[0].aqm"])
+def test_an_aqm_value_past_its_bound_is_refused_naming_the_field(
+    where: str, kind: str, field: str, prop: dict[str, Any]
+) -> None:
+    scenario = json.loads(json.dumps(BASE))
+    aqm = {"kind": kind, field: _past(prop)}
+    if kind == "red":
+        aqm = {"min_th": 1.0, "max_th": 2.0} | aqm
+    if where == "switch.aqm":
+        scenario["switch"] = {"aqm": aqm}
+    else:
+        scenario["switch"] = {"classes": {"queues": [{"aqm": aqm}]}}
+    with pytest.raises(ScenarioError) as caught:
+        validate(scenario, "limits")
+    assert caught.value.field == f"{where}.{field}"
+
+
+CLASS_CASES = [
+    (field, prop)
+    for field, prop in DEFS["ClassQueueConfig"]["properties"].items()
+    if _kind(prop) in ("integer", "number") and "maximum" in prop
+] + [
+    (f"classes.{field}", prop)
+    for field, prop in DEFS["ClassesConfig"]["properties"].items()
+    if _kind(prop) in ("integer", "number") and "maximum" in prop
+]
+
+
+@pytest.mark.parametrize(("field", "prop"), CLASS_CASES, ids=[f for f, _ in CLASS_CASES])
+def test_a_class_queue_value_past_its_bound_is_refused_naming_the_field(field: str, prop: dict[str, Any]) -> None:
+    scenario = json.loads(json.dumps(BASE))
+    queue: dict[str, Any] = {}
+    classes: dict[str, Any] = {"queues": [queue]}
+    if field.startswith("classes."):
+        classes[field.removeprefix("classes.")] = _past(prop)
+        expected = f"switch.{field}"
+    else:
+        queue[field] = _past(prop)
+        expected = f"switch.classes.queues[0].{field}"
+    scenario["switch"] = {"buffer": {"kind": "per_port", "limit_bytes": 100000}, "classes": classes}
+    with pytest.raises(ScenarioError) as caught:
+        validate(scenario, "limits")
+    assert caught.value.field == expected
 
 
 def test_port_names_come_from_the_network_alone() -> None:

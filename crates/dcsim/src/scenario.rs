@@ -1545,6 +1545,7 @@ fn check_aqm(field: &str, aqm: &AqmConfig) -> Result<(), ConfigError> {
             weight_log2,
             ..
         } => {
+            real(&f("min_th"), *min_th, Bound::From(0.0), MAX_PACKETS as f64, "packets")?;
             real(&f("max_th"), *max_th, Bound::From(0.0), MAX_PACKETS as f64, "packets")?;
             if !(*min_th >= 0.0 && max_th > min_th) {
                 return Err(ConfigError::new(
