@@ -4,6 +4,8 @@
 pub mod calendar;
 mod conns;
 pub mod memory;
+#[cfg(test)]
+mod pacing_tests;
 mod trace;
 mod workload;
 
@@ -183,16 +185,7 @@ impl ConnFactory {
             dupthresh: t.dupack_threshold,
         };
         let rtt = RttEstimator::new(params.rto_min, params.rto_initial, params.rto_max, params.timer_tick);
-        let make = |end: u8, hosts: (u32, u32)| {
-            Endpoint::new(
-                params.clone(),
-                Cc::new(cc, t),
-                id,
-                end,
-                hosts,
-                rtt.clone(),
-            )
-        };
+        let make = |end: u8, hosts: (u32, u32)| Endpoint::new(params.clone(), Cc::new(cc, t), id, end, hosts, rtt.clone());
         Conn {
             ends: [make(0, (src, dst)), make(1, (dst, src))],
             hosts: [src, dst],

@@ -12,7 +12,7 @@ use super::endpoint::{Endpoint, State};
 use super::test_support::*;
 use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, SYN};
 use crate::scenario::{CcKind, DctcpReceiver};
-use crate::units::Time;
+use crate::units::{Rate, Time};
 
 /// Ack number acknowledging the first `n` segments.
 fn acked(n: u64) -> u64 {
@@ -152,6 +152,9 @@ fn ecn_is_negotiated_only_when_both_ends_are_ecn_capable() {
         (NewReno, TcpEcn, false),
         (TcpEcn, NewReno, false),
         (NewReno, NewReno, false),
+        (Cubic, Dctcp, false), // CUBIC asks for ECN only with `tcp.cubic.ecn`
+        (Dctcp, Cubic, false),
+        (Cubic, Cubic, false),
     ];
     for (a, b, want) in cases {
         let mut s = endpoint(a, 0);
@@ -160,7 +163,7 @@ fn ecn_is_negotiated_only_when_both_ends_are_ecn_capable() {
         let mut out = Vec::new();
         s.connect(Time::ZERO, &mut out);
         let syn = out[0];
-        let ecn_setup = a != NewReno;
+        let ecn_setup = matches!(a, TcpEcn | Dctcp);
         assert_eq!(syn.has(ECE) && syn.has(CWR), ecn_setup, "{a:?} SYN flags {:#x}", syn.flags);
         if !ecn_setup {
             assert_eq!(syn.flags, SYN);
@@ -1104,4 +1107,40 @@ fn offload_waits_for_a_burst_but_never_for_more_than_a_third_of_the_window() {
     assert!(out.is_empty(), "4 MSS of room: held for the burst");
     s.on_segment(310 * US, &ack_pkt(acked(66), false), &mut out);
     assert!(out.len() >= 64, "a whole burst: {}", out.len());
+}
+
+// ====================================================================== pacing
+
+#[test]
+fn a_pacing_rate_releases_each_data_segment_one_transmission_time_after_the_last() {
+    // The controller asks for 1 Gbps: a 1500-B segment (1460 + 40 B of headers) takes 12 µs
+    // at that rate. With IW 10 the window would send 10 segments at once when the SYN-ACK
+    // arrives (100 µs); paced, one leaves and the next waits until 112 µs.
+    let cc = CcKind::NewReno;
+    let mut s = endpoint(cc, 0);
+    let mut r = endpoint(cc, 1);
+    s.cc.win.pacing = Some(Rate::from_gbps(1.0));
+    s.write(100_000);
+    let sent = establish(&mut s, &mut r);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(s.pace_deadline, Some(112 * US));
+    // An ACK arriving before then (it acknowledges nothing new) sends nothing.
+    let mut out = Vec::new();
+    s.on_segment(105 * US, &ack_pkt(1, false), &mut out);
+    assert!(out.is_empty());
+    assert_eq!(s.pace_deadline, Some(112 * US));
+    // The deadline lets exactly one more go, and sets the next 12 µs later.
+    for k in 1..=3u64 {
+        let now = (100 + 12 * k) * US;
+        s.on_pace_timer(now, &mut out);
+        assert_eq!(out.len(), 1, "at {now}");
+        assert_eq!(out[0].seq, seg(k + 1));
+        assert_eq!(s.pace_deadline, Some(now + 12 * US));
+        out.clear();
+    }
+    // Without a rate the same sender sends the rest of its window at once and sets no deadline.
+    s.cc.win.pacing = None;
+    s.on_pace_timer(140 * US, &mut out);
+    assert_eq!(out.len(), 6);
+    assert_eq!(s.pace_deadline, None);
 }

@@ -423,6 +423,17 @@ mod tests {
     }
 
     #[test]
+    fn parameters_are_checked_against_their_bounds() {
+        let with = |c: f64, beta: f64| CubicConfig { c, beta, ..CubicConfig::default() }.check("tcp.cubic");
+        assert!(with(0.4, 0.7).is_ok() && with(100.0, 1.0).is_ok() && with(1e-9, 1e-9).is_ok());
+        for (c, beta, field) in [(0.0, 0.7, "tcp.cubic.c"), (100.5, 0.7, "tcp.cubic.c"), (0.4, 0.0, "tcp.cubic.beta"), (0.4, 1.5, "tcp.cubic.beta")] {
+            let e = with(c, beta).expect_err("out of bounds");
+            assert_eq!(e.field, field, "{e}");
+        }
+        assert!(with(f64::NAN, 0.7).is_err());
+    }
+
+    #[test]
     fn application_limited_time_does_not_count() {
         let (mut cu, mut w) = after_loss_at_36();
         ack_segments(&mut cu, &mut w, T0, 1, None);
