@@ -221,7 +221,7 @@ impl CongestionControl for Cubic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::view;
+    use super::super::tests::{ack, view, window};
     use super::*;
 
     const MSS: f64 = 1460.0;
@@ -238,27 +238,17 @@ mod tests {
 
     /// An ACK of `n` segments, cwnd-limited, with RFC 6298 SRTT `srtt`.
     fn ack_segments(cu: &mut Cubic, w: &mut Window, now: Time, n: u64, srtt: Option<Time>) {
-        let ack = Ack {
-            newly_acked: n * SEG,
-            rtt: None,
-            ece: false,
-            ecn_cut: false,
-        };
         let c = ConnView {
             srtt,
             ..view(20 * SEG)
         };
-        cu.on_ack(w, now, &ack, &c);
+        cu.on_ack(w, now, &ack(n * SEG), &c);
     }
 
     /// A loss at cwnd = flight = 36 segments, then the full ACK: cwnd = ssthresh = 25.2.
     fn after_loss_at_36() -> (Cubic, Window) {
         let mut cu = Cubic::with(&CubicConfig::default());
-        let mut w = Window {
-            cwnd: 36.0 * MSS,
-            ssthresh: f64::INFINITY,
-            pacing: None,
-        };
+        let mut w = window(36.0 * MSS, f64::INFINITY);
         cu.on_recovery_start(&mut w, T0, &view(36 * SEG));
         cu.on_recovery_end(&mut w, T0, &view(30 * SEG));
         (cu, w)
@@ -340,11 +330,7 @@ mod tests {
         //   ACK 2 (t = 10 ms): W_est = 14.03781513 + 0.52941176/14.03781513 = 14.07552839
         //                      > W_cubic(0.01) = 14.0000004: cwnd = W_est each time (§4.3).
         let mut cu = Cubic::with(&CubicConfig::default());
-        let mut w = Window {
-            cwnd: 20.0 * MSS,
-            ssthresh: f64::INFINITY,
-            pacing: None,
-        };
+        let mut w = window(20.0 * MSS, f64::INFINITY);
         cu.on_rto(&mut w, T0, &view(20 * SEG));
         assert_eq!((w.cwnd, w.ssthresh), (MSS, 14.0 * MSS));
         assert_eq!(cu.cwnd_prior, 20.0 * MSS);
@@ -381,11 +367,7 @@ mod tests {
                 fast_convergence,
                 ..CubicConfig::default()
             });
-            let mut w = Window {
-                cwnd: 100.0 * MSS,
-                ssthresh: f64::INFINITY,
-                pacing: None,
-            };
+            let mut w = window(100.0 * MSS, f64::INFINITY);
             cu.on_recovery_start(&mut w, T0, &view(100 * SEG));
             assert_eq!(cu.w_max, 100.0 * MSS);
             assert!(close(w.cwnd / MSS, 70.0) && close(w.ssthresh / MSS, 70.0));
@@ -400,11 +382,7 @@ mod tests {
     fn reductions_use_flight_size_and_their_floors() {
         let mut cu = Cubic::with(&CubicConfig::default());
         // cwnd 50 segments but 30 in flight: ssthresh = cwnd = 30·0.7 = 21 (§4.6).
-        let mut w = Window {
-            cwnd: 50.0 * MSS,
-            ssthresh: f64::INFINITY,
-            pacing: None,
-        };
+        let mut w = window(50.0 * MSS, f64::INFINITY);
         cu.on_recovery_start(&mut w, T0, &view(30 * SEG));
         assert!(close(w.cwnd / MSS, 21.0) && close(w.ssthresh / MSS, 21.0));
         assert_eq!(cu.cwnd_prior, 50.0 * MSS);
@@ -445,12 +423,7 @@ mod tests {
             window_validated: false,
             ..view(5 * SEG)
         };
-        let ack = Ack {
-            newly_acked: SEG,
-            rtt: None,
-            ece: false,
-            ecn_cut: false,
-        };
+        let ack = ack(SEG);
         cu.on_ack(&mut w, T0 + ms(2000), &ack, &limited);
         assert_eq!(w.cwnd, cwnd);
         assert_eq!(cu.epoch, Some(T0 + ms(2000)));

@@ -69,24 +69,15 @@ impl CongestionControl for Dctcp {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::view;
+    use super::super::tests::{ack, view, window};
     use super::*;
 
     const MSS: f64 = 1460.0;
 
     /// An ACK of `newly` bytes that leaves snd_una at `una` and snd_nxt at `nxt`.
     fn ack_at(d: &mut Dctcp, newly: u64, ece: bool, una: u64, nxt: u64) {
-        let mut w = Window {
-            cwnd: 10.0 * MSS,
-            ssthresh: f64::INFINITY,
-            pacing: None,
-        };
-        let ack = Ack {
-            newly_acked: newly,
-            rtt: None,
-            ece,
-            ecn_cut: false,
-        };
+        let mut w = window(10.0 * MSS, f64::INFINITY);
+        let ack = Ack { ece, ..ack(newly) };
         let c = ConnView {
             snd_una: una,
             snd_nxt: nxt,
@@ -117,20 +108,12 @@ mod tests {
     #[test]
     fn dctcp_cut_uses_alpha_and_floor() {
         let mut d = Dctcp::with(1.0 / 16.0, 0.5, 2.0 * MSS);
-        let mut w = Window {
-            cwnd: 40.0 * MSS,
-            ssthresh: f64::INFINITY,
-            pacing: None,
-        };
+        let mut w = window(40.0 * MSS, f64::INFINITY);
         d.on_ecn_echo(&mut w, Time::ZERO, &view(0));
         assert_eq!(w.cwnd, 30.0 * MSS); // 40·(1 − 0.25)
         assert_eq!(w.ssthresh, 30.0 * MSS);
         d.alpha = 1.0;
-        let mut small = Window {
-            cwnd: 3.0 * MSS,
-            ssthresh: 3.0 * MSS,
-            pacing: None,
-        };
+        let mut small = window(3.0 * MSS, 3.0 * MSS);
         d.on_ecn_echo(&mut small, Time::ZERO, &view(0));
         assert_eq!(small.cwnd, 2.0 * MSS); // 1.5 MSS floored at 2 MSS
     }
@@ -139,18 +122,8 @@ mod tests {
     fn dctcp_grows_as_newreno_after_its_estimator() {
         // The α update does not touch the window; growth is RFC 5681's (slow start: +2 MSS).
         let mut d = Dctcp::with(1.0 / 16.0, 1.0, 2.0 * MSS);
-        let mut w = Window {
-            cwnd: 10.0 * MSS,
-            ssthresh: f64::INFINITY,
-            pacing: None,
-        };
-        let ack = Ack {
-            newly_acked: 2920,
-            rtt: None,
-            ece: true,
-            ecn_cut: false,
-        };
-        d.on_ack(&mut w, Time::ZERO, &ack, &view(10 * 1460));
+        let mut w = window(10.0 * MSS, f64::INFINITY);
+        d.on_ack(&mut w, Time::ZERO, &Ack { ece: true, ..ack(2920) }, &view(10 * 1460));
         assert_eq!(w.cwnd, 12.0 * MSS);
         assert_eq!(d.alpha, 1.0, "one window: F = 1, α stays 1");
     }

@@ -228,6 +228,24 @@ pub struct Cc {
     algo: Algo,
 }
 
+/// `Cc`'s dispatch of the hooks that take (now, connection view): one method per name, each
+/// a `match` over the built-ins (`[Type, ...]`).
+macro_rules! event_hooks {
+    ($types:tt $($hook:ident)+) => {
+        $(event_hook!($types $hook);)+
+    };
+}
+
+macro_rules! event_hook {
+    ([$($ty:ident),+] $hook:ident) => {
+        pub fn $hook(&mut self, now: Time, c: &ConnView) {
+            match &mut self.algo {
+                $(Algo::$ty(a) => a.$hook(&mut self.win, now, c),)+
+            }
+        }
+    };
+}
+
 /// The registry: generates `CcKind` (the scenario's names, in this order), the enum of
 /// built-ins and `Cc`'s dispatch. Each entry is `module::Type = "name"` with the doc that the
 /// schema shows; the module is a file in this directory.
@@ -276,35 +294,7 @@ macro_rules! controllers {
                 }
             }
 
-            pub fn on_ecn_echo(&mut self, now: Time, c: &ConnView) {
-                match &mut self.algo {
-                    $(Algo::$ty(a) => a.on_ecn_echo(&mut self.win, now, c),)+
-                }
-            }
-
-            pub fn on_recovery_start(&mut self, now: Time, c: &ConnView) {
-                match &mut self.algo {
-                    $(Algo::$ty(a) => a.on_recovery_start(&mut self.win, now, c),)+
-                }
-            }
-
-            pub fn on_recovery_end(&mut self, now: Time, c: &ConnView) {
-                match &mut self.algo {
-                    $(Algo::$ty(a) => a.on_recovery_end(&mut self.win, now, c),)+
-                }
-            }
-
-            pub fn on_rto(&mut self, now: Time, c: &ConnView) {
-                match &mut self.algo {
-                    $(Algo::$ty(a) => a.on_rto(&mut self.win, now, c),)+
-                }
-            }
-
-            pub fn on_idle_restart(&mut self, now: Time, c: &ConnView) {
-                match &mut self.algo {
-                    $(Algo::$ty(a) => a.on_idle_restart(&mut self.win, now, c),)+
-                }
-            }
+            event_hooks!([$($ty),+] on_ecn_echo on_recovery_start on_recovery_end on_rto on_idle_restart);
 
             pub fn alpha(&self) -> f64 {
                 match &self.algo {
@@ -332,7 +322,7 @@ mod tests {
 
     const MSS: f64 = 1460.0;
 
-    fn window(cwnd: f64, ssthresh: f64) -> Window {
+    pub(super) fn window(cwnd: f64, ssthresh: f64) -> Window {
         Window {
             cwnd,
             ssthresh,
@@ -388,7 +378,8 @@ mod tests {
         }
     }
 
-    fn ack(newly_acked: u64) -> Ack {
+    /// An ACK of `newly_acked` bytes, without ECN-Echo or RTT sample.
+    pub(super) fn ack(newly_acked: u64) -> Ack {
         Ack {
             newly_acked,
             rtt: None,

@@ -19,7 +19,7 @@ impl CongestionControl for TcpEcn {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{tests::view, Window};
+    use super::super::tests::{view, window};
     use super::*;
     use crate::units::Time;
 
@@ -27,18 +27,10 @@ mod tests {
 
     #[test]
     fn tcp_ecn_halves() {
-        let mut w = Window {
-            cwnd: 40.0 * MSS,
-            ssthresh: f64::INFINITY,
-            pacing: None,
-        };
+        let mut w = window(40.0 * MSS, f64::INFINITY);
         TcpEcn.on_ecn_echo(&mut w, Time::ZERO, &view(0));
         assert_eq!((w.cwnd, w.ssthresh), (20.0 * MSS, 20.0 * MSS));
-        let mut tiny = Window {
-            cwnd: 1.5 * MSS,
-            ssthresh: 10.0 * MSS,
-            pacing: None,
-        };
+        let mut tiny = window(1.5 * MSS, 10.0 * MSS);
         TcpEcn.on_ecn_echo(&mut tiny, Time::ZERO, &view(0));
         assert_eq!(tiny.cwnd, MSS);
     }
