@@ -595,7 +595,7 @@ impl Simulation {
             *pending = None;
         }
         self.drive(c, e, |ep, now, out| {
-            let deadline = [ep.rto_deadline, ep.delack_deadline, ep.pace_deadline][kind];
+            let deadline = [ep.rto_deadline, ep.delack_deadline, ep.pace_deadline()][kind];
             if deadline.is_some_and(|d| d <= now) {
                 match kind {
                     TIMER_RTO => ep.on_rto_timer(now, out),
@@ -736,7 +736,7 @@ impl Simulation {
             }
         }
         let ep = &conn.ends[e as usize];
-        let deadlines = [ep.rto_deadline, ep.delack_deadline, ep.pace_deadline];
+        let deadlines = [ep.rto_deadline, ep.delack_deadline, ep.pace_deadline()];
         for (kind, deadline) in deadlines.into_iter().enumerate() {
             if let Some(d) = deadline {
                 let pending = &mut conn.timer_event[e as usize][kind];

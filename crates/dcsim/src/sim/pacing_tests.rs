@@ -1,5 +1,5 @@
 //! A controller's pacing rate, as the host honours it: the data packets of a paced flow leave
-//! its host spaced by their size at the rate (`Endpoint::pace_deadline`, scheduled like the
+//! its host spaced by their size at the rate (`Endpoint::pace_deadline()`, scheduled like the
 //! RTO and delayed-ACK timers by `Simulation::after_endpoint`).
 
 use super::Simulation;

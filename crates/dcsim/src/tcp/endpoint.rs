@@ -1,7 +1,7 @@
 //! One end of a TCP connection, as a sans-I/O state machine: it is handed segments and timer
 //! expiries with the current time, and pushes the segments it wants sent into `out`.
 //! It never reads a clock and never schedules events; the simulation reads `rto_deadline`,
-//! `delack_deadline` and `pace_deadline` after each call.
+//! `delack_deadline` and `pace_deadline()` after each call.
 //!
 //! The congestion controller (`cc`) decides the window and the pacing rate; this sender
 //! tells it of every event and keeps what all controllers share (`tcp::cc` module docs).
@@ -125,8 +125,8 @@ pub struct Endpoint {
     /// Pacing: the controller's rate holds the next data segment until this time (the
     /// previous one's send time plus its size at the rate; only moved while a rate is set).
     next_send: Time,
-    /// Set when a segment waits for `next_send`: the simulation calls `on_pace_timer` then.
-    pub pace_deadline: Option<Time>,
+    /// A segment waits for `next_send` (see `pace_deadline`).
+    pace_waiting: bool,
     // ---- receiver ----
     pub rcv_nxt: u64,
     /// Out-of-order data held for reassembly.
@@ -182,7 +182,7 @@ impl Endpoint {
             rtt,
             rto_deadline: None,
             next_send: Time::ZERO,
-            pace_deadline: None,
+            pace_waiting: false,
             rcv_nxt: 0,
             ooo: RangeSet::default(),
             sack_recent: [0; 4],
@@ -562,17 +562,17 @@ impl Endpoint {
     }
 
     /// Pacing: whether the next data segment must wait for the controller's rate; if so the
-    /// sender stops and `pace_deadline` asks to be called back. Free when no rate is set.
+    /// sender stops and `pace_deadline()` asks to be called back. Free when no rate is set.
     #[inline]
     fn paced(&mut self, now: Time) -> bool {
         if self.cc.win.pacing.is_none() {
             return false;
         }
         if now < self.next_send {
-            self.pace_deadline = Some(self.next_send);
+            self.pace_waiting = true;
             return true;
         }
-        self.pace_deadline = None;
+        self.pace_waiting = false;
         false
     }
 
@@ -913,9 +913,15 @@ impl Endpoint {
         }
     }
 
+    /// When a data segment held by the pacing rate may leave: the simulation then calls
+    /// `on_pace_timer`.
+    pub fn pace_deadline(&self) -> Option<Time> {
+        self.pace_waiting.then_some(self.next_send)
+    }
+
     /// The pacing deadline passed: send what the window allows.
     pub fn on_pace_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
-        self.pace_deadline = None;
+        self.pace_waiting = false;
         self.try_send(now, out);
     }
 
@@ -962,6 +968,6 @@ impl Endpoint {
             && self.snd_max >= self.app_end
             && self.rto_deadline.is_none()
             && self.delack_deadline.is_none()
-            && self.pace_deadline.is_none()
+            && !self.pace_waiting
     }
 }

@@ -1123,24 +1123,24 @@ fn a_pacing_rate_releases_each_data_segment_one_transmission_time_after_the_last
     s.write(100_000);
     let sent = establish(&mut s, &mut r);
     assert_eq!(sent.len(), 1);
-    assert_eq!(s.pace_deadline, Some(112 * US));
+    assert_eq!(s.pace_deadline(), Some(112 * US));
     // An ACK arriving before then (it acknowledges nothing new) sends nothing.
     let mut out = Vec::new();
     s.on_segment(105 * US, &ack_pkt(1, false), &mut out);
     assert!(out.is_empty());
-    assert_eq!(s.pace_deadline, Some(112 * US));
+    assert_eq!(s.pace_deadline(), Some(112 * US));
     // The deadline lets exactly one more go, and sets the next 12 µs later.
     for k in 1..=3u64 {
         let now = (100 + 12 * k) * US;
         s.on_pace_timer(now, &mut out);
         assert_eq!(out.len(), 1, "at {now}");
         assert_eq!(out[0].seq, seg(k + 1));
-        assert_eq!(s.pace_deadline, Some(now + 12 * US));
+        assert_eq!(s.pace_deadline(), Some(now + 12 * US));
         out.clear();
     }
     // Without a rate the same sender sends the rest of its window at once and sets no deadline.
     s.cc.win.pacing = None;
     s.on_pace_timer(140 * US, &mut out);
     assert_eq!(out.len(), 6);
-    assert_eq!(s.pace_deadline, None);
+    assert_eq!(s.pace_deadline(), None);
 }
