@@ -212,6 +212,7 @@ impl Endpoint {
     }
 
     /// The facts the controller is told, `newly` bytes having just been acknowledged.
+    #[inline]
     fn view(&self, newly: u64) -> ConnView {
         ConnView {
             snd_una: self.snd_una,
@@ -223,7 +224,7 @@ impl Endpoint {
             srtt: self.rtt.srtt,
             in_recovery: self.in_recovery,
             cwnd_limited: self.cwnd_limited,
-            window_validated: self.window_validated(newly),
+            window_validated: self.cwnd_limited || self.window_validated(newly),
         }
     }
 
@@ -502,6 +503,7 @@ impl Endpoint {
     /// The ECN-Echo response the once-per-window guard let through (M9, RFC 3168 §6.1.2): the
     /// controller reduces, the guard closes until snd_una passes snd_nxt, and the next new
     /// segment carries CWR.
+    #[inline]
     fn cut_for_ecn(&mut self, now: Time) {
         self.cc.on_ecn_echo(now, &self.view(0));
         self.cwr_guard = self.snd_nxt;

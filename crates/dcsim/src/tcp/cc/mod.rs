@@ -134,11 +134,11 @@ pub struct Ack {
 
 impl Ack {
     /// Whether this ACK may raise cwnd: not during loss recovery (RFC 6582/6675 manage the
-    /// window there), not while cutting for ECN (RFC 3168 §6.1.2), and only while
-    /// cwnd-limited or with the window validated (RFC 7661 §4.3).
+    /// window there), not while cutting for ECN (RFC 3168 §6.1.2), and only with the window
+    /// validated (RFC 7661 §4.3).
     #[inline]
     pub fn may_grow(&self, c: &ConnView) -> bool {
-        !c.in_recovery && !self.ecn_cut && (c.cwnd_limited || c.window_validated)
+        !c.in_recovery && !self.ecn_cut && c.window_validated
     }
 }
 
@@ -160,7 +160,8 @@ pub struct ConnView {
     pub in_recovery: bool,
     /// The sender's last attempt to send stopped at cwnd.
     pub cwnd_limited: bool,
-    /// RFC 7661 §4.3: what was in flight when the ACK arrived is at least cwnd/2 (segments).
+    /// RFC 7661 §4.3: cwnd is validated, the sender being cwnd-limited or what was in flight
+    /// when the ACK arrived being at least cwnd/2 (counted in segments).
     pub window_validated: bool,
 }
 
@@ -427,7 +428,7 @@ mod tests {
         let mut c = NewReno;
         let grown = 10.0 * MSS + 2.0 * MSS;
         for (in_recovery, ecn_cut, limited, validated, want) in [
-            (false, false, true, false, grown),
+            (false, false, true, true, grown), // cwnd-limited, hence validated
             (false, false, false, true, grown),
             (false, false, false, false, 10.0 * MSS), // application-limited (RFC 7661)
             (true, false, true, true, 10.0 * MSS),    // in recovery
