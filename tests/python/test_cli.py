@@ -60,7 +60,7 @@ BAD_SCENARIOS = {
         SMALL_TOML + "\n[switch.buffer]\nkind = 'per_port'\nlimit_packets = 0\n",
         ["switch.buffer.limit_packets"],
     ),
-    "unknown-cc": (SMALL_TOML.replace('cc = "dctcp"', 'cc = "cubic"'), ["tcp.cc", "cubic"]),
+    "unknown-cc": (SMALL_TOML.replace('cc = "dctcp"', 'cc = "bbr"'), ["tcp.cc", "bbr"]),
     "no-such-host": (SMALL_TOML.replace("dst = 0", "dst = 5", 1), ["flows[0].dst", "host 5"]),
 }
 

@@ -52,7 +52,14 @@ def test_every_number_in_the_schema_has_an_upper_bound() -> None:
 
 
 BASE = {"topology": {"kind": "star", "hosts": 3}, "flows": [{"src": 1, "dst": 0}]}
-SECTIONS = {"sim": "SimConfig", "host": "HostConfig", "tcp": "TcpConfig", "ictcp": "IctcpConfig", "topology.link": "LinkConfig"}
+SECTIONS = {
+    "sim": "SimConfig",
+    "host": "HostConfig",
+    "tcp": "TcpConfig",
+    "tcp.cubic": "CubicConfig",
+    "ictcp": "IctcpConfig",
+    "topology.link": "LinkConfig",
+}
 CASES = [
     (section, field, prop)
     for section, definition in SECTIONS.items()

@@ -105,7 +105,7 @@ def test_run_many_keeps_input_order(small: dict) -> None:
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     hosts=st.integers(2, 6),
-    cc=st.sampled_from(["newreno", "tcp_ecn", "dctcp"]),
+    cc=st.sampled_from(["newreno", "tcp_ecn", "dctcp", "cubic"]),
     aqm=st.sampled_from([{"kind": "drop_tail"}, {"kind": "threshold", "k_packets": 5}]),
     limit_packets=st.integers(1, 200),
     seed=st.integers(0, 2**32),

@@ -26,7 +26,7 @@ def test_load_returns_the_file_as_a_dict(small_toml: Path, small: dict) -> None:
     [
         ("[sim\nseed = 1", "line 1, column 5", "invalid TOML"),
         (SMALL_TOML + "\n[[flows]]\nsrc = 1\ndst = 9\n", "flows[2].dst", "host 9 does not exist"),
-        (SMALL_TOML.replace('cc = "dctcp"', 'cc = "cubic"'), "tcp.cc", "cubic"),
+        (SMALL_TOML.replace('cc = "dctcp"', 'cc = "bbr"'), "tcp.cc", "bbr"),
         (
             SMALL_TOML.replace("[tcp]", "[tcp]\nrto_mini_ms = 10"),
             "tcp.rto_mini_ms",

@@ -78,7 +78,7 @@ def test_metrics_read_the_results_tables() -> None:
 BAD_PLANS = {
     "unknown-field": ({**PLAN, "repetition": 2}, "repetition"),
     "no-base": ({k: v for k, v in PLAN.items() if k != "base"}, "base"),
-    "bad-base": ({**PLAN, "base": {**SMALL, "tcp": {"cc": "cubic"}}}, "tcp.cc"),
+    "bad-base": ({**PLAN, "base": {**SMALL, "tcp": {"cc": "bbr"}}}, "tcp.cc"),
     "no-metrics": ({**PLAN, "metrics": []}, "metrics"),
     "bad-metric": ({**PLAN, "metrics": ["ports.mean_packets"]}, "metrics[0]"),
     "bad-aggregate": ({**PLAN, "metrics": ["flows.goodput_bps.average"]}, "metrics[0]"),
@@ -167,11 +167,11 @@ def test_a_failing_run_is_recorded_and_the_others_go_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # the CLI's default output directory is under the cwd
-    plan = {**PLAN, "grid": {"tcp.cc": ["dctcp", "cubic"]}, "zip": {}, "repetitions": 1}
+    plan = {**PLAN, "grid": {"tcp.cc": ["dctcp", "bbr"]}, "zip": {}, "repetitions": 1}
     table = dcsim.sweep(plan, out=tmp_path, jobs=2, progress=False)
-    ok, failed = table[table["tcp.cc"] == "dctcp"], table[table["tcp.cc"] == "cubic"]
+    ok, failed = table[table["tcp.cc"] == "dctcp"], table[table["tcp.cc"] == "bbr"]
     assert (ok["error"] == "").all() and ok["run.drops"].notna().all()
-    assert "tcp.cc" in failed["error"].iloc[0] and "cubic" in failed["error"].iloc[0]
+    assert "tcp.cc" in failed["error"].iloc[0] and "bbr" in failed["error"].iloc[0]
     assert math.isnan(failed["run.drops"].iloc[0])
     result = CliRunner().invoke(main, ["sweep", str(write_plan(tmp_path / "p.toml", plan))])
     assert result.exit_code == 1 and "failed" in result.stderr

@@ -6,7 +6,7 @@
 //! - [`net`]: packets, egress ports (buffer + AQM + link), topologies from a graph, routing
 //!   with ECMP.
 //! - [`tcp`]: connection ends (handshake, NewReno recovery, RTO, delayed ACKs, ECN),
-//!   congestion control (NewReno, TCP-ECN, DCTCP).
+//!   congestion control (NewReno, TCP-ECN, DCTCP, CUBIC) as controllers of the window.
 //! - [`sim`]: the world (hosts, switches, connections) and the event loop.
 //! - [`scenario`] in, [`results`] out.
 

@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
+pub use crate::tcp::cc::{cubic::CubicConfig, CcKind};
 
 /// One simulation: a topology, the switches' queues, the hosts' TCP, and the flows.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -752,28 +753,6 @@ impl Default for IctcpConfig {
     }
 }
 
-/// Congestion control by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CcKind {
-    /// RFC 5681 + RFC 6582, no ECN.
-    Newreno,
-    /// NewReno with RFC 3168 ECN: halve once per window on ECN-Echo.
-    TcpEcn,
-    /// DCTCP (DCTCP paper §3.1).
-    Dctcp,
-}
-
-impl CcKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            CcKind::Newreno => "newreno",
-            CcKind::TcpEcn => "tcp_ecn",
-            CcKind::Dctcp => "dctcp",
-        }
-    }
-}
-
 /// Which DCTCP receiver ACK machine to run (M19).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -857,12 +836,14 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// RFC 5681 §4.1: restart from the initial window after an idle period longer than the RTO.
     pub slow_start_after_idle: bool,
+    /// CUBIC's parameters (`cc = "cubic"`).
+    pub cubic: CubicConfig,
 }
 
 impl Default for TcpConfig {
     fn default() -> Self {
         Self {
-            cc: CcKind::Newreno,
+            cc: CcKind::NewReno,
             mss: 1460,
             header_bytes: 40,
             init_cwnd_segments: 2,
@@ -882,6 +863,7 @@ impl Default for TcpConfig {
             limited_transmit: false,
             dupack_threshold: 3,
             slow_start_after_idle: true,
+            cubic: CubicConfig::default(),
         }
     }
 }
@@ -1277,6 +1259,7 @@ impl Scenario {
             MAX_SEGMENTS as u64,
             "segments",
         )?;
+        t.cubic.check("tcp.cubic")?;
         let hosts = self.host_count();
         let check_host = |field: &str, h: u32| -> Result<(), ConfigError> {
             if h >= hosts {
@@ -1470,13 +1453,13 @@ pub mod limits {
 
 /// The lower end of a range: included or not.
 #[derive(Clone, Copy)]
-enum Bound {
+pub(crate) enum Bound {
     From(f64),
     Above(f64),
 }
 
 /// A finite real in [lo, hi] or (lo, hi].
-fn real(field: &dyn AsRef<str>, v: f64, lo: Bound, hi: f64, unit: &str) -> Result<(), ConfigError> {
+pub(crate) fn real(field: &dyn AsRef<str>, v: f64, lo: Bound, hi: f64, unit: &str) -> Result<(), ConfigError> {
     let (ok, low) = match lo {
         Bound::From(lo) => (v >= lo, format!("[{lo}")),
         Bound::Above(lo) => (v > lo, format!("({lo}")),

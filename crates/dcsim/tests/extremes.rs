@@ -80,6 +80,7 @@ fn each_field_at_its_bound_runs() {
             ("tcp", "mss = 65000"),
         ],
         &[("tcp", "mss = 64"), ("tcp", "header_bytes = 10000")],
+        &[("tcp", "cc = \"cubic\""), ("tcp", "cubic = { c = 100.0, beta = 1.0, ecn = true }")],
         &[("host", "tx_jitter_us = 1000000.0"), ("host", "clock_ppm = 10000.0")],
         &[
             ("host", "rx_interrupt_interval_us = 10000.0"),

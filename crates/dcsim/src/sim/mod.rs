@@ -4,6 +4,8 @@
 pub mod calendar;
 mod conns;
 pub mod memory;
+#[cfg(test)]
+mod pacing_tests;
 mod trace;
 mod workload;
 
@@ -51,6 +53,8 @@ enum Event {
     TxDone(u32),
     Rto(u32, u8),
     DelayedAck(u32, u8),
+    /// An end's pacing deadline: the controller's rate lets its next segment go.
+    Pace(u32, u8),
     /// A flow opens its connection.
     Open(u32),
     /// A flow's application stops writing.
@@ -70,6 +74,7 @@ enum Event {
 
 const TIMER_RTO: usize = 0;
 const TIMER_DELACK: usize = 1;
+const TIMER_PACE: usize = 2;
 
 /// A connection: end 0 opened it and sends the flow's data, end 1 receives.
 struct Conn {
@@ -84,7 +89,7 @@ struct Conn {
     completion: Option<Time>,
     delivered_at_warmup: u64,
     /// Time of the calendar event pending for each (end, timer), if any.
-    timer_event: [[Option<Time>; 2]; 2],
+    timer_event: [[Option<Time>; 3]; 2],
     /// Set on the connections of a query workload.
     query: Option<QueryRole>,
     /// Per end: (departure time, bytes) of its packets still in its host's NIC queue, for the
@@ -183,18 +188,8 @@ impl ConnFactory {
             limited_transmit: t.limited_transmit,
             dupthresh: t.dupack_threshold,
         };
-        let min_cwnd = (t.dctcp_min_cwnd_segments * t.mss) as f64;
         let rtt = RttEstimator::new(params.rto_min, params.rto_initial, params.rto_max, params.timer_tick);
-        let make = |end: u8, hosts: (u32, u32)| {
-            Endpoint::new(
-                params.clone(),
-                Cc::new(cc, t.dctcp_g, t.dctcp_alpha_init, min_cwnd),
-                id,
-                end,
-                hosts,
-                rtt.clone(),
-            )
-        };
+        let make = |end: u8, hosts: (u32, u32)| Endpoint::new(params.clone(), Cc::new(cc, t), id, end, hosts, rtt.clone());
         Conn {
             ends: [make(0, (src, dst)), make(1, (dst, src))],
             hosts: [src, dst],
@@ -205,7 +200,7 @@ impl ConnFactory {
             stop: None,
             completion: None,
             delivered_at_warmup: 0,
-            timer_event: [[None; 2]; 2],
+            timer_event: [[None; 3]; 2],
             query: None,
             in_nic: [VecDeque::new(), VecDeque::new()],
             in_nic_bytes: [0; 2],
@@ -454,6 +449,7 @@ impl Simulation {
             Event::TxDone(p) => self.tx_done(p),
             Event::Rto(c, e) => self.timer_fired(c, e, TIMER_RTO),
             Event::DelayedAck(c, e) => self.timer_fired(c, e, TIMER_DELACK),
+            Event::Pace(c, e) => self.timer_fired(c, e, TIMER_PACE),
             Event::Open(c) => self.drive(c, 0, |ep, now, out| ep.connect(now, out)),
             Event::StopWriting(c) => {
                 // A flow that has ended sent all it was to send before its stop.
@@ -687,12 +683,12 @@ impl Simulation {
             *pending = None;
         }
         self.drive(c, e, |ep, now, out| {
-            let deadline = if kind == TIMER_RTO { ep.rto_deadline } else { ep.delack_deadline };
+            let deadline = [ep.rto_deadline, ep.delack_deadline, ep.pace_deadline()][kind];
             if deadline.is_some_and(|d| d <= now) {
-                if kind == TIMER_RTO {
-                    ep.on_rto_timer(now, out);
-                } else {
-                    ep.on_delack_timer(now, out);
+                match kind {
+                    TIMER_RTO => ep.on_rto_timer(now, out),
+                    TIMER_DELACK => ep.on_delack_timer(now, out),
+                    _ => ep.on_pace_timer(now, out),
                 }
             }
         });
@@ -717,7 +713,7 @@ impl Simulation {
             delivered: rx.delivered,
             delivered_at_warmup: c.delivered_at_warmup,
             counters: c.ends[0].counters.plus(&c.ends[1].counters),
-            cwnd: tx.win.cwnd,
+            cwnd: tx.cwnd(),
             alpha: tx.cc.alpha(),
             srtt: tx.rtt.srtt,
             ictcp,
@@ -830,15 +826,16 @@ impl Simulation {
             }
         }
         let ep = &conn.ends[e as usize];
-        for (kind, deadline) in [(TIMER_RTO, ep.rto_deadline), (TIMER_DELACK, ep.delack_deadline)] {
+        let deadlines = [ep.rto_deadline, ep.delack_deadline, ep.pace_deadline()];
+        for (kind, deadline) in deadlines.into_iter().enumerate() {
             if let Some(d) = deadline {
                 let pending = &mut conn.timer_event[e as usize][kind];
                 if pending.is_none_or(|t| t > d) {
                     *pending = Some(d);
-                    let ev = if kind == TIMER_RTO {
-                        Event::Rto(c, e)
-                    } else {
-                        Event::DelayedAck(c, e)
+                    let ev = match kind {
+                        TIMER_RTO => Event::Rto(c, e),
+                        TIMER_DELACK => Event::DelayedAck(c, e),
+                        _ => Event::Pace(c, e),
                     };
                     self.cal.schedule(d, ev);
                 }

@@ -1,16 +1,19 @@
 //! One end of a TCP connection, as a sans-I/O state machine: it is handed segments and timer
 //! expiries with the current time, and pushes the segments it wants sent into `out`.
-//! It never reads a clock and never schedules events; the simulation reads `rto_deadline`
-//! and `delack_deadline` after each call.
+//! It never reads a clock and never schedules events; the simulation reads `rto_deadline`,
+//! `delack_deadline` and `pace_deadline()` after each call.
+//!
+//! The congestion controller (`cc`) decides the window and the pacing rate; this sender
+//! tells it of every event and keeps what all controllers share (`tcp::cc` module docs).
 //!
 //! Sequence space: the SYN takes sequence number 0, data starts at 1.
 
-use super::cc::{AckSample, Cc, Window};
+use super::cc::{Ack, Cc, ConnView};
 use super::ranges::RangeSet;
 use super::rtt::RttEstimator;
 use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, SYN};
 use crate::scenario::DctcpReceiver;
-use crate::units::Time;
+use crate::units::{Bytes, Time};
 
 /// Per-connection constants, resolved from the scenario.
 #[derive(Debug, Clone)]
@@ -93,7 +96,7 @@ pub struct Endpoint {
     pub snd_max: u64,
     /// Sequence number just past the last byte the application has written.
     pub app_end: u64,
-    pub win: Window,
+    /// The congestion controller, and the window and pacing rate it decides.
     pub cc: Cc,
     ecn_ok: bool,
     dupacks: u32,
@@ -119,6 +122,11 @@ pub struct Endpoint {
     pub tx_blocked: bool,
     pub rtt: RttEstimator,
     pub rto_deadline: Option<Time>,
+    /// Pacing: the controller's rate holds the next data segment until this time (the
+    /// previous one's send time plus its size at the rate; only moved while a rate is set).
+    next_send: Time,
+    /// A segment waits for `next_send` (see `pace_deadline`).
+    pace_waiting: bool,
     // ---- receiver ----
     pub rcv_nxt: u64,
     /// Out-of-order data held for reassembly.
@@ -143,7 +151,6 @@ pub struct Endpoint {
 
 impl Endpoint {
     pub fn new(p: TcpParams, cc: Cc, conn: u32, end: u8, (host, peer_host): (u32, u32), rtt: RttEstimator) -> Self {
-        let iw = p.init_cwnd_segments as f64 * p.mss as f64;
         let rcv_buffer = p.rcv_buffer;
         Endpoint {
             p,
@@ -157,10 +164,6 @@ impl Endpoint {
             snd_nxt: 0,
             snd_max: 0,
             app_end: 1,
-            win: Window {
-                cwnd: iw,
-                ssthresh: f64::INFINITY,
-            },
             cc,
             ecn_ok: false,
             dupacks: 0,
@@ -178,6 +181,8 @@ impl Endpoint {
             tx_blocked: false,
             rtt,
             rto_deadline: None,
+            next_send: Time::ZERO,
+            pace_waiting: false,
             rcv_nxt: 0,
             ooo: RangeSet::default(),
             sack_recent: [0; 4],
@@ -194,6 +199,33 @@ impl Endpoint {
 
     fn mss(&self) -> f64 {
         self.p.mss as f64
+    }
+
+    /// The congestion window, bytes.
+    pub fn cwnd(&self) -> f64 {
+        self.cc.win.cwnd
+    }
+
+    /// The slow-start threshold, bytes.
+    pub fn ssthresh(&self) -> f64 {
+        self.cc.win.ssthresh
+    }
+
+    /// The facts the controller is told, `newly` bytes having just been acknowledged.
+    #[inline]
+    fn view(&self, newly: u64) -> ConnView {
+        ConnView {
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            snd_max: self.snd_max,
+            mss: self.mss(),
+            iw: self.p.init_cwnd_segments as f64 * self.mss(),
+            flight: self.snd_max - self.snd_una,
+            srtt: self.rtt.srtt,
+            in_recovery: self.in_recovery,
+            cwnd_limited: self.cwnd_limited,
+            window_validated: self.cwnd_limited || self.window_validated(newly),
+        }
     }
 
     /// The application writes `bytes` more (u64::MAX/4 stands for "unlimited").
@@ -316,11 +348,14 @@ impl Endpoint {
         self.rto_deadline = None;
     }
 
-    fn take_rtt_sample(&mut self, now: Time, pkt: &Packet) {
-        if pkt.ts_ecr != Time::ZERO {
-            // RFC 7323 RTTM: the echoed timestamp of the segment this ACK answers.
-            self.rtt.on_sample(now + TS_OFFSET - pkt.ts_ecr);
+    fn take_rtt_sample(&mut self, now: Time, pkt: &Packet) -> Option<Time> {
+        if pkt.ts_ecr == Time::ZERO {
+            return None;
         }
+        // RFC 7323 RTTM: the echoed timestamp of the segment this ACK answers.
+        let r = now + TS_OFFSET - pkt.ts_ecr;
+        self.rtt.on_sample(r);
+        Some(r)
     }
 
     // ------------------------------------------------------------------ input
@@ -402,7 +437,6 @@ impl Endpoint {
         if ece {
             self.counters.ece_acks += 1;
         }
-        let mss = self.mss();
         if self.p.sack {
             for &(a, b) in &pkt.sack[..pkt.sack_blocks as usize] {
                 let (a, b) = (ack + a as u64, (ack + b as u64).min(self.snd_max));
@@ -411,35 +445,40 @@ impl Endpoint {
         }
         if ack > self.snd_una {
             let newly = ack - self.snd_una;
-            self.take_rtt_sample(now, pkt);
+            let rtt = self.take_rtt_sample(now, pkt);
             self.rtt.backoff = 0;
             self.snd_una = ack;
             self.sacked.remove_below(ack);
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una; // after go-back-N, skip what the peer already has
             }
-            self.cc.on_ack(&AckSample {
+            // M9, RFC 3168 §6.1.2: ECN-Echo reduces the window at most once per window of data.
+            let ecn_cut = ece && !self.in_recovery && self.snd_una > self.cwr_guard;
+            let sample = Ack {
                 newly_acked: newly,
+                rtt,
                 ece,
-                snd_una: self.snd_una,
-                snd_nxt: self.snd_nxt,
-            });
+                ecn_cut,
+            };
+            self.cc.on_ack(now, &sample, &self.view(newly));
             if self.in_recovery {
                 if ack >= self.recover {
-                    // RFC 6582 §3.2 step 3, full ACK: cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+                    // The full ACK ends recovery (RFC 6582 §3.2 step 3, RFC 6675 §5).
                     self.in_recovery = false;
                     self.dupacks = 0;
-                    let flight = (self.snd_max - self.snd_una) as f64;
-                    self.win.cwnd = self.win.ssthresh.min(flight.max(mss) + mss);
+                    self.cc.on_recovery_end(now, &self.view(0));
                 } else if !self.p.sack {
                     // Partial ACK: retransmit the next hole, deflate by the amount acked, add
                     // back one SMSS, and restart the timer (RFC 6582 §3.2 step 3).
                     self.retransmit_head(now, out);
-                    self.win.cwnd = (self.win.cwnd - newly as f64 + mss).max(mss);
+                    let mss = self.mss();
+                    self.cc.win.cwnd = (self.cc.win.cwnd - newly as f64 + mss).max(mss);
                 }
             } else {
                 self.dupacks = 0;
-                self.react_to_ece_or_grow(ece, newly);
+                if ecn_cut {
+                    self.cut_for_ecn(now);
+                }
             }
             if self.snd_una < self.snd_max {
                 self.arm_rto(now);
@@ -448,13 +487,13 @@ impl Endpoint {
             }
         } else if ack == self.snd_una && pkt.len == 0 && !pkt.has(SYN) && self.snd_max > self.snd_una {
             // Duplicate ACK (RFC 5681 §2).
-            if ece && !self.in_recovery {
-                self.react_to_ece_or_grow(true, 0);
+            if ece && !self.in_recovery && self.snd_una > self.cwr_guard {
+                self.cut_for_ecn(now); // M9, as above
             }
             self.dupacks += 1;
             if self.in_recovery {
                 if !self.p.sack {
-                    self.win.cwnd += mss; // inflate: a segment has left the network
+                    self.cc.win.cwnd += self.mss(); // RFC 6582 §3.2 step 4, inflate: a segment has left the network
                 }
             } else if (self.dupacks >= self.p.dupthresh || (self.p.sack && self.is_lost(self.snd_una))) && self.snd_una >= self.recover {
                 self.enter_fast_recovery(now, out);
@@ -462,18 +501,15 @@ impl Endpoint {
         }
     }
 
-    /// ECN-Echo response at most once per window of data (M9, RFC 3168 §6.1.2), otherwise
-    /// the usual window growth.
-    fn react_to_ece_or_grow(&mut self, ece: bool, newly: u64) {
-        if ece && self.snd_una > self.cwr_guard {
-            let mss = self.mss();
-            self.cc.on_ecn_echo(&mut self.win, mss);
-            self.cwr_guard = self.snd_nxt;
-            self.send_cwr = true;
-            self.counters.ecn_reductions += 1;
-        } else if newly > 0 && (self.cwnd_limited || self.window_validated(newly)) {
-            self.win.grow(newly, self.mss());
-        }
+    /// The ECN-Echo response the once-per-window guard let through (M9, RFC 3168 §6.1.2): the
+    /// controller reduces, the guard closes until snd_una passes snd_nxt, and the next new
+    /// segment carries CWR.
+    #[inline]
+    fn cut_for_ecn(&mut self, now: Time) {
+        self.cc.on_ecn_echo(now, &self.view(0));
+        self.cwr_guard = self.snd_nxt;
+        self.send_cwr = true;
+        self.counters.ecn_reductions += 1;
     }
 
     /// RFC 7661 §4.3: an application-limited sender still grows cwnd while the window is
@@ -483,20 +519,20 @@ impl Endpoint {
     fn window_validated(&self, newly: u64) -> bool {
         let mss = self.mss();
         let flight_before = (self.snd_max - self.snd_una + newly) as f64;
-        2.0 * (flight_before / mss).ceil() * mss >= self.win.cwnd
+        2.0 * (flight_before / mss).ceil() * mss >= self.cc.win.cwnd
     }
 
     /// Three duplicate ACKs: RFC 6582 §3.2 step 2, or RFC 6675 §5 step 4 with SACK.
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let mss = self.mss();
-        let flight = (self.snd_max - self.snd_una) as f64;
-        self.win.ssthresh = (flight / 2.0).max(2.0 * mss);
+        // The controller sets ssthresh and cwnd (RFC 6582 step 2 / RFC 6675 §5 step 4.2).
+        self.cc.on_recovery_start(now, &self.view(0));
         if self.p.sack {
-            self.win.cwnd = self.win.ssthresh; // RFC 6675: no inflation, the pipe is counted
+            // RFC 6675: no inflation, the pipe is counted.
             self.high_rxt = self.snd_una;
             self.rescued = false;
         } else {
-            self.win.cwnd = self.win.ssthresh + 3.0 * mss;
+            // RFC 6582 §3.2 step 2: inflate by the three segments that left the network.
+            self.cc.win.cwnd += 3.0 * self.mss();
         }
         self.recover = self.snd_max;
         self.cwr_guard = self.snd_max; // one reduction per window, loss or ECN (M9)
@@ -525,6 +561,31 @@ impl Endpoint {
         self.counters.retransmits += 1;
         self.counters.data_packets_sent += 1;
         self.last_send = Some(now);
+        self.pace_after(now, pkt.size);
+    }
+
+    /// Pacing: whether the next data segment must wait for the controller's rate; if so the
+    /// sender stops and `pace_deadline()` asks to be called back. Free when no rate is set.
+    #[inline]
+    fn paced(&mut self, now: Time) -> bool {
+        if self.cc.win.pacing.is_none() {
+            return false;
+        }
+        if now < self.next_send {
+            self.pace_waiting = true;
+            return true;
+        }
+        self.pace_waiting = false;
+        false
+    }
+
+    /// A data segment of `size` bytes left at `now`: the next may leave one transmission
+    /// time at the pacing rate later.
+    #[inline]
+    fn pace_after(&mut self, now: Time, size: u32) {
+        if let Some(rate) = self.cc.win.pacing {
+            self.next_send = now + rate.tx_time(Bytes::from(size));
+        }
     }
 
     /// Visits the un-SACKed holes in [snd_una, snd_max) in order as (start, end, lost),
@@ -588,8 +649,8 @@ impl Endpoint {
     fn send_in_sack_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         let mss = self.p.mss as u64;
         loop {
-            let cwnd = self.win.cwnd as u64;
-            if cwnd < self.pipe() + mss || self.nic_full(out) {
+            let cwnd = self.cc.win.cwnd as u64;
+            if cwnd < self.pipe() + mss || self.nic_full(out) || self.paced(now) {
                 return;
             }
             let rule1 = self.next_retransmission().filter(|&(seq, _)| self.is_lost(seq));
@@ -659,10 +720,10 @@ impl Endpoint {
         let mss = self.p.mss as u64;
         if self.p.slow_start_after_idle && self.snd_una == self.snd_max {
             if let Some(last) = self.last_send {
-                // RFC 5681 §4.1: after an idle period longer than the RTO, restart from IW.
+                // RFC 5681 §4.1: after an idle period longer than the RTO the controller
+                // restarts (by default from min(IW, cwnd)).
                 if now - last > self.rtt.rto() {
-                    let iw = self.p.init_cwnd_segments as f64 * self.mss();
-                    self.win.cwnd = self.win.cwnd.min(iw);
+                    self.cc.on_idle_restart(now, &self.view(0));
                 }
             }
         }
@@ -676,7 +737,7 @@ impl Endpoint {
         // 3): a burst the receiver's delayed ACKs cannot open would wait for their timer.
         let burst = self.p.offload_burst_segments as u64;
         if burst > 0 && self.snd_nxt >= self.snd_max && self.snd_nxt > self.snd_una {
-            let wnd = (self.win.cwnd as u64).min(self.peer_rwnd);
+            let wnd = (self.cc.win.cwnd as u64).min(self.peer_rwnd);
             let room = wnd.saturating_sub(self.snd_nxt - self.snd_una);
             let want = (burst * mss).min(self.app_end.saturating_sub(self.snd_nxt)).min((wnd / 3).max(mss));
             if room < want {
@@ -703,7 +764,7 @@ impl Endpoint {
             } else {
                 0
             };
-            let cwnd = self.win.cwnd as u64 + limited;
+            let cwnd = self.cc.win.cwnd as u64 + limited;
             let wnd = cwnd.min(self.peer_rwnd);
             let flight = self.snd_nxt - self.snd_una;
             let mut len = (self.app_end - self.snd_nxt).min(mss);
@@ -715,9 +776,9 @@ impl Endpoint {
                     return;
                 }
             }
-            if self.nic_full(out) {
-                // Held back by the host, not by cwnd (Linux: TSQ-throttled is not
-                // cwnd-limited): growth now needs the window validated (RFC 7661).
+            if self.nic_full(out) || self.paced(now) {
+                // Held back by the host or the pacing rate, not by cwnd (Linux: TSQ-throttled
+                // is not cwnd-limited): growth now needs the window validated (RFC 7661).
                 self.cwnd_limited = false;
                 return;
             }
@@ -757,11 +818,13 @@ impl Endpoint {
             self.counters.retransmits += 1;
             self.control_ecn() // RFC 3168 §6.1.5: no ECT on retransmissions unless configured
         };
-        out.push(self.segment(now, flags, seq, len, ecn));
+        let pkt = self.segment(now, flags, seq, len, ecn);
+        out.push(pkt);
         self.snd_nxt += len as u64;
         self.snd_max = self.snd_max.max(self.snd_nxt);
         self.counters.data_packets_sent += 1;
         self.last_send = Some(now);
+        self.pace_after(now, pkt.size);
         // The segment carries our cumulative ACK: no separate delayed ACK is owed.
         self.unacked_segments = 0;
         self.delack_deadline = None;
@@ -853,7 +916,20 @@ impl Endpoint {
         }
     }
 
-    /// The retransmission timer expired (RFC 6298 §5.4–5.6, RFC 5681 §3.1 eq. 4).
+    /// When a data segment held by the pacing rate may leave: the simulation then calls
+    /// `on_pace_timer`.
+    pub fn pace_deadline(&self) -> Option<Time> {
+        self.pace_waiting.then_some(self.next_send)
+    }
+
+    /// The pacing deadline passed: send what the window allows.
+    pub fn on_pace_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.pace_waiting = false;
+        self.try_send(now, out);
+    }
+
+    /// The retransmission timer expired (RFC 6298 §5.4–5.6; the controller's response, by
+    /// default RFC 5681 §3.1 eq. 4 and the loss window).
     pub fn on_rto_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.rto_deadline = None;
         match self.state {
@@ -867,11 +943,8 @@ impl Endpoint {
                 self.send_syn_ack(now, out);
             }
             State::Established if self.snd_una < self.snd_max => {
-                let mss = self.mss();
                 self.counters.timeouts += 1;
-                let flight = (self.snd_max - self.snd_una) as f64;
-                self.win.ssthresh = (flight / 2.0).max(2.0 * mss);
-                self.win.cwnd = mss; // loss window
+                self.cc.on_rto(now, &self.view(0));
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.recover = self.snd_max;
@@ -898,5 +971,6 @@ impl Endpoint {
             && self.snd_max >= self.app_end
             && self.rto_deadline.is_none()
             && self.delack_deadline.is_none()
+            && !self.pace_waiting
     }
 }

@@ -12,7 +12,7 @@ use super::endpoint::{Endpoint, State};
 use super::test_support::*;
 use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, SYN};
 use crate::scenario::{CcKind, DctcpReceiver};
-use crate::units::Time;
+use crate::units::{Rate, Time};
 
 /// Ack number acknowledging the first `n` segments.
 fn acked(n: u64) -> u64 {
@@ -26,7 +26,7 @@ fn endpoint(cc: CcKind, end: u8) -> Endpoint {
 /// A packet the engine built (a SYN), as the base of hand-made packets, so that fields the
 /// tests do not care about keep the engine's neutral values.
 fn template() -> Packet {
-    let mut e = endpoint(CcKind::Newreno, 0);
+    let mut e = endpoint(CcKind::NewReno, 0);
     let mut out = Vec::new();
     e.connect(Time::ZERO, &mut out);
     out[0]
@@ -147,11 +147,14 @@ fn ecn_is_negotiated_only_when_both_ends_are_ecn_capable() {
         (TcpEcn, TcpEcn, true),
         (TcpEcn, Dctcp, true),
         (Dctcp, TcpEcn, true),
-        (Newreno, Dctcp, false),
-        (Dctcp, Newreno, false),
-        (Newreno, TcpEcn, false),
-        (TcpEcn, Newreno, false),
-        (Newreno, Newreno, false),
+        (NewReno, Dctcp, false),
+        (Dctcp, NewReno, false),
+        (NewReno, TcpEcn, false),
+        (TcpEcn, NewReno, false),
+        (NewReno, NewReno, false),
+        (Cubic, Dctcp, false), // CUBIC asks for ECN only with `tcp.cubic.ecn`
+        (Dctcp, Cubic, false),
+        (Cubic, Cubic, false),
     ];
     for (a, b, want) in cases {
         let mut s = endpoint(a, 0);
@@ -160,7 +163,7 @@ fn ecn_is_negotiated_only_when_both_ends_are_ecn_capable() {
         let mut out = Vec::new();
         s.connect(Time::ZERO, &mut out);
         let syn = out[0];
-        let ecn_setup = a != Newreno;
+        let ecn_setup = matches!(a, TcpEcn | Dctcp);
         assert_eq!(syn.has(ECE) && syn.has(CWR), ecn_setup, "{a:?} SYN flags {:#x}", syn.flags);
         if !ecn_setup {
             assert_eq!(syn.flags, SYN);
@@ -244,8 +247,8 @@ fn syn_is_retransmitted_with_exponential_backoff() {
 
 #[test]
 fn lost_handshake_ack_is_recovered_by_synack_retransmission() {
-    let mut s = endpoint(CcKind::Newreno, 0);
-    let mut r = endpoint(CcKind::Newreno, 1);
+    let mut s = endpoint(CcKind::NewReno, 0);
+    let mut r = endpoint(CcKind::NewReno, 1);
     let mut out = Vec::new();
     s.connect(Time::ZERO, &mut out);
     let syn = out.pop().unwrap();
@@ -557,7 +560,7 @@ fn rfc3168_receiver_latched_ece_rides_on_delayed_acks() {
 fn receiver_without_negotiated_ecn_never_echoes() {
     // A NewReno receiver that sees CE (a confused switch) must not set ECE (RFC 3168 §6.1.1:
     // ECN is used only if negotiated).
-    let cc = CcKind::Newreno;
+    let cc = CcKind::NewReno;
     let mut p = params(cc, false);
     p.delack_segments = 1;
     let mut s = endpoint(cc, 0);
@@ -581,8 +584,8 @@ fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
     s.write(u64::MAX);
     let data = establish(&mut s, &mut r);
     assert_eq!(data.len(), 10);
-    assert_eq!(s.win.cwnd, 14600.0);
-    assert!(s.win.ssthresh.is_infinite());
+    assert_eq!(s.cwnd(), 14600.0);
+    assert!(s.ssthresh().is_infinite());
     let mut out = Vec::new();
 
     // A1: ack 2 segments, ECE. α update first (snd_una 2921 ≥ window_end 1):
@@ -591,8 +594,8 @@ fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
     // (Cutting with the stale α = 0.5 would give 10950.) flight 11680 > cwnd: nothing sent.
     s.on_segment(200 * US, &ack_pkt(acked(2), true), &mut out);
     assert_eq!(s.cc.alpha(), 0.53125);
-    assert_eq!(s.win.cwnd, 10721.875);
-    assert_eq!(s.win.ssthresh, 10721.875);
+    assert_eq!(s.cwnd(), 10721.875);
+    assert_eq!(s.ssthresh(), 10721.875);
     assert_eq!(s.counters.ecn_reductions, 1);
     assert_eq!(s.counters.ece_acks, 1);
     assert!(out.is_empty());
@@ -603,7 +606,7 @@ fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
     // the first new data after the cut: it carries CWR (RFC 3168 §6.1.2).
     s.on_segment(210 * US, &ack_pkt(acked(4), true), &mut out);
     let c2 = 10721.875 + 1460.0 * 2920.0 / 10721.875;
-    assert!((s.win.cwnd - c2).abs() < 1e-9, "cwnd {} vs {c2}", s.win.cwnd);
+    assert!((s.cwnd() - c2).abs() < 1e-9, "cwnd {} vs {c2}", s.cwnd());
     assert_eq!(s.counters.ecn_reductions, 1);
     assert_eq!(s.counters.ece_acks, 2);
     assert_eq!(out.len(), 1);
@@ -616,7 +619,7 @@ fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
     // flight 16061 − 8761 = 7300 → two more segments (8760, 10220 ≤ 11502), no CWR.
     s.on_segment(220 * US, &ack_pkt(acked(6), true), &mut out);
     let c3 = c2 + 1460.0 * 2920.0 / c2;
-    assert!((s.win.cwnd - c3).abs() < 1e-9);
+    assert!((s.cwnd() - c3).abs() < 1e-9);
     assert_eq!(s.counters.ecn_reductions, 1, "three ECE ACKs in one window: one cut");
     assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![seg(12), seg(13)]);
     assert!(out.iter().all(|p| !p.has(CWR)), "CWR only once");
@@ -630,7 +633,7 @@ fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
     let a2 = 0.529296875;
     assert_eq!(s.cc.alpha(), a2);
     let c4 = c3 + 1460.0 * 5840.0 / c3;
-    assert!((s.win.cwnd - c4).abs() < 1e-9);
+    assert!((s.cwnd() - c4).abs() < 1e-9);
     assert_eq!(out.len(), 5);
     out.clear();
 
@@ -640,8 +643,8 @@ fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
     s.on_segment(240 * US, &ack_pkt(acked(11), true), &mut out);
     assert_eq!(s.counters.ecn_reductions, 2);
     let c5 = c4 * (1.0 - a2 / 2.0);
-    assert!((s.win.cwnd - c5).abs() < 1e-9, "cwnd {} vs {c5}", s.win.cwnd);
-    assert!((s.win.ssthresh - c5).abs() < 1e-9);
+    assert!((s.cwnd() - c5).abs() < 1e-9, "cwnd {} vs {c5}", s.cwnd());
+    assert!((s.ssthresh() - c5).abs() < 1e-9);
     assert!((c5 - 9003.740559).abs() < 1e-5);
 }
 
@@ -657,15 +660,15 @@ fn tcp_ecn_sender_halves_once_per_window_and_sets_cwr_once() {
     let mut out = Vec::new();
     // A1 ECE: cwnd = ssthresh = 14600/2 = 7300 (RFC 3168 §6.1.2); nothing retransmitted.
     s.on_segment(200 * US, &ack_pkt(acked(2), true), &mut out);
-    assert_eq!((s.win.cwnd, s.win.ssthresh), (7300.0, 7300.0));
+    assert_eq!((s.cwnd(), s.ssthresh()), (7300.0, 7300.0));
     assert!(out.is_empty());
     // A2 ECE (same window): no cut; CA growth 7300 + 1460·2920/7300 = 7884; flight 8760 > 7884.
     s.on_segment(210 * US, &ack_pkt(acked(4), true), &mut out);
-    assert_eq!(s.win.cwnd, 7884.0);
+    assert_eq!(s.cwnd(), 7884.0);
     assert!(out.is_empty());
     // A3 ECE: 7884 + 1460·2920/7884 = 8424.74…; flight 5840 → one new segment with CWR.
     s.on_segment(220 * US, &ack_pkt(acked(6), true), &mut out);
-    assert!((s.win.cwnd - (7884.0 + 1460.0 * 2920.0 / 7884.0)).abs() < 1e-9);
+    assert!((s.cwnd() - (7884.0 + 1460.0 * 2920.0 / 7884.0)).abs() < 1e-9);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].seq, seg(11));
     assert!(out[0].has(CWR));
@@ -675,7 +678,7 @@ fn tcp_ecn_sender_halves_once_per_window_and_sets_cwr_once() {
     s.on_segment(230 * US, &ack_pkt(acked(8), false), &mut out);
     assert_eq!(out.len(), 3);
     assert!(out.iter().all(|p| !p.has(CWR)));
-    let c4 = s.win.cwnd;
+    let c4 = s.cwnd();
     assert!((c4 - 8930.774116863975).abs() < 1e-6);
     out.clear();
     assert_eq!(s.counters.ecn_reductions, 1);
@@ -683,15 +686,15 @@ fn tcp_ecn_sender_halves_once_per_window_and_sets_cwr_once() {
     // A5 acks segment 11 (sent after the cut) with ECE: a new window → second halving.
     s.on_segment(240 * US, &ack_pkt(acked(11), true), &mut out);
     assert_eq!(s.counters.ecn_reductions, 2);
-    assert_eq!(s.win.cwnd, c4 / 2.0);
-    assert_eq!(s.win.ssthresh, c4 / 2.0);
+    assert_eq!(s.cwnd(), c4 / 2.0);
+    assert_eq!(s.ssthresh(), c4 / 2.0);
     // No retransmission for an ECN cut.
     assert_eq!(s.counters.retransmits, 0);
 }
 
 #[test]
 fn ece_on_a_connection_without_ecn_is_ignored() {
-    let cc = CcKind::Newreno;
+    let cc = CcKind::NewReno;
     let mut s = endpoint(cc, 0);
     let mut r = endpoint(cc, 1);
     s.write(u64::MAX);
@@ -699,7 +702,7 @@ fn ece_on_a_connection_without_ecn_is_ignored() {
     let mut out = Vec::new();
     // Slow start: +min(2920, 2·1460) = 2920 per ACK, no ECN reaction.
     s.on_segment(200 * US, &ack_pkt(acked(2), true), &mut out);
-    assert_eq!(s.win.cwnd, 14600.0 + 2920.0);
+    assert_eq!(s.cwnd(), 14600.0 + 2920.0);
     assert_eq!(s.counters.ecn_reductions, 0);
     assert_eq!(s.counters.ece_acks, 0);
 }
@@ -709,7 +712,7 @@ fn ece_on_a_connection_without_ecn_is_ignored() {
 /// Sender (application-limited to 10 segments) and receiver after the handshake.
 /// Delivers all 10 segments except those in `lost`; returns the receiver's ACKs.
 fn newreno_window_with_losses(lost: &[u64]) -> (Endpoint, Endpoint, Vec<Packet>, Vec<Packet>) {
-    let cc = CcKind::Newreno;
+    let cc = CcKind::NewReno;
     let mut s = endpoint(cc, 0);
     let mut r = endpoint(cc, 1);
     s.write(10 * MSS);
@@ -743,20 +746,20 @@ fn newreno_fast_retransmit_and_full_ack() {
     // adds 2 segments.
     s.on_segment(t, &acks[0], &mut out);
     assert_eq!(s.snd_una, acked(2));
-    assert_eq!(s.win.cwnd, 14600.0 + 2920.0);
+    assert_eq!(s.cwnd(), 14600.0 + 2920.0);
     // Dup ACKs 1 and 2: nothing happens (no limited transmit).
     for a in &acks[1..3] {
         t += US;
         s.on_segment(t, a, &mut out);
         assert!(out.is_empty());
-        assert_eq!(s.win.cwnd, 17520.0);
+        assert_eq!(s.cwnd(), 17520.0);
     }
     // Dup ACK 3: FlightSize = 14601 − 2921 = 11680; ssthresh = max(5840, 2920) = 5840;
     // cwnd = 5840 + 3·1460 = 10220; retransmit exactly segment 3.
     t += US;
     s.on_segment(t, &acks[3], &mut out);
-    assert_eq!(s.win.ssthresh, 5840.0);
-    assert_eq!(s.win.cwnd, 10220.0);
+    assert_eq!(s.ssthresh(), 5840.0);
+    assert_eq!(s.cwnd(), 10220.0);
     assert_eq!(out.len(), 1);
     let rtx = out.pop().unwrap();
     assert_eq!((rtx.seq, rtx.len as u64), (seg(3), MSS));
@@ -772,11 +775,11 @@ fn newreno_fast_retransmit_and_full_ack() {
     for (k, a) in acks[4..8].iter().enumerate() {
         t += US;
         s.on_segment(t, a, &mut out);
-        assert_eq!(s.win.cwnd, 10220.0 + 1460.0 * (k as f64 + 1.0));
+        assert_eq!(s.cwnd(), 10220.0 + 1460.0 * (k as f64 + 1.0));
         sent.extend(out.drain(..).map(|p| (k, p.seq)));
     }
     assert_eq!(sent, vec![(1, seg(11))], "segment 11 leaves at the 5th dup ACK");
-    assert_eq!(s.win.ssthresh, 5840.0, "inflation leaves ssthresh alone");
+    assert_eq!(s.ssthresh(), 5840.0, "inflation leaves ssthresh alone");
     // The retransmission fills the hole: the receiver ACKs 10 segments at once.
     let mut r_out = Vec::new();
     r.on_segment(t + 50 * US, &rtx, &mut r_out);
@@ -787,14 +790,14 @@ fn newreno_fast_retransmit_and_full_ack() {
     // cwnd = min(ssthresh 5840, 1460 + 1460) = 2920 (RFC 6582 §3.2 step 3, option 1).
     s.on_segment(t + 100 * US, &r_out[0], &mut out);
     assert_eq!(s.snd_una, acked(10));
-    assert_eq!(s.win.cwnd, 2920.0);
-    assert_eq!(s.win.ssthresh, 5840.0);
+    assert_eq!(s.cwnd(), 2920.0);
+    assert_eq!(s.ssthresh(), 5840.0);
     assert!(out.is_empty());
     // Recovery is over: a new window's triple dup ACK would trigger a new fast retransmit,
     // but further dup ACKs of the same ack do not inflate any more.
-    let before = s.win.cwnd;
+    let before = s.cwnd();
     s.on_segment(t + 101 * US, &ack_pkt(acked(10), false), &mut out);
-    assert_eq!(s.win.cwnd, before, "no inflation outside recovery");
+    assert_eq!(s.cwnd(), before, "no inflation outside recovery");
     let _ = data;
 }
 
@@ -807,14 +810,14 @@ fn newreno_full_ack_with_nothing_outstanding_deflates_to_two_segments() {
     }
     assert_eq!(out.len(), 1);
     let rtx = out.pop().unwrap();
-    assert_eq!(s.win.ssthresh, 5840.0);
+    assert_eq!(s.ssthresh(), 5840.0);
     let mut r_out = Vec::new();
     r.on_segment(600 * US, &rtx, &mut r_out);
     s.on_segment(700 * US, &r_out[0], &mut out);
     assert_eq!(s.snd_una, s.snd_max, "everything acknowledged");
     // FlightSize = 0: cwnd = min(5840, max(0, 1460) + 1460) = 2920 (RFC 6582 §3.2 step 3
     // option 1; regression: min(ssthresh, FlightSize + SMSS) gave 1 MSS).
-    assert_eq!(s.win.cwnd, 2920.0);
+    assert_eq!(s.cwnd(), 2920.0);
 }
 
 #[test]
@@ -833,7 +836,7 @@ fn newreno_partial_ack_retransmits_the_next_hole() {
     assert_eq!(out.len(), 1);
     let rtx3 = out.pop().unwrap();
     assert_eq!(rtx3.seq, seg(3));
-    assert_eq!(s.win.cwnd, 14600.0);
+    assert_eq!(s.cwnd(), 14600.0);
     // The receiver gets 3: in order up to 5 (4 and 5 were buffered), still a hole at 6 →
     // immediate ACK of 5 segments (RFC 5681 §4.2: a segment that fills a hole).
     let mut r_out = Vec::new();
@@ -847,8 +850,8 @@ fn newreno_partial_ack_retransmits_the_next_hole() {
     assert_eq!(out.len(), 1);
     let rtx6 = out.pop().unwrap();
     assert_eq!((rtx6.seq, rtx6.len as u64), (seg(6), MSS));
-    assert_eq!(s.win.cwnd, 11680.0);
-    assert_eq!(s.win.ssthresh, 5840.0);
+    assert_eq!(s.cwnd(), 11680.0);
+    assert_eq!(s.ssthresh(), 5840.0);
     assert_eq!(s.counters.fast_retransmits, 1, "a partial ACK does not start a new recovery");
     assert_eq!(s.counters.retransmits, 2);
     assert_eq!(s.rto_deadline, Some(t_partial + s.rtt.rto()));
@@ -858,7 +861,7 @@ fn newreno_partial_ack_retransmits_the_next_hole() {
     assert_eq!(r_out[0].ack, acked(10));
     s.on_segment(t + 200 * US, &r_out[0], &mut out);
     assert_eq!(s.snd_una, acked(10));
-    assert!(s.win.cwnd <= s.win.ssthresh, "window deflated at the full ACK");
+    assert!(s.cwnd() <= s.ssthresh(), "window deflated at the full ACK");
     assert_eq!(s.rto_deadline, None, "nothing outstanding");
     assert_eq!(s.counters.timeouts, 0);
     assert_eq!(r.delivered, 10 * MSS);
@@ -868,7 +871,7 @@ fn newreno_partial_ack_retransmits_the_next_hole() {
 
 #[test]
 fn rto_collapses_window_backs_off_and_goes_back_n() {
-    let cc = CcKind::Newreno;
+    let cc = CcKind::NewReno;
     let mut s = endpoint(cc, 0);
     let mut r = endpoint(cc, 1);
     s.write(u64::MAX);
@@ -884,8 +887,8 @@ fn rto_collapses_window_backs_off_and_goes_back_n() {
     let t1 = t0 + 10 * MS;
     s.on_rto_timer(t1, &mut out);
     assert_eq!(s.counters.timeouts, 1);
-    assert_eq!(s.win.ssthresh, 7300.0);
-    assert_eq!(s.win.cwnd, 1460.0);
+    assert_eq!(s.ssthresh(), 7300.0);
+    assert_eq!(s.cwnd(), 1460.0);
     assert_eq!(out.len(), 1);
     assert_eq!((out[0].seq, out[0].len as u64), (1, MSS));
     assert_eq!(s.counters.retransmits, 1);
@@ -897,7 +900,7 @@ fn rto_collapses_window_backs_off_and_goes_back_n() {
     let t2 = t1 + 20 * MS;
     s.on_rto_timer(t2, &mut out);
     assert_eq!(s.counters.timeouts, 2);
-    assert_eq!((s.win.cwnd, s.win.ssthresh), (1460.0, 7300.0));
+    assert_eq!((s.cwnd(), s.ssthresh()), (1460.0, 7300.0));
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].seq, 1);
     assert_eq!(s.rto_deadline, Some(t2 + 40 * MS));
@@ -909,7 +912,7 @@ fn rto_collapses_window_backs_off_and_goes_back_n() {
     let t3 = t2 + 100 * US;
     s.on_segment(t3, &ack, &mut out);
     assert_eq!(s.rtt.backoff, 0);
-    assert_eq!(s.win.cwnd, 2920.0);
+    assert_eq!(s.cwnd(), 2920.0);
     assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![seg(2), seg(3)]);
     // Segment 1 twice (one per timeout), then 2 and 3: 4 retransmissions.
     assert_eq!(s.counters.retransmits, 4, "segments 2, 3 are resent data");
@@ -922,7 +925,7 @@ fn rto_collapses_window_backs_off_and_goes_back_n() {
 fn rto_ssthresh_floor_is_two_segments_and_rto_min_is_respected() {
     // IW = 2: FlightSize = 2920 → ssthresh = max(1460, 2920) = 2920.
     // RTO_min = 300 ms (the DCTCP testbed default): the deadline is 300 ms, not 300 µs.
-    let cc = CcKind::Newreno;
+    let cc = CcKind::NewReno;
     let mut p = params(cc, false);
     p.init_cwnd_segments = 2;
     p.rto_min = 300 * MS;
@@ -935,15 +938,15 @@ fn rto_ssthresh_floor_is_two_segments_and_rto_min_is_respected() {
     assert_eq!(s.rto_deadline, Some(t0 + 300 * MS));
     let mut out = Vec::new();
     s.on_rto_timer(t0 + 300 * MS, &mut out);
-    assert_eq!(s.win.ssthresh, 2920.0);
-    assert_eq!(s.win.cwnd, 1460.0);
+    assert_eq!(s.ssthresh(), 2920.0);
+    assert_eq!(s.cwnd(), 1460.0);
     assert_eq!(s.rto_deadline, Some(t0 + 300 * MS + 600 * MS));
     assert_eq!(s.counters.timeouts, 1);
 }
 
 #[test]
 fn rto_timer_with_nothing_outstanding_does_nothing() {
-    let cc = CcKind::Newreno;
+    let cc = CcKind::NewReno;
     let mut s = endpoint(cc, 0);
     let mut r = endpoint(cc, 1);
     s.write(2 * MSS);
@@ -958,14 +961,14 @@ fn rto_timer_with_nothing_outstanding_does_nothing() {
     s.on_rto_timer(20 * MS, &mut out);
     assert!(out.is_empty());
     assert_eq!(s.counters.timeouts, 0);
-    assert_eq!(s.win.cwnd, 14600.0);
+    assert_eq!(s.cwnd(), 14600.0);
 }
 
 // ====================================================================== 7. delayed ACKs (M6)
 
 #[test]
 fn delayed_acks_timer_pairs_out_of_order_and_hole_filling() {
-    let cc = CcKind::Newreno;
+    let cc = CcKind::NewReno;
     let mut s = endpoint(cc, 0);
     let mut r = endpoint(cc, 1);
     establish(&mut s, &mut r);
@@ -1029,7 +1032,7 @@ fn delayed_acks_timer_pairs_out_of_order_and_hole_filling() {
 fn delayed_ack_deadline_is_not_pushed_back_by_later_segments() {
     // m = 3: segments at 1 ms and 2 ms; the timer stays at 1 ms + 40 ms (first unACKed
     // arrival), the ACK it sends covers both.
-    let cc = CcKind::Newreno;
+    let cc = CcKind::NewReno;
     let mut p = params(cc, false);
     p.delack_segments = 3;
     let mut s = endpoint(cc, 0);
@@ -1052,7 +1055,7 @@ fn a_segment_that_fills_the_advertised_window_is_acked_at_once() {
     // m = 2. The receiver advertised a window ending one segment past rcv_nxt (a 1-MSS ICTCP
     // window): the first segment fills it and is ACKed at once, not after the 40 ms timer.
     // With the edge two segments away the first segment waits as usual.
-    let cc = CcKind::Newreno;
+    let cc = CcKind::NewReno;
     for (edge_segments, acked_at_once) in [(1u64, true), (2, false)] {
         let mut s = endpoint(cc, 0);
         let mut r = endpoint(cc, 1);
@@ -1068,7 +1071,7 @@ fn a_segment_that_fills_the_advertised_window_is_acked_at_once() {
 /// A sender with a 64-segment offload burst (M10), its peer's window `rwnd_segments`, IW
 /// `iw`; returns the ends after the handshake and the data sent with it.
 fn offload_pair(rwnd_segments: u64, iw: u32) -> (Endpoint, Vec<Packet>) {
-    let cc = CcKind::Newreno;
+    let cc = CcKind::NewReno;
     let mut ps = params(cc, false);
     ps.offload_burst_segments = 64;
     ps.init_cwnd_segments = iw;
@@ -1104,4 +1107,40 @@ fn offload_waits_for_a_burst_but_never_for_more_than_a_third_of_the_window() {
     assert!(out.is_empty(), "4 MSS of room: held for the burst");
     s.on_segment(310 * US, &ack_pkt(acked(66), false), &mut out);
     assert!(out.len() >= 64, "a whole burst: {}", out.len());
+}
+
+// ====================================================================== pacing
+
+#[test]
+fn a_pacing_rate_releases_each_data_segment_one_transmission_time_after_the_last() {
+    // The controller asks for 1 Gbps: a 1500-B segment (1460 + 40 B of headers) takes 12 µs
+    // at that rate. With IW 10 the window would send 10 segments at once when the SYN-ACK
+    // arrives (100 µs); paced, one leaves and the next waits until 112 µs.
+    let cc = CcKind::NewReno;
+    let mut s = endpoint(cc, 0);
+    let mut r = endpoint(cc, 1);
+    s.cc.win.pacing = Some(Rate::from_gbps(1.0));
+    s.write(100_000);
+    let sent = establish(&mut s, &mut r);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(s.pace_deadline(), Some(112 * US));
+    // An ACK arriving before then (it acknowledges nothing new) sends nothing.
+    let mut out = Vec::new();
+    s.on_segment(105 * US, &ack_pkt(1, false), &mut out);
+    assert!(out.is_empty());
+    assert_eq!(s.pace_deadline(), Some(112 * US));
+    // The deadline lets exactly one more go, and sets the next 12 µs later.
+    for k in 1..=3u64 {
+        let now = (100 + 12 * k) * US;
+        s.on_pace_timer(now, &mut out);
+        assert_eq!(out.len(), 1, "at {now}");
+        assert_eq!(out[0].seq, seg(k + 1));
+        assert_eq!(s.pace_deadline(), Some(now + 12 * US));
+        out.clear();
+    }
+    // Without a rate the same sender sends the rest of its window at once and sets no deadline.
+    s.cc.win.pacing = None;
+    s.on_pace_timer(140 * US, &mut out);
+    assert_eq!(out.len(), 6);
+    assert_eq!(s.pace_deadline(), None);
 }

@@ -37,7 +37,7 @@ fn seg_nos(ps: &[Packet]) -> Vec<u64> {
 
 /// End 0 (host 0, opens the connection) or end 1 (host 1, listens); NewReno, no ECN.
 fn endpoint(sack: bool, end: u8) -> Endpoint {
-    endpoint_with(params(CcKind::Newreno, sack), CcKind::Newreno, 1.0, end)
+    endpoint_with(params(CcKind::NewReno, sack), CcKind::NewReno, 1.0, end)
 }
 
 /// Sender with unlimited data and receiver after the handshake, with the 10 segments of IW.
@@ -47,7 +47,7 @@ fn pair(sack: bool) -> (Endpoint, Endpoint, Vec<Packet>) {
     s.write(u64::MAX);
     let data = establish(&mut s, &mut r);
     assert_eq!(seg_nos(&data), (1..=10).collect::<Vec<_>>());
-    assert_eq!(s.win.cwnd, 10.0 * MSSF);
+    assert_eq!(s.cwnd(), 10.0 * MSSF);
     (s, r, data)
 }
 
@@ -141,7 +141,7 @@ fn sack_ack(ack: u64, sacked: &[(u64, u64)]) -> Packet {
 fn window_in_use(s: &Endpoint, now: Time) -> u64 {
     let sends = |c: u64| {
         let mut e = s.clone();
-        e.win.cwnd = c as f64;
+        e.cc.win.cwnd = c as f64;
         let mut out = Vec::new();
         e.try_send(now, &mut out);
         !out.is_empty()
@@ -214,7 +214,7 @@ fn receiver_sends_at_most_three_blocks() {
     // 1, 2 delivered; 3, 6, 8, 10 dropped; 4, 5, 7, 9, 11 delivered → four out-of-order
     // ranges [4-5], [7], [9], [11]. The sender is given cwnd = 12 MSS to send 11 and 12.
     let (mut s, mut r, mut data) = pair(true);
-    s.win.cwnd = 12.0 * MSSF;
+    s.cc.win.cwnd = 12.0 * MSSF;
     let mut more = Vec::new();
     s.try_send(160 * US, &mut more);
     assert_eq!(seg_nos(&more), vec![11, 12]);
@@ -289,7 +289,7 @@ fn receiver_repeats_most_recently_reported_blocks() {
     // (Regression test: the engine used to order the blocks after the first highest first,
     // sending [5],[9],[7] and then [11],[9],[7], so [5] was reported only once.)
     let (mut s, mut r, mut data) = pair(true);
-    s.win.cwnd = 12.0 * MSSF;
+    s.cc.win.cwnd = 12.0 * MSSF;
     let mut more = Vec::new();
     s.try_send(160 * US, &mut more);
     data.extend(more);
@@ -329,7 +329,7 @@ fn sack_fast_retransmit_no_inflation_and_setpipe() {
         t += US;
         assert!(feed(&mut s, t, a).is_empty());
         assert_eq!(s.counters.fast_retransmits, 0);
-        assert_eq!(s.win.cwnd, 14600.0);
+        assert_eq!(s.cwnd(), 14600.0);
     }
     assert_eq!(window_in_use(&s, t), 14600, "not in recovery: FlightSize");
     // Dup ACK 3 (RFC 6675 §5 step 4): FlightSize = 14601 − 1 = 14600;
@@ -339,8 +339,8 @@ fn sack_fast_retransmit_no_inflation_and_setpipe() {
     let out = feed(&mut s, t, &acks[2].1);
     assert_eq!(out.len(), 1);
     assert_eq!((out[0].seq, out[0].len as u64), (1, MSS));
-    assert_eq!(s.win.ssthresh, 7300.0);
-    assert_eq!(s.win.cwnd, 7300.0);
+    assert_eq!(s.ssthresh(), 7300.0);
+    assert_eq!(s.cwnd(), 7300.0);
     assert_eq!(s.counters.fast_retransmits, 1);
     assert_eq!(s.counters.retransmits, 1);
     let rtx1 = out[0];
@@ -353,7 +353,7 @@ fn sack_fast_retransmit_no_inflation_and_setpipe() {
     for (k, (_, a)) in acks[3..5].iter().enumerate() {
         t += US;
         assert!(feed(&mut s, t, a).is_empty());
-        assert_eq!(s.win.cwnd, 7300.0);
+        assert_eq!(s.cwnd(), 7300.0);
         assert_eq!(window_in_use(&s, t), 8760 - 1460 * k as u64);
     }
     // Dup ACKs 6..9 (7..10 SACKed): each takes a segment out of the pipe (5840), leaving room
@@ -363,10 +363,10 @@ fn sack_fast_retransmit_no_inflation_and_setpipe() {
         t += US;
         let out = feed(&mut s, t, a);
         assert_eq!(seg_nos(&out), vec![11 + k as u64]);
-        assert_eq!(s.win.cwnd, 7300.0);
+        assert_eq!(s.cwnd(), 7300.0);
         assert_eq!(window_in_use(&s, t), 7300);
     }
-    assert_eq!(s.win.ssthresh, 7300.0);
+    assert_eq!(s.ssthresh(), 7300.0);
     assert_eq!(s.counters.retransmits, 1, "no SACKed segment is ever resent");
     assert_eq!(s.counters.fast_retransmits, 1);
     // The retransmission fills the hole: ack = 14601 = RecoveryPoint, recovery ends. With 11-14
@@ -376,7 +376,7 @@ fn sack_fast_retransmit_no_inflation_and_setpipe() {
     assert_eq!((full.ack, full.sack_blocks), (14601, 0));
     let out = feed(&mut s, t + 100 * US, &full);
     assert_eq!(s.snd_una, 14601);
-    assert_eq!(s.win.cwnd, 7300.0);
+    assert_eq!(s.cwnd(), 7300.0);
     assert_eq!(seg_nos(&out), vec![15]);
     assert_eq!(s.counters.timeouts, 0);
 }
@@ -402,7 +402,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
     // Dup ACK 3: enter recovery, ssthresh = cwnd = 7300, retransmit segment 1 only.
     let out = step(&mut s, &acks[2].1, &mut t);
     assert_eq!(seg_nos(&out), vec![1]);
-    assert_eq!((s.win.cwnd, s.win.ssthresh), (7300.0, 7300.0));
+    assert_eq!((s.cwnd(), s.ssthresh()), (7300.0, 7300.0));
     let rtx1 = out[0];
     // SetPipe, scoreboard {[2-3], [5]}: 1 lost + retransmitted 1460; 4 not lost (1460 B and one
     // block above it) 1460; 6-10 7300 → 10220.
@@ -415,7 +415,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
         // Were there room for one segment now (cwnd = pipe + SMSS, on a clone), NextSeg would
         // not pick segment 4: rule 1 needs IsLost(4); rule 2 (new data) comes first → 11.
         let mut c = s.clone();
-        c.win.cwnd = 10220.0;
+        c.cc.win.cwnd = 10220.0;
         let mut out = Vec::new();
         c.try_send(t, &mut out);
         assert_eq!(seg_nos(&out), vec![11], "rule 2 before an un-lost hole");
@@ -423,7 +423,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
         // SACKed byte that is above HighRxt: segment 4.
         let mut c = s.clone();
         c.stop_writing();
-        c.win.cwnd = 10220.0;
+        c.cc.win.cwnd = 10220.0;
         c.try_send(t, &mut out);
         assert_eq!(seg_nos(&out[1..]), vec![4], "rule 3 when there is no new data");
         assert_eq!(c.counters.retransmits, 2);
@@ -443,7 +443,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
         assert_eq!(seg_nos(&out), vec![11 + k as u64]);
         sent.extend(out);
     }
-    assert_eq!(s.win.cwnd, 7300.0, "no inflation");
+    assert_eq!(s.cwnd(), 7300.0, "no inflation");
     assert_eq!(s.counters.retransmits, 2, "nothing SACKed is resent");
     // The retransmitted 1 arrives: the receiver holds 1-3 → ack = seg(4) = 4381, block [5-10].
     let partial = deliver(&mut r, t + 50 * US, &rtx1).expect("immediate ACK");
@@ -456,7 +456,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
     assert_eq!(s.snd_una, 4381);
     assert_eq!(seg_nos(&out), vec![14]);
     sent.extend(out);
-    assert_eq!(s.win.cwnd, 7300.0);
+    assert_eq!(s.cwnd(), 7300.0);
     assert_eq!(s.counters.fast_retransmits, 1);
     // Still in recovery: sending follows pipe (7300), not FlightSize (seg(15) − 4381 = 16060).
     assert_eq!(s.snd_max - s.snd_una, 16060);
@@ -479,7 +479,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
     t += 100 * US;
     let out = feed(&mut s, t, &full);
     assert_eq!(s.snd_una, 14601);
-    assert_eq!((s.win.cwnd, s.win.ssthresh), (7300.0, 7300.0));
+    assert_eq!((s.cwnd(), s.ssthresh()), (7300.0, 7300.0));
     assert!(out.is_empty(), "recovery over: FlightSize = cwnd, no room: {:?}", seg_nos(&out));
     assert_eq!(window_in_use(&s, t), 7300);
     assert_eq!(s.snd_max - s.snd_una, 7300);
@@ -502,7 +502,7 @@ fn sack_islost_enters_recovery_before_three_dupacks() {
     let out = feed(&mut s, t + US, &sack_ack(1, &[(seg(2), seg(5))]));
     assert_eq!(seg_nos(&out), vec![1]);
     assert_eq!(s.counters.fast_retransmits, 1);
-    assert_eq!((s.win.cwnd, s.win.ssthresh), (7300.0, 7300.0));
+    assert_eq!((s.cwnd(), s.ssthresh()), (7300.0, 7300.0));
 
     // (b) Block rule: DupThresh = 3 discontiguous SACKed ranges above segment 1, however small.
     // Two 100 B blocks: neither rule holds → nothing on the first dup ACK.
@@ -552,10 +552,10 @@ fn sack_new_recovery_right_after_one_that_ended_at_recovery_point() {
     assert_eq!(s.counters.fast_retransmits, 1);
     // At the full ACK the engine deflates as RFC 6582 §3.2 step 3 does (RFC 6675 says nothing
     // on cwnd at exit): cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS) = min(7300, 2920).
-    assert_eq!((s.win.cwnd, s.win.ssthresh), (2920.0, 7300.0));
+    assert_eq!((s.cwnd(), s.ssthresh()), (2920.0, 7300.0));
     // The next burst: 10 more segments (cwnd set to 10 segments so that they all leave).
     s.write(10 * MSS);
-    s.win.cwnd = 10.0 * MSSF;
+    s.cc.win.cwnd = 10.0 * MSSF;
     let mut burst = Vec::new();
     s.try_send(t, &mut burst);
     assert_eq!(seg_nos(&burst), (11..=20).collect::<Vec<_>>());
@@ -571,7 +571,7 @@ fn sack_new_recovery_right_after_one_that_ended_at_recovery_point() {
     assert_eq!(s.counters.fast_retransmits, 2, "a second, separate recovery");
     assert_eq!(seg_nos(&out), vec![11]);
     // FlightSize = seg(21) − 14601 = 14600 → ssthresh = cwnd = 7300.
-    assert_eq!((s.win.cwnd, s.win.ssthresh), (7300.0, 7300.0));
+    assert_eq!((s.cwnd(), s.ssthresh()), (7300.0, 7300.0));
 }
 
 // ====================================================================== RTO with a scoreboard
@@ -597,7 +597,7 @@ fn rto_goes_back_n_but_skips_sacked_segments() {
     let mut out = Vec::new();
     s.on_rto_timer(t_rto, &mut out);
     assert_eq!(s.counters.timeouts, 1);
-    assert_eq!((s.win.cwnd, s.win.ssthresh), (1460.0, 7300.0));
+    assert_eq!((s.cwnd(), s.ssthresh()), (1460.0, 7300.0));
     assert_eq!(seg_nos(&out), vec![1]);
     assert_eq!(s.counters.retransmits, 1);
     // The receiver now holds 1-2 and 4: ACK seg(3) = 2921 with block [4].
@@ -608,7 +608,7 @@ fn rto_goes_back_n_but_skips_sacked_segments() {
     // not. Segment 4 is never resent.
     let out = feed(&mut s, t_rto + 100 * US, &a);
     assert_eq!(s.snd_una, 2921);
-    assert_eq!(s.win.cwnd, 4380.0);
+    assert_eq!(s.cwnd(), 4380.0);
     assert_eq!(seg_nos(&out), vec![3, 5]);
     assert_eq!(s.counters.retransmits, 3);
     assert_eq!(s.snd_max, seg(11), "resending does not move snd_max");
@@ -634,7 +634,7 @@ fn rto_during_sack_recovery_resends_only_the_holes() {
     // back to snd_una: resend 1, skip the SACKed [2-10]; 11 would exceed cwnd.
     let mut out = Vec::new();
     s.on_rto_timer(t_rto, &mut out);
-    assert_eq!((s.win.cwnd, s.win.ssthresh), (1460.0, 10220.0));
+    assert_eq!((s.cwnd(), s.ssthresh()), (1460.0, 10220.0));
     assert_eq!(seg_nos(&out), vec![1]);
     // The receiver acks everything up to 10 (no SACK left: 11-14 were lost).
     let a = deliver(&mut r, t_rto + 50 * US, &out[0]).expect("immediate ACK");
@@ -643,7 +643,7 @@ fn rto_during_sack_recovery_resends_only_the_holes() {
     // (already sent once: retransmissions). 2-10 were never resent: 1 fast retransmit + 1 RTO
     // retransmission + 3 = 5 retransmissions in all.
     let out = feed(&mut s, t_rto + 100 * US, &a);
-    assert_eq!(s.win.cwnd, 4380.0);
+    assert_eq!(s.cwnd(), 4380.0);
     assert_eq!(seg_nos(&out), vec![11, 12, 13]);
     assert_eq!(s.counters.retransmits, 5);
     assert_eq!(s.counters.timeouts, 1);
@@ -671,8 +671,8 @@ fn sack_off_behaves_as_newreno() {
     t += US;
     let out = feed(&mut s, t, &acks[2].1);
     assert_eq!(seg_nos(&out), vec![1]);
-    assert_eq!(s.win.ssthresh, 7300.0);
-    assert_eq!(s.win.cwnd, 11680.0);
+    assert_eq!(s.ssthresh(), 7300.0);
+    assert_eq!(s.cwnd(), 11680.0);
     assert_eq!(s.counters.fast_retransmits, 1);
     // Dup ACKs 4..9 inflate by one SMSS each: 13140, 14600, 16060, 17520, 18980, 20440; new
     // data leaves once FlightSize (14600, then +1460 per new segment) + SMSS ≤ cwnd.
@@ -680,7 +680,7 @@ fn sack_off_behaves_as_newreno() {
     for (k, (_, a)) in acks[3..].iter().enumerate() {
         t += US;
         let out = feed(&mut s, t, a);
-        assert_eq!(s.win.cwnd, 11680.0 + 1460.0 * (k as f64 + 1.0));
+        assert_eq!(s.cwnd(), 11680.0 + 1460.0 * (k as f64 + 1.0));
         sent.extend(out.iter().map(|p| (k + 4, seg_no(p))));
     }
     assert_eq!(sent, vec![(6, 11), (7, 12), (8, 13), (9, 14)]);

@@ -5,7 +5,7 @@ use super::cc::Cc;
 use super::endpoint::{Endpoint, State, TcpParams};
 use super::rtt::RttEstimator;
 use crate::net::packet::{Packet, ACK, SYN};
-use crate::scenario::{CcKind, DctcpReceiver};
+use crate::scenario::{CcKind, DctcpReceiver, TcpConfig};
 use crate::units::Time;
 
 pub const MSS: u64 = 1460;
@@ -49,7 +49,16 @@ pub fn params(cc: CcKind, sack: bool) -> TcpParams {
 /// End 0 (host 0, opens the connection) or end 1 (host 1, listens).
 pub fn endpoint_with(p: TcpParams, cc: CcKind, alpha_init: f64, end: u8) -> Endpoint {
     let rtt = RttEstimator::new(p.rto_min, p.rto_initial, p.rto_max, p.timer_tick);
-    let c = Cc::new(cc, 1.0 / 16.0, alpha_init, 2.0 * MSSF);
+    // g = 1/16, a 2-segment DCTCP floor, IW and MSS of `p`.
+    let t = TcpConfig {
+        mss: p.mss,
+        init_cwnd_segments: p.init_cwnd_segments,
+        dctcp_g: 1.0 / 16.0,
+        dctcp_alpha_init: alpha_init,
+        dctcp_min_cwnd_segments: 2,
+        ..TcpConfig::default()
+    };
+    let c = Cc::new(cc, &t);
     Endpoint::new(p, c, 0, end, (end as u32, 1 - end as u32), rtt)
 }
 

@@ -1,0 +1,466 @@
+//! Congestion control as a whole controller (style §9.3, the smoltcp/quinn pattern): the
+//! controller decides the congestion window, the slow-start threshold and an optional pacing
+//! rate, and is told of every event that may change them: each ACK that advances snd_una
+//! (with the time, the RTT sample and a read-only view of the connection), an ECN-Echo the
+//! once-per-window guard lets through, entry to and exit from loss recovery, a
+//! retransmission timeout and a restart after idle.
+//!
+//! The sender (`tcp::endpoint`) keeps what every controller shares: the sequence space, the
+//! SACK scoreboard, which segment goes next, the RTO timer, the "one reduction per window"
+//! guard (M9, which also sets CWR and covers loss and ECN alike), NewReno's inflation and
+//! deflation during recovery (RFC 6582 bookkeeping of segments that left the network, undone
+//! by the full ACK) and the pacing clock that honours the controller's rate.
+//!
+//! The standard window decisions (RFC 5681, RFC 6582, RFC 6675, RFC 3168) are the trait's
+//! default methods, built from the helpers on `Window`, so a controller overrides only what
+//! differs: TCP-ECN only says it negotiates ECN, DCTCP adds its estimator and its cut, CUBIC
+//! replaces congestion avoidance and the reductions.
+//!
+//! The built-ins form a closed enum (static dispatch on the hot path, no `dyn`), generated
+//! with `CcKind` (the scenario's names) by `controllers!` at the end of this file: adding a
+//! controller is one file in this directory and one line there
+//! (docs/extending-controller.md).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::scenario::TcpConfig;
+use crate::units::{Rate, Time};
+
+/// What a controller decides: congestion window and slow-start threshold, bytes (fractional:
+/// DCTCP cuts by α/2, CUBIC grows by fractions of a segment), and the pacing rate the host
+/// honours (`None`: segments leave as the window allows).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Window {
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    pub pacing: Option<Rate>,
+}
+
+/// Segments an ACK of `acked` bytes counts for: spec M3, a short final segment counts as one,
+/// as the papers' stacks and ns-2 count.
+#[inline]
+pub fn segments(acked: u64, mss: f64) -> f64 {
+    (acked as f64 / mss).ceil()
+}
+
+impl Window {
+    /// RFC 5681 §3.1: IW segments, no threshold until the first congestion event.
+    pub fn initial(t: &TcpConfig) -> Self {
+        Window {
+            cwnd: t.init_cwnd_segments as f64 * t.mss as f64,
+            ssthresh: f64::INFINITY,
+            pacing: None,
+        }
+    }
+
+    /// RFC 5681 §3.1: slow start while cwnd < ssthresh.
+    #[inline]
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// RFC 5681 §3.1 slow start, capped at 2 segments per ACK (RFC 3465 §2.2, L = 2) so
+    /// delayed ACKs still double cwnd per RTT.
+    #[inline]
+    pub fn slow_start(&mut self, segments: f64, mss: f64) {
+        self.cwnd += segments.min(2.0) * mss;
+    }
+
+    /// RFC 5681 §3.1 congestion avoidance, eq. (3) per segment: cwnd += SMSS·SMSS/cwnd.
+    #[inline]
+    pub fn avoid_congestion(&mut self, segments: f64, mss: f64) {
+        self.cwnd += mss * segments * mss / self.cwnd;
+    }
+
+    /// RFC 5681 §3.1 growth for an ACK of `acked` new bytes, counted in segments (M3).
+    #[inline]
+    pub fn grow(&mut self, acked: u64, mss: f64) {
+        let segments = segments(acked, mss);
+        if self.in_slow_start() {
+            self.slow_start(segments, mss);
+        } else {
+            self.avoid_congestion(segments, mss);
+        }
+    }
+
+    /// The standard ACK response: grow (RFC 5681 §3.1) when the ACK may raise cwnd.
+    #[inline]
+    pub fn grow_on(&mut self, ack: &Ack, c: &ConnView) {
+        if ack.may_grow(c) {
+            self.grow(ack.newly_acked, c.mss);
+        }
+    }
+
+    /// RFC 3168 §6.1.2: halve on ECN-Echo, `cwnd = ssthresh = max(cwnd/2, 1 MSS)`.
+    pub fn halve(&mut self, mss: f64) {
+        self.cwnd = (self.cwnd / 2.0).max(mss);
+        self.ssthresh = self.cwnd;
+    }
+
+    /// RFC 5681 §3.1 eq. (4), also RFC 6582 §3.2 step 2 and RFC 6675 §5 step 4.2:
+    /// ssthresh = max(FlightSize/2, 2·SMSS).
+    pub fn halve_flight(&mut self, c: &ConnView) {
+        let flight = c.flight as f64;
+        self.ssthresh = (flight / 2.0).max(2.0 * c.mss);
+    }
+
+    /// RFC 6582 §3.2 step 3, the full ACK that ends recovery:
+    /// cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+    pub fn deflate_on_full_ack(&mut self, c: &ConnView) {
+        let flight = c.flight as f64;
+        self.cwnd = self.ssthresh.min(flight.max(c.mss) + c.mss);
+    }
+
+    /// RFC 5681 §4.1: after an idle period longer than the RTO, cwnd = min(IW, cwnd).
+    pub fn restart(&mut self, c: &ConnView) {
+        self.cwnd = self.cwnd.min(c.iw);
+    }
+}
+
+/// What an ACK that advanced snd_una tells the controller.
+#[derive(Debug, Clone, Copy)]
+pub struct Ack {
+    /// Bytes newly acknowledged (snd_una moved by this much).
+    pub newly_acked: u64,
+    /// RFC 7323 RTTM sample from the echoed timestamp, if the ACK carried one.
+    pub rtt: Option<Time>,
+    /// The ACK carried ECN-Echo (on an ECN connection).
+    pub ece: bool,
+    /// The sender answers this ECN-Echo with `on_ecn_echo` right after this call (the M9
+    /// guard is open and no recovery runs): the window is being reduced, not grown.
+    pub ecn_cut: bool,
+}
+
+impl Ack {
+    /// Whether this ACK may raise cwnd: not during loss recovery (RFC 6582/6675 manage the
+    /// window there), not while cutting for ECN (RFC 3168 §6.1.2), and only with the window
+    /// validated (RFC 7661 §4.3).
+    #[inline]
+    pub fn may_grow(&self, c: &ConnView) -> bool {
+        !c.in_recovery && !self.ecn_cut && c.window_validated
+    }
+}
+
+/// Read-only facts of the connection a controller may use (ns-3's TCB, without shared
+/// mutation). Built by the sender at each call, after it processed the ACK's sequence numbers.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnView {
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    /// SMSS, bytes.
+    pub mss: f64,
+    /// RFC 5681 §3.1 initial window, bytes.
+    pub iw: f64,
+    /// RFC 5681 FlightSize: bytes sent and not cumulatively acknowledged (snd_max − snd_una).
+    pub flight: u64,
+    /// RFC 6298 smoothed RTT, once there is a sample.
+    pub srtt: Option<Time>,
+    pub in_recovery: bool,
+    /// The sender's last attempt to send stopped at cwnd.
+    pub cwnd_limited: bool,
+    /// RFC 7661 §4.3: cwnd is validated, the sender being cwnd-limited or what was in flight
+    /// when the ACK arrived being at least cwnd/2 (counted in segments).
+    pub window_validated: bool,
+}
+
+/// A congestion controller. Every hook gets the window it decides (`w`), the current time and
+/// the connection's facts; the defaults are NewReno's decisions (RFC 5681, RFC 6582 and
+/// RFC 6675, RFC 3168), so a controller overrides only what it changes.
+pub trait CongestionControl: Sized + Clone + std::fmt::Debug {
+    /// Built from the scenario's TCP settings (a controller's parameters live there).
+    fn new(t: &TcpConfig) -> Self;
+
+    /// Whether the sender negotiates ECN and marks its data ECT (RFC 3168 §6.1.1).
+    fn ecn_capable(&self) -> bool;
+
+    /// Every ACK that advances snd_una, before the sender's recovery and ECN responses:
+    /// estimators, then growth. Default: RFC 5681 §3.1 when the ACK may grow cwnd.
+    fn on_ack(&mut self, w: &mut Window, _now: Time, ack: &Ack, c: &ConnView) {
+        w.grow_on(ack, c);
+    }
+
+    /// ECN-Echo, once the once-per-window guard allows a reduction (M9). Default: RFC 3168
+    /// §6.1.2 halving.
+    fn on_ecn_echo(&mut self, w: &mut Window, _now: Time, c: &ConnView) {
+        w.halve(c.mss);
+    }
+
+    /// Loss recovery starts (DupThresh duplicate ACKs, or RFC 6675 IsLost(snd_una)); `c.flight`
+    /// is FlightSize. Default: RFC 6582 §3.2 step 2 / RFC 6675 §5 step 4.2, ssthresh =
+    /// max(FlightSize/2, 2·SMSS) and cwnd = ssthresh (the sender then adds NewReno's 3·SMSS
+    /// inflation when it runs without SACK).
+    fn on_recovery_start(&mut self, w: &mut Window, _now: Time, c: &ConnView) {
+        w.halve_flight(c);
+        w.cwnd = w.ssthresh;
+    }
+
+    /// The full ACK (snd_una ≥ recover) ends recovery. Default: RFC 6582 §3.2 step 3.
+    fn on_recovery_end(&mut self, w: &mut Window, _now: Time, c: &ConnView) {
+        w.deflate_on_full_ack(c);
+    }
+
+    /// The retransmission timer expired with data outstanding. Default: RFC 5681 §3.1
+    /// eq. (4) and the loss window, cwnd = 1 SMSS.
+    fn on_rto(&mut self, w: &mut Window, _now: Time, c: &ConnView) {
+        w.halve_flight(c);
+        w.cwnd = c.mss;
+    }
+
+    /// The sender is about to send after an idle period longer than the RTO (RFC 5681 §4.1;
+    /// `tcp.slow_start_after_idle`). Called at every attempt to send while that holds, so it
+    /// must be idempotent. Default: cwnd = min(IW, cwnd).
+    fn on_idle_restart(&mut self, w: &mut Window, _now: Time, c: &ConnView) {
+        w.restart(c);
+    }
+
+    /// The estimator value to report (DCTCP's α), NaN for the others.
+    fn alpha(&self) -> f64 {
+        f64::NAN
+    }
+}
+
+/// A connection end's controller: the window it decides and its algorithm, dispatched by
+/// `match` over the built-ins.
+#[derive(Debug, Clone)]
+pub struct Cc {
+    pub win: Window,
+    algo: Algo,
+}
+
+/// `Cc`'s dispatch of the hooks that take (now, connection view): one method per name, each
+/// a `match` over the built-ins (`[Type, ...]`).
+macro_rules! event_hooks {
+    ($types:tt $($hook:ident)+) => {
+        $(event_hook!($types $hook);)+
+    };
+}
+
+macro_rules! event_hook {
+    ([$($ty:ident),+] $hook:ident) => {
+        pub fn $hook(&mut self, now: Time, c: &ConnView) {
+            match &mut self.algo {
+                $(Algo::$ty(a) => a.$hook(&mut self.win, now, c),)+
+            }
+        }
+    };
+}
+
+/// The registry: generates `CcKind` (the scenario's names, in this order), the enum of
+/// built-ins and `Cc`'s dispatch. Each entry is `module::Type = "name"` with the doc that the
+/// schema shows; the module is a file in this directory.
+macro_rules! controllers {
+    ($($(#[$doc:meta])* $module:ident::$ty:ident = $name:literal,)+) => {
+        $(pub mod $module;)+
+        $(pub use $module::$ty;)+
+
+        /// Congestion control by name.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+        pub enum CcKind {
+            $($(#[$doc])* #[serde(rename = $name)] $ty,)+
+        }
+
+        impl CcKind {
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(CcKind::$ty => $name,)+
+                }
+            }
+        }
+
+        #[derive(Debug, Clone)]
+        enum Algo {
+            $($ty($ty),)+
+        }
+
+        impl Cc {
+            pub fn new(kind: CcKind, t: &TcpConfig) -> Self {
+                let algo = match kind {
+                    $(CcKind::$ty => Algo::$ty(<$ty as CongestionControl>::new(t)),)+
+                };
+                Cc { win: Window::initial(t), algo }
+            }
+
+            pub fn ecn_capable(&self) -> bool {
+                match &self.algo {
+                    $(Algo::$ty(a) => a.ecn_capable(),)+
+                }
+            }
+
+            #[inline]
+            pub fn on_ack(&mut self, now: Time, ack: &Ack, c: &ConnView) {
+                match &mut self.algo {
+                    $(Algo::$ty(a) => a.on_ack(&mut self.win, now, ack, c),)+
+                }
+            }
+
+            event_hooks!([$($ty),+] on_ecn_echo on_recovery_start on_recovery_end on_rto on_idle_restart);
+
+            pub fn alpha(&self) -> f64 {
+                match &self.algo {
+                    $(Algo::$ty(a) => a.alpha(),)+
+                }
+            }
+        }
+    };
+}
+
+controllers! {
+    /// RFC 5681 + RFC 6582, no ECN.
+    newreno::NewReno = "newreno",
+    /// NewReno with RFC 3168 ECN: halve once per window on ECN-Echo.
+    tcp_ecn::TcpEcn = "tcp_ecn",
+    /// DCTCP (DCTCP paper §3.1).
+    dctcp::Dctcp = "dctcp",
+    /// CUBIC (RFC 9438), Linux's default; parameters in `tcp.cubic`.
+    cubic::Cubic = "cubic",
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: f64 = 1460.0;
+
+    pub(super) fn window(cwnd: f64, ssthresh: f64) -> Window {
+        Window {
+            cwnd,
+            ssthresh,
+            pacing: None,
+        }
+    }
+
+    #[test]
+    fn slow_start_doubles_per_rtt_with_delayed_acks() {
+        // 10 segments acked by 5 ACKs of 2 segments each: +2 MSS per ACK -> cwnd 10 -> 20 MSS.
+        let mut w = window(10.0 * MSS, f64::INFINITY);
+        for _ in 0..5 {
+            w.grow(2 * 1460, MSS);
+        }
+        assert_eq!(w.cwnd, 20.0 * MSS);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_mss_per_window() {
+        let mut w = window(10.0 * MSS, 5.0 * MSS);
+        w.grow(1460, MSS);
+        assert!((w.cwnd - (10.0 * MSS + MSS / 10.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn growth_counts_a_short_segment_as_one() {
+        // After a timeout (cwnd 1 MSS) the ACK of a 340-B final segment opens the window to
+        // 2 MSS, as in a packet-counting stack; 3 segments in one ACK still add only 2.
+        let mut w = window(MSS, 10.0 * MSS);
+        w.grow(340, MSS);
+        assert_eq!(w.cwnd, 2.0 * MSS);
+        w.grow(3 * 1460, MSS);
+        assert_eq!(w.cwnd, 4.0 * MSS);
+        // Congestion avoidance: 1460 + 340 B = 2 segments -> +2·MSS²/cwnd.
+        let mut ca = window(10.0 * MSS, 5.0 * MSS);
+        ca.grow(1800, MSS);
+        assert!((ca.cwnd - (10.0 * MSS + 2.0 * MSS / 10.0)).abs() < 1e-9);
+    }
+
+    /// A connection with `flight` bytes outstanding, cwnd-limited, not in recovery.
+    pub(super) fn view(flight: u64) -> ConnView {
+        ConnView {
+            snd_una: 1,
+            snd_nxt: 1 + flight,
+            snd_max: 1 + flight,
+            mss: MSS,
+            iw: 10.0 * MSS,
+            flight,
+            srtt: None,
+            in_recovery: false,
+            cwnd_limited: true,
+            window_validated: true,
+        }
+    }
+
+    /// An ACK of `newly_acked` bytes, without ECN-Echo or RTT sample.
+    pub(super) fn ack(newly_acked: u64) -> Ack {
+        Ack {
+            newly_acked,
+            rtt: None,
+            ece: false,
+            ecn_cut: false,
+        }
+    }
+
+    #[test]
+    fn newreno_decisions_by_hand() {
+        let t = Time::ZERO;
+        let mut c = NewReno;
+        // Recovery entry with 20 segments in flight: ssthresh = cwnd = 10 segments (RFC 6582
+        // step 2, RFC 6675); with 1 segment in flight the floor, 2 segments.
+        let mut w = window(20.0 * MSS, f64::INFINITY);
+        c.on_recovery_start(&mut w, t, &view(20 * 1460));
+        assert_eq!((w.cwnd, w.ssthresh), (10.0 * MSS, 10.0 * MSS));
+        c.on_recovery_start(&mut w, t, &view(1460));
+        assert_eq!((w.cwnd, w.ssthresh), (2.0 * MSS, 2.0 * MSS));
+        // Full ACK with 3 segments still out: min(ssthresh 10, 3 + 1) = 4 segments; with
+        // nothing out, max(0, SMSS) + SMSS = 2 segments.
+        let mut w = window(13.0 * MSS, 10.0 * MSS);
+        c.on_recovery_end(&mut w, t, &view(3 * 1460));
+        assert_eq!(w.cwnd, 4.0 * MSS);
+        c.on_recovery_end(&mut w, t, &view(0));
+        assert_eq!(w.cwnd, 2.0 * MSS);
+        // RTO with 8 segments out: ssthresh 4 segments, cwnd the 1-segment loss window.
+        let mut w = window(8.0 * MSS, f64::INFINITY);
+        c.on_rto(&mut w, t, &view(8 * 1460));
+        assert_eq!((w.cwnd, w.ssthresh), (MSS, 4.0 * MSS));
+        // Restart after idle: min(IW = 10, cwnd).
+        let mut w = window(30.0 * MSS, 20.0 * MSS);
+        c.on_idle_restart(&mut w, t, &view(0));
+        assert_eq!(w.cwnd, 10.0 * MSS);
+        c.on_idle_restart(&mut w, t, &view(0));
+        assert_eq!(w.cwnd, 10.0 * MSS, "idempotent");
+        let mut small = window(4.0 * MSS, 20.0 * MSS);
+        c.on_idle_restart(&mut small, t, &view(0));
+        assert_eq!(small.cwnd, 4.0 * MSS);
+    }
+
+    #[test]
+    fn growth_only_when_the_ack_may_grow() {
+        let t = Time::ZERO;
+        let mut c = NewReno;
+        let grown = 10.0 * MSS + 2.0 * MSS;
+        for (in_recovery, ecn_cut, limited, validated, want) in [
+            (false, false, true, true, grown), // cwnd-limited, hence validated
+            (false, false, false, true, grown),
+            (false, false, false, false, 10.0 * MSS), // application-limited (RFC 7661)
+            (true, false, true, true, 10.0 * MSS),    // in recovery
+            (false, true, true, true, 10.0 * MSS),    // cutting for ECN
+        ] {
+            let mut w = window(10.0 * MSS, f64::INFINITY);
+            let v = ConnView {
+                in_recovery,
+                cwnd_limited: limited,
+                window_validated: validated,
+                ..view(10 * 1460)
+            };
+            c.on_ack(&mut w, t, &Ack { ecn_cut, ..ack(2 * 1460) }, &v);
+            assert_eq!(w.cwnd, want, "{in_recovery} {ecn_cut} {limited} {validated}");
+        }
+    }
+
+    #[test]
+    fn the_registry_names_every_controller() {
+        let names: Vec<_> = [CcKind::NewReno, CcKind::TcpEcn, CcKind::Dctcp, CcKind::Cubic]
+            .into_iter()
+            .map(|k| (k.name(), serde_json::to_string(&k).unwrap()))
+            .collect();
+        for (name, json) in &names {
+            assert_eq!(json, &format!("\"{name}\""));
+        }
+        let t = TcpConfig::default();
+        let caps: Vec<bool> = [CcKind::NewReno, CcKind::TcpEcn, CcKind::Dctcp, CcKind::Cubic]
+            .into_iter()
+            .map(|k| Cc::new(k, &t).ecn_capable())
+            .collect();
+        assert_eq!(caps, [false, true, true, false]);
+        assert_eq!(Cc::new(CcKind::Cubic, &t).win, Window::initial(&t));
+    }
+}
