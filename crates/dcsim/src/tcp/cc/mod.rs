@@ -19,7 +19,7 @@
 //! The built-ins form a closed enum (static dispatch on the hot path, no `dyn`), generated
 //! with `CcKind` (the scenario's names) by `controllers!` at the end of this file: adding a
 //! controller is one file in this directory and one line there
-//! (docs/extending-controller.md).
+//! (docs/extending.md, "A congestion controller").
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
