@@ -79,12 +79,19 @@ pub struct Port {
     /// segments), so this spares the division of `Rate::tx_time` on most packets.
     last_tx: (Bytes, Time),
     pub counters: PortCounters,
-    /// The queue discipline, if the port is not a plain FIFO.
-    pub discipline: Option<Box<Discipline>>,
-    /// Queue discipline: the packet being serialised (its start, end, size and class).
+    /// The queue discipline and its state, if the port is not a plain FIFO: boxed, so the
+    /// fast path's ports stay small.
+    scheduled: Option<Box<Scheduled>>,
+}
+
+/// What a port run by a queue discipline keeps beside the FIFO's fields.
+#[derive(Debug)]
+struct Scheduled {
+    discipline: Discipline,
+    /// The packet being serialised (its start, end, size and class).
     serving: Option<(Held, u8)>,
-    /// Queue discipline: packets its AQM dropped at dequeue, for the simulation to account.
-    pub dequeue_drops: Vec<Packet>,
+    /// Packets its AQM dropped at dequeue, for the simulation to account.
+    dequeue_drops: Vec<Packet>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -132,9 +139,7 @@ impl Port {
                 occupancy: vec![Time::ZERO; 64],
                 ..Default::default()
             },
-            discipline: None,
-            serving: None,
-            dequeue_drops: Vec::new(),
+            scheduled: None,
         }
     }
 
@@ -142,8 +147,28 @@ impl Port {
     pub fn with_discipline(mut self, d: Discipline) -> Self {
         assert!(self.jitter.is_none(), "host timing noise is modelled on FIFO NICs only");
         self.aqm = Aqm::DropTail; // each class queue has its own
-        self.discipline = Some(Box::new(d));
+        self.scheduled = Some(Box::new(Scheduled {
+            discipline: d,
+            serving: None,
+            dequeue_drops: Vec::new(),
+        }));
         self
+    }
+
+    /// The port's queue discipline, if it has one.
+    #[inline]
+    pub fn discipline(&self) -> Option<&Discipline> {
+        self.scheduled.as_ref().map(|s| &s.discipline)
+    }
+
+    /// A packet the discipline's AQM dropped at dequeue, not yet accounted by the simulation.
+    #[inline]
+    pub fn pop_dequeue_drop(&mut self) -> Option<Packet> {
+        self.scheduled.as_mut().and_then(|s| s.dequeue_drops.pop())
+    }
+
+    fn scheduled(&mut self) -> &mut Scheduled {
+        self.scheduled.as_mut().expect("a port with a discipline")
     }
 
     /// Makes each admitted packet wait a random time in [0, max] before it may start.
@@ -169,14 +194,14 @@ impl Port {
     /// discipline: its class queue's (M13 thresholds are per queue, M18).
     #[inline]
     pub fn threshold_bytes(&self, pkt: &Packet) -> Bytes {
-        let d = self.discipline.as_ref().expect("a port with a discipline");
-        d.queue_bytes(pkt) + self.serving.map_or(Bytes::ZERO, |(h, _)| h.size)
+        let s = self.scheduled.as_ref().expect("a port with a discipline");
+        s.discipline.queue_bytes(pkt) + s.serving.map_or(Bytes::ZERO, |(h, _)| h.size)
     }
 
     /// Packets and bytes in the buffer, the one being serialised included (after `drain`).
     #[inline(always)]
     fn held(&self) -> (u32, Bytes) {
-        match &self.discipline {
+        match &self.scheduled {
             None => (self.buffer.len() as u32, self.buffered_bytes),
             Some(_) => {
                 let (n, b) = self.held_by_discipline();
@@ -187,9 +212,9 @@ impl Port {
 
     /// `held` of a port with a queue discipline: its waiting packets and the one in service.
     fn held_by_discipline(&self) -> (usize, Bytes) {
-        let d = self.discipline.as_ref().expect("a port with a discipline");
-        let (n, b) = self.serving.map_or((0, Bytes::ZERO), |(h, _)| (1, h.size));
-        (d.packets() as usize + n, d.bytes() + b)
+        let s = self.scheduled.as_ref().expect("a port with a discipline");
+        let (n, b) = s.serving.map_or((0, Bytes::ZERO), |(h, _)| (1, h.size));
+        (s.discipline.packets() as usize + n, s.discipline.bytes() + b)
     }
 
     /// Packets the buffer can still take at `now` (its packet limit minus its occupancy).
@@ -216,7 +241,7 @@ impl Port {
 
     /// Packets admitted and not yet delivered to the peer (queued, in service or propagating).
     pub fn in_flight(&self) -> usize {
-        self.wire.len() + self.discipline.as_ref().map_or(0, |d| d.packets() as usize)
+        self.wire.len() + self.discipline().map_or(0, |d| d.packets() as usize)
     }
 
     /// Adds the time since the last occupancy change to the distribution (window only).
@@ -224,7 +249,7 @@ impl Port {
     /// would otherwise tip it over the inliner's size limit.
     #[inline(always)]
     fn account(&mut self, t: Time, window_start: Time) {
-        let (n, bytes) = match self.discipline {
+        let (n, bytes) = match self.scheduled {
             None => (self.buffer.len(), self.buffered_bytes),
             Some(_) => self.held_by_discipline(),
         };
@@ -272,7 +297,7 @@ impl Port {
     /// the packet at the head of the wire.
     #[inline]
     pub fn offer(&mut self, now: Time, mut pkt: Packet, window_start: Time) -> Result<(Time, Option<Time>), Offer> {
-        debug_assert!(self.discipline.is_none(), "a port with a discipline takes offer_to_discipline");
+        debug_assert!(self.scheduled.is_none(), "a port with a discipline takes offer_to_discipline");
         self.drain(now, window_start);
         self.counters.arrived += 1;
         let packets = self.buffer.len() as u32;
@@ -335,12 +360,11 @@ impl Port {
             bytes,
             limit_packets: self.limit_packets,
             limit_bytes: self.limit_bytes,
-            serving: self.serving.map(|(_, class)| class),
-            idle_since: self.serving.is_none().then_some(self.free_at),
+            serving: self.scheduled().serving.map(|(_, class)| class),
+            idle_since: self.scheduled().serving.is_none().then_some(self.free_at),
         };
         self.account(now, window_start);
-        let d = self.discipline.as_mut().expect("a port with a discipline");
-        match d.enqueue(now, pkt, view) {
+        match self.scheduled().discipline.enqueue(now, pkt, view) {
             Ok(marked) => self.counters.marks += marked as u64,
             Err(why) => {
                 match why {
@@ -354,7 +378,7 @@ impl Port {
         c.enqueued += 1;
         c.max_packets = c.max_packets.max(packets as u64 + 1);
         c.max_bytes = c.max_bytes.max(bytes + Bytes::from(pkt.size));
-        if self.serving.is_some() {
+        if self.scheduled().serving.is_some() {
             return Ok((None, None));
         }
         Ok(self.start_next(now, window_start))
@@ -364,10 +388,10 @@ impl Port {
     /// Returns when its transmission ends and, if the wire was empty, when it reaches the peer.
     fn start_next(&mut self, now: Time, window_start: Time) -> (Option<Time>, Option<Time>) {
         self.account(now, window_start);
-        let d = self.discipline.as_mut().expect("a port with a discipline");
-        let before = self.dequeue_drops.len();
-        let next = d.dequeue(now, &mut self.dequeue_drops);
-        let dropped = (self.dequeue_drops.len() - before) as u64;
+        let s = self.scheduled();
+        let before = s.dequeue_drops.len();
+        let next = s.discipline.dequeue(now, &mut s.dequeue_drops);
+        let dropped = (s.dequeue_drops.len() - before) as u64;
         self.counters.drops_aqm += dropped;
         self.counters.drops_dequeue += dropped;
         let Some(x) = next else {
@@ -381,7 +405,7 @@ impl Port {
         }
         let end = now + self.last_tx.1;
         self.free_at = end;
-        self.serving = Some((Held { start: now, end, size }, x.class));
+        self.scheduled().serving = Some((Held { start: now, end, size }, x.class));
         let arrive = end + self.delay;
         let first = self.wire.is_empty();
         self.wire.push_back((arrive, x.pkt));
@@ -394,7 +418,7 @@ impl Port {
     /// gone, as on the FIFO fast path.
     #[inline]
     pub fn tx_due(&self, now: Time) -> bool {
-        self.serving.is_some_and(|(h, _)| h.end <= now)
+        self.scheduled.as_ref().is_some_and(|s| s.serving.is_some_and(|(h, _)| h.end <= now))
     }
 
     /// Queue discipline: the transmission that started last ended at `now` (the simulation's
@@ -403,7 +427,7 @@ impl Port {
     /// are left in `dequeue_drops`.
     pub fn tx_done(&mut self, now: Time, window_start: Time) -> (Bytes, Option<Time>, Option<Time>) {
         self.account(now, window_start);
-        let (h, _) = self.serving.take().expect("a TxDone event always has a packet in service");
+        let (h, _) = self.scheduled().serving.take().expect("a TxDone event always has a packet in service");
         self.counters.sent_packets += 1;
         self.counters.sent_bytes += h.size.as_u64();
         let from = h.start.max(window_start);
@@ -426,7 +450,8 @@ impl Port {
     pub fn close(&mut self, end: Time, window_start: Time) {
         self.drain(end, window_start);
         self.account(end, window_start);
-        if let Some(h) = self.buffer.front().or(self.serving.as_ref().map(|(h, _)| h)) {
+        let serving = self.scheduled.as_ref().and_then(|s| s.serving.as_ref().map(|(h, _)| h));
+        if let Some(h) = self.buffer.front().or(serving) {
             let from = h.start.max(window_start);
             if end > from {
                 self.counters.busy += end - from;
@@ -488,7 +513,7 @@ mod tests {
                 if let Ok((started, _)) = b {
                     tx_done = tx_done.or(started);
                 }
-                assert!(events.dequeue_drops.is_empty());
+                assert!(events.pop_dequeue_drop().is_none());
             }
             while let Some(t) = tx_done {
                 tx_done = events.tx_done(t, window).1;

@@ -515,12 +515,9 @@ impl Simulation {
     }
 
     #[inline]
-    /// Offers a packet to port `p`; its departure time if admitted and known now (a FIFO's).
+    /// Offers a packet to FIFO port `p` (a host NIC, or a switch port without a queue
+    /// discipline); its departure time if admitted.
     fn enqueue(&mut self, p: u32, pkt: Packet) -> Option<Time> {
-        if self.ports[p as usize].discipline.is_some() {
-            self.enqueue_to_discipline(p, pkt);
-            return None;
-        }
         let (now, ws) = (self.now, self.warmup);
         let size = Bytes::from(pkt.size);
         if !self.admit_to_memory(p, &pkt, |port| port.occupancy_bytes(now, ws)) {
@@ -596,7 +593,7 @@ impl Simulation {
         if let Some(t) = tx_done {
             self.cal.schedule(t, Event::TxDone(p));
         }
-        while let Some(pkt) = self.ports[p as usize].dequeue_drops.pop() {
+        while let Some(pkt) = self.ports[p as usize].pop_dequeue_drop() {
             let node = self.ports[p as usize].node as usize;
             if let Some(shared) = &mut self.nodes[node].shared {
                 shared.release(Bytes::from(pkt.size));
@@ -649,7 +646,11 @@ impl Simulation {
         }
         if self.nodes[node].is_switch {
             let egress = self.routes.egress(node as u32, &pkt);
-            self.enqueue(egress, pkt);
+            if self.ports[egress as usize].discipline().is_some() {
+                self.enqueue_to_discipline(egress, pkt);
+            } else {
+                self.enqueue(egress, pkt);
+            }
         } else if let Some(rx) = &mut self.rx_moderation[node] {
             match rx.on_arrival(self.now, pkt) {
                 RxArrival::Deliver => self.host_receive(node, pkt),
@@ -1016,7 +1017,7 @@ impl Simulation {
     fn class_stats(&self) -> Vec<ClassStats> {
         let mut rows = Vec::new();
         for (p, port) in self.ports.iter().enumerate() {
-            let Some(d) = &port.discipline else { continue };
+            let Some(d) = port.discipline() else { continue };
             for (class, c) in d.class_counters().into_iter().enumerate() {
                 rows.push(ClassStats {
                     port: p as u32,
