@@ -47,7 +47,11 @@ fn two_flows(cc0: &str, cc1: &str, switch: &str) -> String {
 }
 
 fn port<'a>(r: &'a Results, name: &str) -> (usize, &'a PortStats) {
-    r.ports.iter().enumerate().find(|(_, p)| p.name == name).unwrap_or_else(|| panic!("no port {name}"))
+    r.ports
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.name == name)
+        .unwrap_or_else(|| panic!("no port {name}"))
 }
 
 /// The class queues of port `name`, class 0 first.
@@ -128,8 +132,14 @@ fn dctcp_and_tcp_segregated_by_ecn_each_get_half_and_dctcp_keeps_its_queue_short
         [[switch.classes.queues]]
         limit_packets = 100"#,
     )
-    .replace("delayed_ack_segments = 2", "delayed_ack_segments = 2\n        sack = true\n        rto_min_ms = 10")
-    .replace("duration_s = 0.4\n        warmup_s = 0.1", "duration_s = 1.0\n        warmup_s = 0.3");
+    .replace(
+        "delayed_ack_segments = 2",
+        "delayed_ack_segments = 2\n        sack = true\n        rto_min_ms = 10",
+    )
+    .replace(
+        "duration_s = 0.4\n        warmup_s = 0.1",
+        "duration_s = 1.0\n        warmup_s = 0.3",
+    );
     let r = run(&toml);
     let g = goodputs(&r);
     for (i, g) in g.iter().enumerate() {
@@ -199,14 +209,20 @@ fn pi_holds_the_mean_queue_at_its_reference() {
             "tcp_ecn",
             &format!("[switch.aqm]\nkind = \"pi\"\nq_ref_packets = {q_ref}\na = 2e-4\nb = 1.9e-4\nsample_hz = 10000"),
         );
-        toml = toml.replace("hosts = 3", "hosts = 5").replace("duration_s = 0.4", "duration_s = 1.0");
+        toml = toml
+            .replace("hosts = 3", "hosts = 5")
+            .replace("duration_s = 0.4", "duration_s = 1.0");
         for src in [3, 4] {
             toml += &format!("[[flows]]\nsrc = {src}\ndst = 0\ncc = \"tcp_ecn\"\n");
         }
         let r = run(&toml);
         let (_, p) = port(&r, "s0->h0");
         assert!(p.marks > 100 && p.drops_buffer == 0, "{p:?}");
-        assert!((p.mean_packets / q_ref - 1.0).abs() < 0.15, "q_ref {q_ref}: mean queue {:.1} packets", p.mean_packets);
+        assert!(
+            (p.mean_packets / q_ref - 1.0).abs() < 0.15,
+            "q_ref {q_ref}: mean queue {:.1} packets",
+            p.mean_packets
+        );
         assert!(p.utilization > 0.97, "utilisation {:.3}", p.utilization);
     }
 }

@@ -113,7 +113,10 @@ fn each_field_at_its_bound_runs() {
             "switch",
             "aqm = { kind = \"pi\", a = 1.0, b = 1.0, q_ref_packets = 16777216.0, sample_hz = 1000000000.0 }",
         )],
-        &[("switch", "aqm = { kind = \"pi\", a = 1.0, b = 0.0, q_ref_packets = 0.0, sample_hz = 0.001 }")],
+        &[(
+            "switch",
+            "aqm = { kind = \"pi\", a = 1.0, b = 0.0, q_ref_packets = 0.0, sample_hz = 0.001 }",
+        )],
         &[("switch", "aqm = { kind = \"threshold\", k_packets = 16777216, at = \"dequeue\" }")],
         // Eight classes at every bound, sharing a port buffer of 2^40 B dynamically.
         &[

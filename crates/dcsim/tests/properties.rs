@@ -82,12 +82,19 @@ fn aqm() -> impl Strategy<Value = (String, bool)> {
             false
         )),
         // PI at dequeue, with gains large enough to mark within a short run.
-        (0.0f64..40.0, 1e-4f64..1e-2, prop::sample::select(vec![1e3, 1e4, 1e5]), any::<bool>()).prop_map(
-            |(q_ref, a, hz, ecn)| (
-                format!("kind = \"pi\"\nq_ref_packets = {q_ref}\na = {a}\nb = {}\nsample_hz = {hz}\necn = {ecn}\n", a * 0.99),
+        (
+            0.0f64..40.0,
+            1e-4f64..1e-2,
+            prop::sample::select(vec![1e3, 1e4, 1e5]),
+            any::<bool>()
+        )
+            .prop_map(|(q_ref, a, hz, ecn)| (
+                format!(
+                    "kind = \"pi\"\nq_ref_packets = {q_ref}\na = {a}\nb = {}\nsample_hz = {hz}\necn = {ecn}\n",
+                    a * 0.99
+                ),
                 false
-            )
-        ),
+            )),
         (0.0f64..20.0, 1.0f64..40.0, 0.01f64..=1.0, 0u32..=12, any::<bool>(), any::<bool>()).prop_map(
             |(min_th, span, max_p, w, ecn, gentle)| (
                 format!(

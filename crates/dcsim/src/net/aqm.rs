@@ -370,7 +370,14 @@ mod tests {
 
     fn pi() -> Pi {
         // Hollot et al.'s coefficients, q_ref = 200 packets, T = 1/160 s.
-        Pi::new(1.822e-5, 1.816e-5, 200.0, Time::from_ps(6_250_000_000), true, ChaCha8Rng::seed_from_u64(3))
+        Pi::new(
+            1.822e-5,
+            1.816e-5,
+            200.0,
+            Time::from_ps(6_250_000_000),
+            true,
+            ChaCha8Rng::seed_from_u64(3),
+        )
     }
 
     #[test]

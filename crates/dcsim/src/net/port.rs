@@ -418,7 +418,9 @@ impl Port {
     /// gone, as on the FIFO fast path.
     #[inline]
     pub fn tx_due(&self, now: Time) -> bool {
-        self.scheduled.as_ref().is_some_and(|s| s.serving.is_some_and(|(h, _)| h.end <= now))
+        self.scheduled
+            .as_ref()
+            .is_some_and(|s| s.serving.is_some_and(|(h, _)| h.end <= now))
     }
 
     /// Queue discipline: the transmission that started last ended at `now` (the simulation's
@@ -427,7 +429,11 @@ impl Port {
     /// are left in `dequeue_drops`.
     pub fn tx_done(&mut self, now: Time, window_start: Time) -> (Bytes, Option<Time>, Option<Time>) {
         self.account(now, window_start);
-        let (h, _) = self.scheduled().serving.take().expect("a TxDone event always has a packet in service");
+        let (h, _) = self
+            .scheduled()
+            .serving
+            .take()
+            .expect("a TxDone event always has a packet in service");
         self.counters.sent_packets += 1;
         self.counters.sent_bytes += h.size.as_u64();
         let from = h.start.max(window_start);
@@ -479,9 +485,19 @@ mod tests {
 
     fn port(aqm: Aqm) -> Port {
         let name = "s0->h0".to_string();
-        Port::new(name, 0, 1, true, Rate::from_gbps(1.0), Time::from_us(5), Bytes::new(38), 30, Bytes::new(40_000), aqm)
+        Port::new(
+            name,
+            0,
+            1,
+            true,
+            Rate::from_gbps(1.0),
+            Time::from_us(5),
+            Bytes::new(38),
+            30,
+            Bytes::new(40_000),
+            aqm,
+        )
     }
-
 
     /// One class queue with the same arrival-time AQM is the FIFO fast path, run on events:
     /// the same packets reach the peer at the same times with the same marks, and every
@@ -530,10 +546,29 @@ mod tests {
             let (a, b) = (&fifo.counters, &events.counters);
             assert!(a.marks > 100 && a.drops_buffer > 20 && a.drops_aqm > 10, "{a:?}");
             assert_eq!(
-                (a.arrived, a.enqueued, a.sent_packets, a.sent_bytes, a.drops_buffer, a.drops_aqm, a.marks),
-                (b.arrived, b.enqueued, b.sent_packets, b.sent_bytes, b.drops_buffer, b.drops_aqm, b.marks)
+                (
+                    a.arrived,
+                    a.enqueued,
+                    a.sent_packets,
+                    a.sent_bytes,
+                    a.drops_buffer,
+                    a.drops_aqm,
+                    a.marks
+                ),
+                (
+                    b.arrived,
+                    b.enqueued,
+                    b.sent_packets,
+                    b.sent_bytes,
+                    b.drops_buffer,
+                    b.drops_aqm,
+                    b.marks
+                )
             );
-            assert_eq!((a.max_packets, a.max_bytes, a.byte_ps, a.busy), (b.max_packets, b.max_bytes, b.byte_ps, b.busy));
+            assert_eq!(
+                (a.max_packets, a.max_bytes, a.byte_ps, a.busy),
+                (b.max_packets, b.max_bytes, b.byte_ps, b.busy)
+            );
             let trim = |v: &[Time]| v.iter().rposition(|&t| t > Time::ZERO).map_or(vec![], |n| v[..=n].to_vec());
             assert_eq!(trim(&a.occupancy), trim(&b.occupancy));
         }

@@ -353,7 +353,11 @@ impl QueueDisc for Classes {
                     }
                     q.counters.sent_packets += 1;
                     q.counters.sent_bytes += size.as_u64();
-                    return Some(Dequeued { pkt, class: c as u8, marked });
+                    return Some(Dequeued {
+                        pkt,
+                        class: c as u8,
+                        marked,
+                    });
                 }
             }
         }
@@ -417,7 +421,11 @@ mod tests {
             for _ in 0..4 {
                 let Some(x) = d.dequeue(Time::ZERO, &mut dropped) else { break };
                 for higher in 0..x.class as usize {
-                    assert!(d.queues[higher].pkts.is_empty(), "served class {} while class {higher} waits", x.class);
+                    assert!(
+                        d.queues[higher].pkts.is_empty(),
+                        "served class {} while class {higher} waits",
+                        x.class
+                    );
                 }
                 served.push(x.class);
             }
@@ -438,7 +446,8 @@ mod tests {
         let sizes = [1500u32, 64, 900, 1500, 300];
         for i in 0..3000 {
             for c in 0..3u8 {
-                d.enqueue(Time::ZERO, pkt(c, sizes[(i + c as usize) % sizes.len()].max(100)), view()).unwrap();
+                d.enqueue(Time::ZERO, pkt(c, sizes[(i + c as usize) % sizes.len()].max(100)), view())
+                    .unwrap();
             }
         }
         let mut sent = [0u64; 3];
@@ -492,8 +501,24 @@ mod tests {
         let by_type = Classify::PacketType { syn: 0, ack: 1, data: 2 };
         assert_eq!(by_type.class(&data), 2);
         assert_eq!(by_type.class(&Packet { len: 0, size: 40, ..data }), 1);
-        assert_eq!(by_type.class(&Packet { len: 0, size: 40, flags: SYN | ACK, ..data }), 0);
-        assert_eq!(by_type.class(&Packet { len: 0, size: 40, flags: SYN, ..data }), 0);
+        assert_eq!(
+            by_type.class(&Packet {
+                len: 0,
+                size: 40,
+                flags: SYN | ACK,
+                ..data
+            }),
+            0
+        );
+        assert_eq!(
+            by_type.class(&Packet {
+                len: 0,
+                size: 40,
+                flags: SYN,
+                ..data
+            }),
+            0
+        );
     }
 
     #[test]
@@ -506,7 +531,10 @@ mod tests {
                 at_dequeue: false,
             })
         };
-        let queues = vec![ClassQueue::new(3, Bytes::MAX, None, k(1)), ClassQueue::new(10, Bytes::MAX, None, Aqm::DropTail)];
+        let queues = vec![
+            ClassQueue::new(3, Bytes::MAX, None, k(1)),
+            ClassQueue::new(10, Bytes::MAX, None, Aqm::DropTail),
+        ];
         let mut d = Classes::new(Classify::Flow, Scheduler::StrictPriority, queues);
         let marks: Vec<bool> = (0..3).map(|_| d.enqueue(Time::ZERO, pkt(0, 1500), view()).unwrap()).collect();
         assert_eq!(marks, vec![false, false, true]); // K = 1: the third sees 2 ahead
@@ -544,7 +572,11 @@ mod tests {
             count_in_service: true,
             at_dequeue: true,
         });
-        let mut d = Classes::new(Classify::Flow, Scheduler::StrictPriority, vec![ClassQueue::new(u32::MAX, Bytes::MAX, None, aqm)]);
+        let mut d = Classes::new(
+            Classify::Flow,
+            Scheduler::StrictPriority,
+            vec![ClassQueue::new(u32::MAX, Bytes::MAX, None, aqm)],
+        );
         for i in 0..5 {
             let mut p = pkt(0, 1500);
             if i == 1 {

@@ -21,7 +21,9 @@ use crate::net::port::Port;
 use crate::net::routing::Routes;
 use crate::net::rx_moderation::{RxArrival, RxModeration};
 use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_WORKLOAD_BASE};
-use crate::results::{ClassStats, Conservation, FlowSamples, IctcpSamples, PoolSamples, PortStats, QueryStats, QueueSamples, Results, SwitchStats};
+use crate::results::{
+    ClassStats, Conservation, FlowSamples, IctcpSamples, PoolSamples, PortStats, QueryStats, QueueSamples, Results, SwitchStats,
+};
 use crate::scenario::{CcKind, EctOnControl, Scenario, TcpConfig};
 use crate::tcp::cc::Cc;
 use crate::tcp::ictcp::{IctcpParams, Interface};

@@ -10,9 +10,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::aqm::{Aqm, Pi, Red, Threshold};
-use super::qdisc::{ClassQueue, Classes, Classify, Discipline, Drr, Scheduler};
 use super::buffer::SharedBuffer;
 use super::port::Port;
+use super::qdisc::{ClassQueue, Classes, Classify, Discipline, Drr, Scheduler};
 use super::routing::{Routes, SwitchLink};
 use crate::error::ConfigError;
 use crate::scenario::{AqmConfig, BufferConfig, ClassifyConfig, LinkConfig, MarkAt, Scenario, SchedulerKind};
@@ -361,7 +361,11 @@ impl Builder<'_> {
                 return None;
             }
             let queue = ClassQueue::new(u32::MAX, Bytes::MAX, None, aqm);
-            return Some(Discipline::Classes(Classes::new(Classify::Flow, Scheduler::StrictPriority, vec![queue])));
+            return Some(Discipline::Classes(Classes::new(
+                Classify::Flow,
+                Scheduler::StrictPriority,
+                vec![queue],
+            )));
         };
         let queues = c
             .queues
