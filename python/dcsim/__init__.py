@@ -13,5 +13,6 @@ from .results import Results
 from .run import run, run_many
 from .scenario import ScenarioError, load_scenario, port_names
 from .sweep import sweep
+from .workloads import fct_stats
 
-__all__ = ["Results", "ScenarioError", "__version__", "load_scenario", "port_names", "run", "run_many", "sweep"]
+__all__ = ["Results", "ScenarioError", "__version__", "fct_stats", "load_scenario", "port_names", "run", "run_many", "sweep"]

@@ -17,3 +17,10 @@ def validate_json(scenario_json: str) -> None:
 
 def scenario_schema() -> str:
     """The JSON Schema of the scenario format."""
+
+
+def builtin_cdf(name: str) -> list[tuple[float, float]]:
+    """The points ``[value, cdf]`` of a built-in distribution: ``web_search``, ``data_mining``."""
+
+def cdf_from_csv(text: str) -> list[tuple[float, float]]:
+    """Points of a CDF written as CSV (``value,cdf`` per line). Raises ValueError("line N: ...")."""

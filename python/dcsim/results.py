@@ -24,7 +24,7 @@ RAW_FORMAT = 3
 Table = dict[str, np.ndarray]
 
 # Columns of whole numbers in which NaN stands for none (a bulk flow has no query workload).
-OPTIONAL_INTS = frozenset({"workload"})
+OPTIONAL_INTS = frozenset({"workload", "generator"})
 
 
 class Results:
@@ -157,6 +157,13 @@ class Results:
             sack=np.fromiter(cells, dtype=object, count=len(cells)),
         )
 
+    def fct_stats(self, buckets: Sequence[float] | None = None, by: str | Sequence[str] | None = None) -> pd.DataFrame:
+        """Flow-completion-time statistics of the flows with a size, per size bucket (the DCTCP
+        paper's by default): see `dcsim.workloads.fct_stats`."""
+        from .workloads import DCTCP_BUCKETS, fct_stats
+
+        return fct_stats(self.flows, DCTCP_BUCKETS if buckets is None else buckets, by)
+
     def summary(self) -> dict[str, Any]:
         """The run in brief: what `dcsim run` writes to summary.json."""
         ports = [
@@ -181,7 +188,25 @@ class Results:
             "switches": rows(self.raw["switches"]),
             "flows": flows,
             "queries": _query_summary(self.raw["queries"]),
-        }
+        } | self._fct_summary()
+
+    def _fct_summary(self) -> dict[str, Any]:
+        """Per size bucket completion times, for runs with generated flows."""
+        generated = self.raw["flows"]["generator"]
+        if not len(generated) or np.isnan(generated.astype(float)).all():
+            return {}
+        table = self.fct_stats()
+        table["bucket"] = table["bucket"].astype(str)
+        return {"fct": [{k: _plain(v) for k, v in row.items()} for row in table.to_dict("records")]}
+
+
+def _plain(v: Any) -> Any:
+    """A value as JSON has it: NaN as None, numpy numbers as Python numbers."""
+    if isinstance(v, (float, np.floating)):
+        return float(v) if np.isfinite(v) else None
+    if isinstance(v, np.integer):
+        return int(v)
+    return v
 
 
 def rows(table: Table) -> list[dict[str, Any]]:

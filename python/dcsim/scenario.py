@@ -1,6 +1,6 @@
 """Scenarios: load them from TOML, check them, and build them in Python.
 
-A scenario is a plain dict with the structure of `crates/dcsim/src/scenario.rs` (published
+A scenario is a plain dict with the structure of `crates/dcsim/src/scenario/mod.rs` (published
 as `schema/scenario.schema.json`); TOML files and dicts are the same thing. Every field the
 scenario leaves out takes the engine's default, so a small dict is a complete scenario::
 
@@ -15,7 +15,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +65,54 @@ def load_scenario(path: str | Path) -> dict[str, Any]:
     anything the engine rejects (naming the field).
     """
     scenario = read_toml(path)
+    load_cdf_files(scenario, Path(path).parent, str(path))
     validate(scenario, str(path))
     return scenario
+
+
+def _cdf_tables(scenario: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each traffic generator's size and arrival tables, with their field paths."""
+    for i, generator in enumerate(scenario.get("traffic") or []):
+        if isinstance(generator, dict):
+            for part in ("size", "arrival"):
+                if isinstance(generator.get(part), dict):
+                    yield f"traffic[{i}].{part}", generator[part]
+
+
+def _cdf_files_unread(scenario: dict[str, Any]) -> bool:
+    return any(t.get("file") and not t.get("points") for _, t in _cdf_tables(scenario))
+
+
+def load_cdf_files(scenario: dict[str, Any], base: Path, source: str) -> None:
+    """Read the CDF files a scenario's traffic generators name (``size.file``,
+    ``arrival.file``, relative to ``base``) into their ``points``, in place; tables that
+    already have points are left alone."""
+    for field, table in _cdf_tables(scenario):
+        if table.get("file") and not table.get("points"):
+            table["points"] = read_cdf(base / str(table["file"]), source, f"{field}.file")
+
+
+def read_cdf(path: str | Path, source: str = "", field: str = "") -> list[list[float]]:
+    """The points ``[value, cdf]`` of a CDF file: CSV (``value,cdf`` per line, ``#``
+    comments and a header line allowed) or TOML (``points = [[value, cdf], ...]``). The
+    engine checks them (sorted, ending at 1) when the scenario is validated."""
+    path = Path(path)
+    if path.suffix == ".toml":
+        data = read_toml(path)
+        points = data.get("points")
+        if not isinstance(points, list):
+            raise ScenarioError(source or str(path), field, f"{path} has no `points = [[value, cdf], ...]`")
+        return points
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(source or str(path), field, f"{path}: file does not exist") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(source or str(path), field, f"{path}: cannot read the file: {e}") from None
+    try:
+        return [list(p) for p in _core.cdf_from_csv(text)]
+    except ValueError as e:
+        raise ScenarioError(source or str(path), field, f"{path}: {e}") from None
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
@@ -200,6 +246,10 @@ def to_json(scenario: dict[str, Any], source: str = "<scenario>") -> str:
     TOML dates and times become strings, which the engine then rejects with a field name.
     """
     _check_finite(scenario, source, "")
+    if _cdf_files_unread(scenario):
+        # A dict built in Python: its CDF files are relative to the working directory.
+        scenario = json.loads(json.dumps(scenario, default=json_default))
+        load_cdf_files(scenario, Path.cwd(), source)
     return json.dumps(scenario, default=json_default)
 
 

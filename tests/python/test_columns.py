@@ -53,8 +53,9 @@ REFERENCE = star(5) | {
 I, F, S, B = "int64", "float64", "str", "bool"
 DTYPES = {
     "flows": {
-        "id": I, "workload": F, "src": I, "dst": I, "cc": S, "start_s": F, "established_s": F,
-        "completion_s": F, "bytes_delivered": I, "goodput_bps": F, "data_packets_sent": I,
+        "id": I, "workload": F, "generator": F, "class": I, "size_bytes": I, "src": I, "dst": I,
+        "cc": S, "start_s": F, "established_s": F, "completion_s": F, "fct_s": F, "ideal_fct_s": F,
+        "slowdown": F, "bytes_delivered": I, "goodput_bps": F, "data_packets_sent": I,
         "retransmits": I, "fast_retransmits": I, "timeouts": I, "syn_retries": I,
         "ecn_reductions": I, "ece_acks": I, "final_cwnd_bytes": F, "final_alpha": F, "srtt_s": F,
     },

@@ -146,3 +146,53 @@ def test_port_names_come_from_the_network_alone() -> None:
     assert names[:2] == ["h0->edge0_0", "edge0_0->h0"]
     with pytest.raises(ScenarioError, match="topology.k: must be an even number"):
         dcsim.port_names({"topology": {"kind": "fat_tree", "k": 5}})
+
+
+TRAFFIC = {"size": {"kind": "fixed", "bytes": 1000}, "arrival": {"kind": "poisson", "load": 0.5}}
+TRAFFIC_CASES = [
+    (field, prop)
+    for field, prop in DEFS["TrafficSpec"]["properties"].items()
+    if _kind(prop) in ("integer", "number") and "maximum" in prop
+] + [
+    (f"{part}.{field}", prop)
+    for part, definition in (("size", "SizeDist"), ("arrival", "FlowArrival"), ("destination", "DestinationRule"))
+    for variant in DEFS[definition]["oneOf"]
+    for field, prop in variant.get("properties", {}).items()
+    if _kind(prop) in ("integer", "number") and "maximum" in prop
+]
+
+
+@pytest.mark.parametrize(("field", "prop"), TRAFFIC_CASES, ids=[f for f, _ in TRAFFIC_CASES])
+def test_a_traffic_value_past_its_bound_is_refused_naming_the_field(field: str, prop: dict[str, Any]) -> None:
+    scenario = json.loads(json.dumps(BASE))
+    generator = json.loads(json.dumps(TRAFFIC))
+    if "." in field:
+        part, name = field.split(".")
+        kinds = {"size": "fixed", "arrival": "poisson", "destination": "mixed"}
+        generator[part] = {"kind": kinds[part], name: _past(prop)}
+    else:
+        generator[field] = _past(prop)
+    scenario["traffic"] = [generator]
+    with pytest.raises(ScenarioError) as caught:
+        validate(scenario, "limits")
+    assert caught.value.field == f"traffic[0].{field}"
+
+
+@pytest.mark.parametrize(
+    ("part", "points", "field"),
+    [
+        ("size", [[2.0**50 + 1, 1.0]], "traffic[0].size.points[0][0]"),
+        ("size", [[0.5, 1.0]], "traffic[0].size.points[0][0]"),
+        ("size", [[100.0, 1.5]], "traffic[0].size.points[0][1]"),
+        ("arrival", [[3.6e6 * 1.5, 1.0]], "traffic[0].arrival.points[0][0]"),
+        ("size", [[100.0, 0.2]] * 100_001, "traffic[0].size.points"),
+    ],
+)
+def test_cdf_points_past_their_bounds_are_refused(part: str, points: list, field: str) -> None:
+    scenario = json.loads(json.dumps(BASE))
+    generator = json.loads(json.dumps(TRAFFIC))
+    generator[part] = {"kind": "cdf", "points": points}
+    scenario["traffic"] = [generator]
+    with pytest.raises(ScenarioError) as caught:
+        validate(scenario, "limits")
+    assert caught.value.field == field

@@ -122,12 +122,28 @@ fn scenario_schema() -> String {
     dcsim::Scenario::json_schema()
 }
 
+/// The points of a built-in distribution (`web_search`, `data_mining`), as `[value, cdf]`.
+#[pyfunction]
+fn builtin_cdf(name: &str) -> PyResult<Vec<[f64; 2]>> {
+    dcsim::sim::traffic::builtin_points(name)
+        .ok_or_else(|| PyValueError::new_err(format!("no built-in distribution {name:?} (web_search, data_mining)")))
+}
+
+/// The points of a CDF written as CSV, `value,cdf` per line (`#` comments and a header line
+/// skipped). Raises ValueError("line N: ...").
+#[pyfunction]
+fn cdf_from_csv(text: &str) -> PyResult<Vec<[f64; 2]>> {
+    dcsim::sim::traffic::parse_csv(text).map_err(PyValueError::new_err)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(port_names, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_cdf, m)?)?;
+    m.add_function(wrap_pyfunction!(cdf_from_csv, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

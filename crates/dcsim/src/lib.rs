@@ -27,7 +27,7 @@ pub use sim::Simulation;
 /// `measure.queue_ports`, `measure.trace_ports` and metrics may name.
 pub fn port_names(scenario: &Scenario) -> Result<Vec<String>, ConfigError> {
     scenario.validate()?;
-    sim::memory::check(scenario, None)?;
+    sim::memory::check(scenario, sim::memory::Known::default())?;
     let net = net::topology::Network::build(scenario)?;
     Ok(net.ports.into_iter().map(|p| p.name).collect())
 }

@@ -256,6 +256,12 @@ table! {
         pub id: u32,
         /// The query workload the connection belongs to (null for a bulk flow).
         pub workload: Option<u32>,
+        /// The traffic generator that started the flow (null for a flow the scenario lists).
+        pub generator: Option<u32>,
+        /// Traffic class its packets carried (0-7).
+        pub class: u8,
+        /// Bytes the flow was to send (0: a long-lived flow, or a query connection).
+        pub size_bytes: u64,
         pub src: u32,
         pub dst: u32,
         pub cc: String,
@@ -265,6 +271,13 @@ table! {
         pub established_s: f64,
         /// Time the last byte reached the receiver (NaN for a flow that did not finish).
         pub completion_s: f64,
+        /// Flow completion time: `completion_s` − `start_s` (from the SYN).
+        pub fct_s: f64,
+        /// The completion time the same flow has alone on the idle network
+        /// (`measure.ideal_fct`; NaN when off or unfinished).
+        pub ideal_fct_s: f64,
+        /// `fct_s` / `ideal_fct_s`: 1 for a flow nothing slowed.
+        pub slowdown: f64,
         /// Application bytes delivered in order to the receiver, whole run.
         pub bytes_delivered: u64,
         /// Delivered bytes per second over the measurement window.

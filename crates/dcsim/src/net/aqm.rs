@@ -22,7 +22,7 @@ pub enum Verdict {
 
 /// The AQMs, dispatched by `match`. An AQM acts on arrival, at dequeue, or both; a port
 /// whose AQM acts at dequeue is run by a queue discipline (`net::qdisc`), not the FIFO fast path.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Aqm {
     DropTail,
     Threshold(Threshold),
@@ -113,7 +113,7 @@ impl Threshold {
 
 /// RED (Floyd & Jacobson 1993) on the EWMA of the queue in packets, counting packets since
 /// the last mark so that marks are spaced out (p_a = p_b / (1 - count·p_b)).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Red {
     pub min_th: f64,
     pub max_th: f64,
@@ -202,7 +202,7 @@ impl Red {
 /// period T the marking probability follows the difference equation
 /// p(kT) = p((k−1)T) + a·(q(kT) − q_ref) − b·(q((k−1)T) − q_ref), clamped to [0, 1];
 /// a packet leaving the queue is marked (ECT) or dropped (not ECT) with probability p.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Pi {
     pub a: f64,
     pub b: f64,

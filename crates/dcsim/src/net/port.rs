@@ -48,7 +48,7 @@ pub struct PortCounters {
     pub busy: Time,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Port {
     pub name: String,
     pub node: u32,
@@ -85,7 +85,7 @@ pub struct Port {
 }
 
 /// What a port run by a queue discipline keeps beside the FIFO's fields.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Scheduled {
     discipline: Discipline,
     /// The packet being serialised (its start, end, size and class).

@@ -59,7 +59,7 @@ pub trait QueueDisc {
 
 /// The disciplines, dispatched by `match`: a new one is a struct implementing `QueueDisc`
 /// and a variant here.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Discipline {
     Classes(Classes),
 }
@@ -144,7 +144,7 @@ impl Classify {
 }
 
 /// Which waiting class the link serves next.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Scheduler {
     /// The lowest-numbered class holding a packet, always (IEEE 802.1Q strict priority).
     StrictPriority,
@@ -154,7 +154,7 @@ pub enum Scheduler {
     Drr(Drr),
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Drr {
     /// Quantum of each class, bytes.
     pub quantum: Vec<u64>,
@@ -190,7 +190,7 @@ pub struct ClassCounters {
     pub max_packets: u64,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ClassQueue {
     pkts: VecDeque<Packet>,
     bytes: Bytes,
@@ -218,7 +218,7 @@ impl ClassQueue {
 }
 
 /// Class queues behind one link.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Classes {
     pub classify: Classify,
     pub scheduler: Scheduler,

@@ -26,7 +26,7 @@ pub struct SwitchLink {
     pub to: u32,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Routes {
     hosts: u32,
     /// Per host: its switch (node id) and that switch's port down to it.

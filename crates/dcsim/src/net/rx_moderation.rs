@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use super::packet::Packet;
 use crate::units::Time;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct RxModeration {
     interval: Time,
     /// Time of the last interrupt, or of the pending one.

@@ -7,6 +7,7 @@ use std::collections::BinaryHeap;
 use crate::units::Time;
 
 /// `key` = time << 64 | sequence: one integer comparison orders by time, then FIFO.
+#[derive(Clone)]
 struct Entry<E> {
     key: u128,
     event: E,
@@ -30,6 +31,7 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+#[derive(Clone)]
 pub struct Calendar<E> {
     heap: BinaryHeap<Entry<E>>,
     next_seq: u64,

@@ -16,6 +16,13 @@ use crate::units::Time;
 #[derive(Debug, Clone)]
 pub(super) struct FlowRecord {
     pub(super) workload: Option<u32>,
+    /// The traffic generator that started it.
+    pub(super) generator: Option<u32>,
+    /// Bytes the flow is to send (None: long-lived, or a query connection).
+    pub(super) bytes: Option<u64>,
+    pub(super) class: u8,
+    /// The receiver's buffer, bytes.
+    pub(super) rcv_buffer: u64,
     /// Hosts of the data sender and of the receiver.
     pub(super) src: u32,
     pub(super) dst: u32,
@@ -61,18 +68,28 @@ impl FlowRecord {
     }
 
     /// Its row of `flows`; `window`: the measurement window, seconds.
-    pub(super) fn stats(&self, id: u32, window: f64) -> FlowStats {
+    /// `ideal`: its completion time alone on the idle network, if known.
+    pub(super) fn stats(&self, id: u32, window: f64, ideal: Option<Time>) -> FlowStats {
         let nan_or = |t: Option<Time>| t.map_or(f64::NAN, Time::as_secs_f64);
         let k = &self.counters;
         FlowStats {
             id,
             workload: self.workload,
+            generator: self.generator,
+            class: self.class,
+            size_bytes: self.bytes.unwrap_or(0),
             src: self.src,
             dst: self.dst,
             cc: self.cc.name().to_string(),
             start_s: self.start.as_secs_f64(),
             established_s: nan_or(self.established),
             completion_s: nan_or(self.completion),
+            fct_s: nan_or(self.completion.map(|c| c - self.start)),
+            ideal_fct_s: nan_or(ideal),
+            slowdown: match (self.completion, ideal) {
+                (Some(c), Some(i)) if i > Time::ZERO => (c - self.start).as_ps() as f64 / i.as_ps() as f64,
+                _ => f64::NAN,
+            },
             bytes_delivered: self.delivered,
             goodput_bps: (self.delivered - self.delivered_at_warmup) as f64 * 8.0 / window,
             data_packets_sent: k.data_packets_sent,
@@ -106,7 +123,7 @@ impl FlowRecord {
 /// Every connection, by id (its index in order of creation, `flows.id`). A live one owns its
 /// state in a slot that it gives back when it ends, so memory follows the connections open
 /// at once, not all those ever opened; an ended one keeps its `FlowRecord`.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(super) struct Conns {
     /// Per id: its slot in `slots` while it lives, or `ENDED | i` once its record is
     /// `records[i]`. Four bytes an id keep the lookup on the hot path within one cache line.

@@ -33,9 +33,19 @@ pub struct Part {
     pub bytes: u64,
 }
 
+/// What is known of a run beyond its scenario's counts once part of it is built.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Known {
+    /// The ports sampled.
+    pub sampled_ports: Option<u64>,
+    /// The flows the traffic generators are expected to start.
+    pub generated_flows: f64,
+}
+
 /// The memory a run of `s` is estimated to need, by part (the network before it is built,
-/// connections, recorded time series). `sampled_ports`: the ports sampled, if known.
-pub fn estimate(s: &Scenario, sampled_ports: Option<u64>) -> Vec<Part> {
+/// connections, recorded time series).
+pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
+    let sampled_ports = known.sampled_ports;
     let size = s.topology.size();
     let ports = size.ports();
     let per_host = size_of::<Node>() as u64
@@ -52,8 +62,11 @@ pub fn estimate(s: &Scenario, sampled_ports: Option<u64>) -> Vec<Part> {
         let n = c.queues.len() as u64;
         per_port += size_of::<Discipline>() as u64 + n * (size_of::<ClassQueue>() + size_of::<ClassStats>()) as u64;
     }
-    let network =
+    let mut network =
         size.hosts * per_host + size.switches * (size_of::<Node>() as u64 + NAME + leaves * 4) + ports * per_port + size.links * 64;
+    if s.measure.ideal_fct && (!s.traffic.is_empty() || s.flows.iter().any(|f| f.bytes.is_some())) {
+        network = network.saturating_mul(2); // a second, idle copy to run flows alone
+    }
     let one_shot: u64 = s
         .queries
         .iter()
@@ -61,7 +74,9 @@ pub fn estimate(s: &Scenario, sampled_ports: Option<u64>) -> Vec<Part> {
         .map(|q| q.servers.len() as u64 * q.rounds as u64)
         .sum();
     let persistent: u64 = s.queries.iter().filter(|q| q.persistent).map(|q| q.servers.len() as u64).sum();
-    let conns = s.flows.len() as u64 + persistent + one_shot;
+    // Generated flows: their expected count, and each holds a record once it has ended.
+    let generated = known.generated_flows.min(u64::MAX as f64) as u64;
+    let conns = (s.flows.len() as u64 + persistent + one_shot).saturating_add(generated);
     // A connection's state lives while it is open; its record and its row of `flows` stay.
     let open = s.flows.len() as u64
         + persistent
@@ -93,7 +108,13 @@ pub fn estimate(s: &Scenario, sampled_ports: Option<u64>) -> Vec<Part> {
             bytes: network,
         },
         Part {
-            field: if one_shot > s.flows.len() as u64 { "queries" } else { "flows" },
+            field: if generated > one_shot.max(s.flows.len() as u64) {
+                "traffic"
+            } else if one_shot > s.flows.len() as u64 {
+                "queries"
+            } else {
+                "flows"
+            },
             what: format!("{conns} connections, {open} open at once"),
             bytes: conns.saturating_mul(per_conn).saturating_add(open.saturating_mul(per_open)),
         },
@@ -113,8 +134,8 @@ pub fn estimate(s: &Scenario, sampled_ports: Option<u64>) -> Vec<Part> {
 }
 
 /// Refuses a scenario whose estimate is above `sim.memory_limit_gb`, naming the largest part.
-pub fn check(s: &Scenario, sampled_ports: Option<u64>) -> Result<(), ConfigError> {
-    let parts = estimate(s, sampled_ports);
+pub fn check(s: &Scenario, known: Known) -> Result<(), ConfigError> {
+    let parts = estimate(s, known);
     let total: u64 = parts.iter().map(|p| p.bytes).fold(0, u64::saturating_add);
     let limit = s.sim.memory_limit_gb * 1e9;
     if (total as f64) <= limit {

@@ -7,6 +7,7 @@ pub mod memory;
 #[cfg(test)]
 mod pacing_tests;
 mod trace;
+pub mod traffic;
 mod workload;
 
 use std::collections::VecDeque;
@@ -20,11 +21,11 @@ use crate::net::packet::{Packet, ACK};
 use crate::net::port::Port;
 use crate::net::routing::Routes;
 use crate::net::rx_moderation::{RxArrival, RxModeration};
-use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_WORKLOAD_BASE};
+use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_TRAFFIC_BASE, RNG_STREAM_WORKLOAD_BASE};
 use crate::results::{
     ClassStats, Conservation, FlowSamples, IctcpSamples, PoolSamples, PortStats, QueryStats, QueueSamples, Results, SwitchStats,
 };
-use crate::scenario::{CcKind, EctOnControl, Scenario, TcpConfig};
+use crate::scenario::{CcKind, EctOnControl, MeasureConfig, Scenario, TcpConfig, Topology};
 use crate::tcp::cc::Cc;
 use crate::tcp::ictcp::{IctcpParams, Interface};
 use crate::tcp::rtt::RttEstimator;
@@ -33,17 +34,87 @@ use crate::units::{Bytes, Time};
 use calendar::Calendar;
 use conns::{Conns, FlowRecord, IctcpView};
 use trace::Tracer;
+use traffic::{Generator, HostView};
 use workload::{OpenQuery, QueryRecord, QueryRole, Workload};
 
 /// The switch ports on the shortest paths that data takes: from each flow's source to its
 /// destination, and from each query's servers to its client (the default of
 /// `measure.queue_ports`).
 fn data_path_ports(net: &Network, s: &Scenario) -> Vec<u32> {
+    if !s.traffic.is_empty() {
+        // Generated flows may go between any of their hosts: every switch port may carry data.
+        return (0..net.ports.len() as u32).filter(|&p| net.ports[p as usize].is_switch).collect();
+    }
     let mut pairs: Vec<(u32, u32)> = s.flows.iter().map(|f| (f.src, f.dst)).collect();
     pairs.extend(s.queries.iter().flat_map(|q| q.servers.iter().map(|&server| (server, q.client))));
     pairs.sort_unstable();
     pairs.dedup();
     net.path_ports(&pairs)
+}
+
+/// The traffic generators of `s`, on the built network `net`.
+fn build_generators(s: &Scenario, net: &Network, end: Time) -> Result<Vec<Generator>, ConfigError> {
+    if s.traffic.is_empty() {
+        return Ok(Vec::new());
+    }
+    let hosts = net.host_port.len();
+    // A host's rack is the switch it hangs off; a rack topology's stand-ins for the rest of
+    // the datacenter are each a rack of their own.
+    let stand_ins_from = match s.topology {
+        Topology::Rack { hosts, .. } => hosts,
+        _ => u32::MAX,
+    };
+    let rack: Vec<u32> = (0..hosts as u32)
+        .map(|h| {
+            if h >= stand_ins_from {
+                u32::MAX - h
+            } else {
+                net.ports[net.host_port[h as usize] as usize].peer
+            }
+        })
+        .collect();
+    let nic = |h: usize| &net.ports[net.host_port[h] as usize];
+    let rate_bps: Vec<f64> = (0..hosts).map(|h| nic(h).rate.bps as f64).collect();
+    let per_packet: Vec<f64> = (0..hosts)
+        .map(|h| (s.tcp.header_bytes as u64 + nic(h).framing.as_u64()) as f64)
+        .collect();
+    let view = HostView {
+        rack: &rack,
+        rate_bps: &rate_bps,
+        per_packet: &per_packet,
+        mss: s.tcp.mss as f64,
+        default_cc: s.tcp.cc,
+        end,
+    };
+    s.traffic
+        .iter()
+        .enumerate()
+        .map(|(g, spec)| {
+            let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
+            rng.set_stream(RNG_STREAM_TRAFFIC_BASE + g as u64);
+            Generator::new(&format!("traffic[{g}]"), spec, &view, rng)
+        })
+        .collect()
+}
+
+/// The network of `s` with nothing on it, to run flows alone (`measure.ideal_fct`): built
+/// when a flow may have a size, else None.
+fn idle_network(s: &Scenario) -> Result<Option<Box<Simulation>>, ConfigError> {
+    let sized = !s.traffic.is_empty() || s.flows.iter().any(|f| f.bytes.is_some());
+    if !s.measure.ideal_fct || !sized {
+        return Ok(None);
+    }
+    let mut idle = s.clone();
+    idle.flows.clear();
+    idle.queries.clear();
+    idle.traffic.clear();
+    idle.sim.warmup_s = 0.0;
+    idle.measure = MeasureConfig {
+        queue_sample_us: 0.0,
+        ideal_fct: false,
+        ..MeasureConfig::default()
+    };
+    Ok(Some(Box::new(Simulation::new(&idle)?)))
 }
 
 /// Everything that can happen. Small and `Copy`: packets in flight live on their link.
@@ -65,6 +136,8 @@ enum Event {
     IssueQuery(u32),
     /// A server answers one request on a query connection.
     Respond(u32),
+    /// A flow arrives at a generator's source (`Simulation::arrival_slots`).
+    Arrive(u32),
     /// A slot frees in a host's full NIC queue: its blocked senders may go on (M10).
     NicRoom(u32),
     /// A host NIC's pending receive interrupt: its held packets reach the stack (M10).
@@ -79,6 +152,7 @@ const TIMER_DELACK: usize = 1;
 const TIMER_PACE: usize = 2;
 
 /// A connection: end 0 opened it and sends the flow's data, end 1 receives.
+#[derive(Clone)]
 struct Conn {
     ends: [Endpoint; 2],
     hosts: [u32; 2],
@@ -94,6 +168,8 @@ struct Conn {
     timer_event: [[Option<Time>; 3]; 2],
     /// Set on the connections of a query workload.
     query: Option<QueryRole>,
+    /// The traffic generator that started it, if one did.
+    generator: Option<u32>,
     /// Per end: (departure time, bytes) of its packets still in its host's NIC queue, for the
     /// per-connection host-queue limit (M10).
     in_nic: [VecDeque<(Time, u32)>; 2],
@@ -149,6 +225,7 @@ impl Conn {
 }
 
 /// Builds connections with the scenario's TCP settings.
+#[derive(Clone)]
 struct ConnFactory {
     tcp: TcpConfig,
     offload_burst_segments: u32,
@@ -204,6 +281,7 @@ impl ConnFactory {
             delivered_at_warmup: 0,
             timer_event: [[None; 3]; 2],
             query: None,
+            generator: None,
             in_nic: [VecDeque::new(), VecDeque::new()],
             in_nic_bytes: [0; 2],
             ictcp: [None; 2],
@@ -212,6 +290,7 @@ impl ConnFactory {
     }
 }
 
+#[derive(Clone)]
 pub struct Simulation {
     name: String,
     seed: u64,
@@ -239,6 +318,12 @@ pub struct Simulation {
     ending: Vec<u32>,
     factory: ConnFactory,
     workloads: Vec<Workload>,
+    generators: Vec<Generator>,
+    /// Per `Arrive` slot: (generator, its source number).
+    arrival_slots: Vec<(u32, u32)>,
+    /// The idle network, to run a flow alone for its ideal completion time
+    /// (`measure.ideal_fct`); None when off or no flow has a size.
+    idle: Option<Box<Simulation>>,
     /// Scratch buffer for segments an endpoint emits (reused: no allocation per event).
     out: Vec<Packet>,
     events: u64,
@@ -259,7 +344,7 @@ pub struct Simulation {
 impl Simulation {
     pub fn new(s: &Scenario) -> Result<Self, ConfigError> {
         s.validate()?;
-        memory::check(s, None)?;
+        memory::check(s, memory::Known::default())?;
         let net = Network::build(s)?;
         let t = &s.tcp;
         let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
@@ -306,13 +391,30 @@ impl Simulation {
             }
             workloads.push(wl);
         }
+        let end = Time::from_secs_f64(s.sim.duration_s);
+        let generators = build_generators(s, &net, end)?;
+        // Their flows are known in number now: the estimate again, with them.
+        let generated: f64 = generators.iter().map(Generator::expected_flows).sum();
+        memory::check(
+            s,
+            memory::Known {
+                generated_flows: generated,
+                ..Default::default()
+            },
+        )?;
         let sampled_ports = if s.measure.queue_ports.is_empty() {
             data_path_ports(&net, s)
         } else {
             net.port_indices("measure.queue_ports", &s.measure.queue_ports)?
         };
         // The sampled ports are known now: the time series are checked again, before the run.
-        memory::check(s, Some(sampled_ports.len() as u64))?;
+        memory::check(
+            s,
+            memory::Known {
+                sampled_ports: Some(sampled_ports.len() as u64),
+                generated_flows: generated,
+            },
+        )?;
         let traced_ports = net.port_indices("measure.trace_ports", &s.measure.trace_ports)?;
         let traced_conns: Vec<(u32, u32)> = s.measure.trace_flows.iter().map(|&f| (f, s.flows[f as usize].src)).collect();
         let tracer = Tracer::new(net.ports.len(), &traced_ports, conns.len(), &traced_conns);
@@ -367,6 +469,13 @@ impl Simulation {
             ending: Vec::new(),
             factory,
             workloads,
+            arrival_slots: generators
+                .iter()
+                .enumerate()
+                .flat_map(|(g, gen)| (0..gen.sources.len() as u32).map(move |k| (g as u32, k)))
+                .collect(),
+            generators,
+            idle: idle_network(s)?,
             out: Vec::with_capacity(64),
             events: 0,
             hops: 0,
@@ -395,6 +504,13 @@ impl Simulation {
         for (w, wl) in sim.workloads.iter().enumerate() {
             sim.cal.schedule(wl.start, Event::IssueQuery(w as u32));
         }
+        for slot in 0..sim.arrival_slots.len() {
+            let (g, k) = sim.arrival_slots[slot];
+            let gen = &mut sim.generators[g as usize];
+            if let Some(t) = gen.next_arrival(k as usize, gen.start) {
+                sim.cal.schedule(t, Event::Arrive(slot as u32));
+            }
+        }
         if sim.warmup > Time::ZERO {
             sim.cal.schedule(sim.warmup, Event::WarmupEnd);
         }
@@ -402,7 +518,7 @@ impl Simulation {
             sim.cal.schedule(sim.warmup, Event::QueueSample);
         }
         // Query workloads may open their connections only later (one at a request).
-        if sim.flow_sample_every > Time::ZERO && !(sim.conns.is_empty() && sim.workloads.is_empty()) {
+        if sim.flow_sample_every > Time::ZERO && !(sim.conns.is_empty() && sim.workloads.is_empty() && sim.generators.is_empty()) {
             sim.cal.schedule(sim.warmup, Event::FlowSample);
         }
         Ok(sim)
@@ -466,6 +582,7 @@ impl Simulation {
                 }
             }
             Event::IssueQuery(w) => self.issue_query(w),
+            Event::Arrive(slot) => self.arrive(slot),
             Event::Respond(c) => {
                 let w = self.conns[c as usize].query.expect("a query connection").workload;
                 let response = self.workloads[w as usize].response;
@@ -707,6 +824,10 @@ impl Simulation {
         let ictcp = c.ictcp[1 - d].map(|k| IctcpView::of(self.ictcp[c.hosts[1 - d] as usize].as_ref().expect("attached").conn(k)));
         FlowRecord {
             workload: c.query.map(|q| q.workload),
+            generator: c.generator,
+            bytes: c.bytes,
+            class: c.class,
+            rcv_buffer: rx.p.rcv_buffer,
             src: c.hosts[d],
             dst: c.hosts[1 - d],
             cc: c.cc,
@@ -740,6 +861,40 @@ impl Simulation {
                 }
             }
         }
+    }
+
+    /// How long flow `id` takes alone on the idle network: a copy of it runs just that flow,
+    /// from the same start, until the flow completes (None if it does not by the run's end).
+    fn ideal_fct(&self, idle: &Simulation, r: &FlowRecord) -> Option<Time> {
+        let bytes = r.bytes?;
+        r.completion?;
+        let mut sim = idle.clone();
+        let mut conn = sim.factory.make(0, r.src, r.dst, r.cc, r.start, Some(r.rcv_buffer));
+        conn.ends[0].write(bytes);
+        conn.bytes = Some(bytes);
+        conn.class = r.class;
+        sim.conns.push(conn);
+        sim.attach_ictcp(0);
+        sim.cal.schedule(r.start, Event::Open(0));
+        sim.end = self.end;
+        while let Some((t, ev)) = sim.cal.pop() {
+            if t > sim.end {
+                break;
+            }
+            sim.now = t;
+            sim.dispatch(ev);
+            let done = match sim.conns.get(0) {
+                Some(c) => c.completion,
+                None => sim.conns.ended(0).and_then(|r| r.completion),
+            };
+            if let Some(done) = done {
+                return Some(done - r.start);
+            }
+            if !sim.ending.is_empty() {
+                sim.end_finished();
+            }
+        }
+        None
     }
 
     /// Connections open now (not ended), a measure of the state the simulation holds.
@@ -908,6 +1063,27 @@ impl Simulation {
                 self.drive(c, e, |ep, now, out| ep.try_send(now, out));
             }
         }
+    }
+
+    /// A generator's flow arrives: its connection opens now, and the source's next arrival
+    /// is drawn.
+    fn arrive(&mut self, slot: u32) {
+        let (g, k) = self.arrival_slots[slot as usize];
+        let gen = &mut self.generators[g as usize];
+        let a = gen.arrival(k as usize);
+        if let Some(t) = gen.next_arrival(k as usize, self.now) {
+            self.cal.schedule(t, Event::Arrive(slot));
+        }
+        let (cc, rcv_buffer, class) = (gen.cc, gen.rcv_buffer, gen.class);
+        let id = self.conns.len() as u32;
+        let mut conn = self.factory.make(id, a.src, a.dst, cc, self.now, rcv_buffer);
+        conn.ends[0].write(a.bytes);
+        conn.bytes = Some(a.bytes);
+        conn.class = class;
+        conn.generator = Some(g);
+        self.conns.push(conn);
+        self.attach_ictcp(id);
+        self.drive(id, 0, |ep, now, out| ep.connect(now, out));
     }
 
     /// Issues the next query of workload `w`: a request to every server.
@@ -1089,7 +1265,15 @@ impl Simulation {
             });
         }
         let nan_or = |t: Option<Time>| t.map_or(f64::NAN, Time::as_secs_f64);
-        let flows = (0..self.conns.len() as u32).map(|i| self.flow_record(i).stats(i, window)).collect();
+        let idle = self.idle.take();
+        let flows = (0..self.conns.len() as u32)
+            .map(|i| {
+                let r = self.flow_record(i);
+                let ideal = idle.as_deref().and_then(|idle| self.ideal_fct(idle, &r));
+                r.stats(i, window, ideal)
+            })
+            .collect();
+        self.idle = idle;
         Results {
             name: self.name.clone(),
             seed: self.seed,

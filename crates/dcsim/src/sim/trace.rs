@@ -20,7 +20,7 @@ pub const DROP: u8 = 2;
 pub const PORT_VIEW: u8 = 0;
 pub const FLOW_VIEW: u8 = 1;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Tracer {
     /// Anything traced at all: the one test the untraced hot path pays.
     pub on: bool,

@@ -42,7 +42,7 @@ pub struct OpenQuery {
     pub first_conn: Option<u32>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Workload {
     pub client: u32,
     pub servers: Vec<u32>,

@@ -25,6 +25,8 @@ pub const RNG_STREAM_FLOW_START: u64 = 1;
 pub const RNG_STREAM_SPRAY: u64 = 2;
 pub const RNG_STREAM_PORT_BASE: u64 = 1_000;
 pub const RNG_STREAM_WORKLOAD_BASE: u64 = 1_000_000;
+/// Traffic generator g draws from stream `RNG_STREAM_TRAFFIC_BASE + g` (g < 2^20).
+pub const RNG_STREAM_TRAFFIC_BASE: u64 = 1 << 22;
 /// Ports past the 999,000th, which would reach the workloads' streams from the first base.
 pub const RNG_STREAM_MANY_PORTS_BASE: u64 = 1 << 40;
 
@@ -43,7 +45,7 @@ fn port_rng(seed: u64, port: u32) -> ChaCha8Rng {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Node {
     pub name: String,
     pub is_switch: bool,

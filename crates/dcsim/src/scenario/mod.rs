@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::ConfigError;
 pub use crate::tcp::cc::{cubic::CubicConfig, CcKind};
 
+mod traffic;
+pub use traffic::{DestinationRule, FlowArrival, SizeDist, TrafficSpec, MAX_CDF_POINTS};
+
 /// One simulation: a topology, the switches' queues, the hosts' TCP, and the flows.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -35,6 +38,10 @@ pub struct Scenario {
     /// Partition/aggregate query workloads (M23).
     #[serde(default)]
     pub queries: Vec<QuerySpec>,
+    /// Open-loop flow generators: flows arriving by a random process, with sizes from a
+    /// distribution (DCTCP §4.3's background traffic).
+    #[serde(default)]
+    pub traffic: Vec<TrafficSpec>,
     #[serde(default)]
     pub measure: MeasureConfig,
 }
@@ -997,6 +1004,10 @@ pub struct MeasureConfig {
     /// Flows (indices into `flows`) whose packets are traced at their sender's host: what
     /// it sends and what it receives.
     pub trace_flows: Vec<u32>,
+    /// Each finished flow's ideal completion time (`flows.ideal_fct_s`): the time the same
+    /// flow takes alone on the idle network, found by running it so; `slowdown` is its
+    /// completion time over that. Costs about one more simulation of each finite flow.
+    pub ideal_fct: bool,
 }
 
 impl Default for MeasureConfig {
@@ -1007,6 +1018,7 @@ impl Default for MeasureConfig {
             flow_sample_us: 0.0,
             trace_ports: Vec::new(),
             trace_flows: Vec::new(),
+            ideal_fct: true,
         }
     }
 }
@@ -1079,6 +1091,9 @@ impl Scenario {
                 }
                 for (i, q) in self.queries.iter().enumerate() {
                     class(&format!("queries[{i}].class"), q.class)?;
+                }
+                for (i, g) in self.traffic.iter().enumerate() {
+                    class(&format!("traffic[{i}].class"), g.class)?;
                 }
             }
             ClassifyConfig::Ecn { ect, not_ect } => {
@@ -1340,6 +1355,15 @@ impl Scenario {
                 whole(&field("bytes"), b, 1, MAX_BYTES, "bytes")?;
             }
         }
+        if self.traffic.len() > MAX_QUERY_WORKLOADS {
+            return err(
+                "traffic",
+                format!("{} generators; at most {MAX_QUERY_WORKLOADS} are allowed", self.traffic.len()),
+            );
+        }
+        for (i, g) in self.traffic.iter().enumerate() {
+            g.check(&format!("traffic[{i}]"), hosts, t.mss)?;
+        }
         if self.queries.len() > MAX_QUERY_WORKLOADS {
             return err(
                 "queries",
@@ -1476,7 +1500,7 @@ pub(crate) fn real(field: &dyn AsRef<str>, v: f64, lo: Bound, hi: f64, unit: &st
 }
 
 /// A whole number in [lo, hi].
-fn whole(field: &dyn AsRef<str>, v: u64, lo: u64, hi: u64, unit: &str) -> Result<(), ConfigError> {
+pub(crate) fn whole(field: &dyn AsRef<str>, v: u64, lo: u64, hi: u64, unit: &str) -> Result<(), ConfigError> {
     if (lo..=hi).contains(&v) {
         return Ok(());
     }
@@ -1561,7 +1585,7 @@ fn check_aqm(field: &str, aqm: &AqmConfig) -> Result<(), ConfigError> {
     Ok(())
 }
 
-fn check_rcv_buffer(field: &str, bytes: u64, mss: u32) -> Result<(), ConfigError> {
+pub(crate) fn check_rcv_buffer(field: &str, bytes: u64, mss: u32) -> Result<(), ConfigError> {
     if bytes < mss as u64 {
         return Err(ConfigError::new(
             field.to_string(),
