@@ -94,6 +94,34 @@ queue_sample_us = 0
     Scenario::from_toml(&toml).expect("bench scenario is valid")
 }
 
+/// k-ary fat-tree as in `fat_tree_permutation`, with the web-search flow sizes arriving on
+/// every host (Poisson, to a uniformly chosen other host) at `load` of its link; `ideal`: each
+/// finished flow also replayed alone for its slowdown.
+fn fat_tree_web_search(name: &str, k: u32, load: f64, seconds: f64, ideal: bool) -> Scenario {
+    let toml = format!(
+        r#"name = "{name}"
+[sim]
+duration_s = {seconds}
+[topology]
+kind = "fat_tree"
+k = {k}
+link = {{ rate_gbps = 10.0, delay_us = 1.0 }}
+[switch]
+buffer = {{ kind = "per_port", limit_packets = 100 }}
+aqm = {{ kind = "threshold", k_packets = 15 }}
+[tcp]
+cc = "dctcp"
+[measure]
+queue_sample_us = 0
+ideal_fct = {ideal}
+[[traffic]]
+size = {{ kind = "web_search" }}
+arrival = {{ kind = "poisson", load = {load} }}
+"#
+    );
+    Scenario::from_toml(&toml).expect("bench scenario is valid")
+}
+
 /// Peak resident memory of this process, bytes (Linux; 0 elsewhere).
 fn peak_rss() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -137,15 +165,27 @@ fn main() {
             "k=12 fat-tree, 432 hosts, 10 Gbps, 1 µs/hop, permutation, DCTCP K=15, 100-pkt queues",
             fat_tree_permutation("bench-fattree12", 12, 0.1 * scale),
         ),
+        (
+            "k=8 fat-tree, 128 hosts, 10 Gbps, web-search sizes at 50% load, DCTCP K=15, 100-pkt queues",
+            fat_tree_web_search("bench-fattree8-websearch", 8, 0.5, 0.1 * scale, false),
+        ),
+        (
+            "the same, each finished flow also replayed alone for its slowdown (measure.ideal_fct)",
+            fat_tree_web_search("bench-fattree8-websearch-ideal", 8, 0.5, 0.1 * scale, true),
+        ),
     ];
     // Wall time on shared machines is noisy: run each case several times and report the
     // fastest run (the least disturbed), with the median beside it.
     let runs = if quick { 1 } else { 5 };
-    println!("| scenario | simulated s | events | packet-hops | best wall s | median wall s | events/s | packet-hops/s | data packets/s | peak RSS MB |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| scenario | simulated s | events | packet-hops | best wall s | median wall s | events/s | packet-hops/s | data packets/s | flows completed/s | peak RSS MB |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for (label, s) in cases {
         // The fat-tree row takes tens of seconds a run: three runs.
-        let runs = if s.flows.len() > 100 { runs.min(3) } else { runs };
+        let runs = if s.flows.len() > 100 || !s.traffic.is_empty() {
+            runs.min(3)
+        } else {
+            runs
+        };
         let mut walls = Vec::with_capacity(runs);
         let mut last = None;
         for _ in 0..runs {
@@ -173,8 +213,15 @@ fn main() {
         }
         // Data packets delivered: in-order payload over the segment size.
         let data_packets: u64 = r.flows.iter().map(|f| f.bytes_delivered).sum::<u64>() / s.tcp.mss as u64;
+        // Flows with a size that finished (generated flows; long-lived flows never do).
+        let completed = r.flows.iter().filter(|f| f.size_bytes > 0 && f.fct_s.is_finite()).count();
+        let completed = if completed > 0 {
+            format!("{:.0}", completed as f64 / best)
+        } else {
+            "–".into()
+        };
         println!(
-            "| {label} | {:.1} | {} | {} | {best:.3} | {median:.3} | {:.2} M | {:.2} M | {:.2} M | {:.1} |",
+            "| {label} | {:.1} | {} | {} | {best:.3} | {median:.3} | {:.2} M | {:.2} M | {:.2} M | {completed} | {:.1} |",
             simulated,
             r.events,
             r.packet_hops,
