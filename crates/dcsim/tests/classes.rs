@@ -292,7 +292,7 @@ fn one_class_queue_runs_exactly_as_the_fifo_fast_path_end_to_end() {
         let fifo = base.replace("CC", cc) + switch;
         let one_class = fifo.clone() + "\nclasses = { queues = [{}] }";
         let (a, b) = (run(&fifo), run(&one_class));
-        assert!(b.classes.len() > 0 && a.classes.is_empty());
+        assert!(!b.classes.is_empty() && a.classes.is_empty());
         let drops: u64 = a.ports.iter().map(|p| p.drops_buffer + p.drops_pool + p.marks).sum();
         assert!(drops > 0, "{switch}: the case should drop or mark");
         assert_eq!(format!("{:?}", a.ports), format!("{:?}", b.ports), "{switch}");
