@@ -44,8 +44,8 @@ Assumptions:
   no handshake.
 - The senders' links run at 10× C so that the receiver's switch port is the only bottleneck,
   as in the §3.3 analysis ("sharing a single bottleneck link of capacity C"): with equal rates a
-  lone flow is limited by its own NIC, is never marked, and its window grows without bound
-  until the second flow arrives, so the result would depend on when it arrives.
+  lone flow is limited by its own NIC and never marked: it is not in DCTCP's steady state, and
+  its window grows far past the pipe (≈ 200 segments at 1 Gbps, against C·RTT + K ≈ 28).
 - α starting at 0 (NS-2): the newcomer barely backs off at its first marks, which speeds
   convergence; with Linux's α = 1 it halves at once. g = 1/16 sets how fast the old flow's α
   follows the new congestion level.
