@@ -195,7 +195,6 @@ def test_fig15_schedule_is_the_papers():
         assert [(f["start_s"], f["stop_s"]) for f in sc["flows"]] == [
             (20.0 * i, 20.0 * i + 100.0) for i in range(5)
         ]
-    assert ictcp_fig15.jain([1.0, 1.0]) == 1.0 and ictcp_fig15.jain([1.0, 0.0]) == 0.5
 
 
 def test_comparison_sweeps_are_the_papers_and_shared_by_figure_pairs():

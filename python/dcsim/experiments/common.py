@@ -14,12 +14,14 @@ The DCTCP steady-state analysis (DCTCP paper §3.3, Eqs. 3-13; spec algorithms.m
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..results import Results, occupancy, rows
 
@@ -57,6 +59,20 @@ def dctcp_aqm(k: int, count_in_service: bool = True) -> dict:
 
 
 DROP_TAIL = {"kind": "drop_tail"}
+
+
+def red_aqm(min_th: float, max_th: float, max_p: float = 0.1, weight_log2: int = 9) -> dict:
+    """RED on the average queue, marking ECT packets (M16; DCTCP paper footnotes 5, 8): thresholds
+    in packets, w_q = 2^-weight_log2 ("weight = 9" in the paper's guideline [7])."""
+    return {
+        "kind": "red",
+        "min_th": float(min_th),
+        "max_th": float(max_th),
+        "max_p": float(max_p),
+        "weight_log2": int(weight_log2),
+        "ecn": True,
+    }
+
 
 # The receiver (host 0) hangs off this switch port: where the queue builds.
 RECEIVER_PORT = "s0->h0"
@@ -369,6 +385,109 @@ def cdf(values: Iterable[float]) -> tuple[np.ndarray, np.ndarray]:
     """Empirical CDF of samples: sorted values and P[X <= x]."""
     x = np.sort(np.asarray(list(values), dtype=float))
     return x, np.arange(1, len(x) + 1) / max(len(x), 1)
+
+
+# ---------------------------------------------------------------------------------------
+# Fairness and per-flow time series (``measure.flow_sample_us``)
+# ---------------------------------------------------------------------------------------
+
+
+def jain(x: Sequence[float]) -> float:
+    """Jain's fairness index (Σx)² / (n·Σx²): 1 when all are equal, 1/n when one has all;
+    NaN for no values or all zero."""
+    x = np.asarray(x, dtype=float)
+    return (
+        float(x.sum() ** 2 / (len(x) * (x**2).sum())) if len(x) and (x**2).sum() > 0 else math.nan
+    )
+
+
+def phases(windows: Sequence[tuple[float, float]]) -> list[tuple[float, float, list[int]]]:
+    """``(start, end, active flows)`` of each stretch in which the same flows are active, for
+    flows active over ``windows[i] = (start_s, stop_s)``; stretches with no flow are left out."""
+    edges = sorted({t for w in windows for t in w})
+    out = []
+    for a, b in itertools.pairwise(edges):
+        active = [i for i, (start, stop) in enumerate(windows) if start <= a and b <= stop]
+        if active:
+            out.append((a, b, active))
+    return out
+
+
+def flow_samples(res: dict) -> pd.DataFrame:
+    """The per-flow time series (``flow_samples``) as a pandas frame."""
+    return Results(res).flow_samples
+
+
+def goodput_between_bps(fs: pd.DataFrame, flow: int, t0: float, t1: float) -> float:
+    """A flow's goodput between the first sample at or after ``t0`` and the last at or before
+    ``t1``, from its delivered bytes, bit/s."""
+    g = fs[fs.flow == flow].set_index("t_s").delivered_bytes
+    lo = g[g.index >= t0 - 1e-12]
+    hi = g[g.index <= t1 + 1e-12]
+    return float((hi.iloc[-1] - lo.iloc[0]) * 8 / (hi.index[-1] - lo.index[0]))
+
+
+def settled_goodputs(
+    fs: pd.DataFrame, windows: Sequence[tuple[float, float]], settle_fraction: float
+) -> list[dict]:
+    """One row per phase (:func:`phases` of the flows' ``windows``): the active flows' goodputs
+    from their delivered bytes after the first ``settle_fraction`` of the phase (the flows
+    converge there), Mb/s, joined by ";" in ``flow_mbps``; their total; Jain's index (NaN with
+    one flow). ``settled_s`` is where the measurement starts, ``flows`` the active flows."""
+    out = []
+    for k, (a, b, active) in enumerate(phases(windows)):
+        t0 = a + settle_fraction * (b - a)
+        per = [goodput_between_bps(fs, f, t0, b) / 1e6 for f in active]
+        out.append(
+            {
+                "phase": k,
+                "start_s": a,
+                "end_s": b,
+                "active": len(active),
+                "flow_mbps": ";".join(f"{x:.1f}" for x in per),
+                "total_mbps": float(sum(per)),
+                "jain": jain(per) if len(per) > 1 else math.nan,
+                "settled_s": t0,
+                "flows": active,
+            }
+        )
+    return out
+
+
+def phase_tables(
+    runs: Iterable[tuple[str, dict]], phase_rows: Any
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """For runs ``(protocol, result)``: the rows ``phase_rows(flow samples)`` of every run, and
+    every flow's goodput per sampling interval (:func:`flow_rates`), each with a ``protocol``
+    column first."""
+    rows, series = [], []
+    for proto, res in runs:
+        fs = flow_samples(res)
+        series.append(flow_rates(fs).assign(protocol=proto))
+        rows += [{"protocol": proto, **r} for r in phase_rows(fs)]
+    return (
+        pd.DataFrame(rows),
+        pd.concat(series, ignore_index=True)[["protocol", "flow", "t_s", "mbps"]],
+    )
+
+
+def flow_rates(fs: pd.DataFrame) -> pd.DataFrame:
+    """Each flow's goodput in every sampling interval: a frame ``flow, t_s, mbps`` (``t_s`` the
+    interval's end)."""
+    parts = []
+    for f, g in fs.groupby("flow"):
+        g = g.sort_values("t_s")
+        rate = g.delivered_bytes.diff() * 8 / g.t_s.diff() / 1e6
+        parts.append(
+            pd.DataFrame(
+                {"flow": int(f), "t_s": g.t_s.iloc[1:].to_numpy(), "mbps": rate.iloc[1:].to_numpy()}
+            )
+        )
+    return (
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else pd.DataFrame(columns=["flow", "t_s", "mbps"])
+    )
 
 
 # ---------------------------------------------------------------------------------------

@@ -44,9 +44,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from . import common as c
 from . import ictcp_testbed as tb
 
@@ -87,21 +84,15 @@ def scenarios(scale: str) -> list[tuple[str, dict]]:
     return out
 
 
+def windows(scale: str) -> list[tuple[float, float]]:
+    """(start, stop) of each flow."""
+    interval, lifetime = schedule(scale)
+    return [(i * interval, i * interval + lifetime) for i in range(FLOWS)]
+
+
 def phases(scale: str) -> list[tuple[float, float, list[int]]]:
     """(start, end, active flows) of each stretch with a fixed set of active flows."""
-    interval, lifetime = schedule(scale)
-    edges = sorted({i * interval for i in range(FLOWS)} | {i * interval + lifetime for i in range(FLOWS)})
-    out = []
-    for a, b in zip(edges, edges[1:]):
-        active = [i for i in range(FLOWS) if i * interval <= a and b <= i * interval + lifetime]
-        if active:
-            out.append((a, b, active))
-    return out
-
-
-def jain(x: list[float]) -> float:
-    x = np.asarray(x, dtype=float)
-    return float(x.sum() ** 2 / (len(x) * (x**2).sum())) if len(x) and (x**2).sum() > 0 else float("nan")
+    return c.phases(windows(scale))
 
 
 def run(scale: str, out_dir: Path, jobs: int) -> dict:
@@ -109,39 +100,12 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
     out = c.prepare_out(out_dir)
     plan = scenarios(scale)
     results = c.run_all([sc for _, sc in plan], jobs)
-    rows, series = [], []
-    for (proto, _), res in zip(plan, results):
-        fs = c.Results(res).flow_samples
-        for f, g in fs.groupby("flow"):
-            g = g.sort_values("t_s")
-            rate = g.delivered_bytes.diff() * 8 / g.t_s.diff() / 1e6
-            series += [
-                {"protocol": proto, "flow": int(f), "t_s": float(t), "mbps": float(r)}
-                for t, r in zip(g.t_s.iloc[1:], rate.iloc[1:])
-            ]
-        for k, (a, b, active) in enumerate(phases(scale)):
-            t0 = a + SETTLE_FRACTION * (b - a)
-            per = []
-            for f in active:
-                g = fs[fs.flow == f].set_index("t_s").delivered_bytes
-                lo = g[g.index >= t0 - 1e-12]
-                hi = g[g.index <= b + 1e-12]
-                per.append((hi.iloc[-1] - lo.iloc[0]) * 8 / (hi.index[-1] - lo.index[0]) / 1e6)
-            rows.append(
-                {
-                    "protocol": proto,
-                    "phase": k,
-                    "start_s": a,
-                    "end_s": b,
-                    "active": len(active),
-                    "flow_mbps": ";".join(f"{x:.1f}" for x in per),
-                    "total_mbps": float(sum(per)),
-                    "jain": jain(per) if len(per) > 1 else float("nan"),
-                }
-            )
-    df = pd.DataFrame(rows)
+    df, sdf = c.phase_tables(
+        ((proto, res) for (proto, _), res in zip(plan, results)),
+        lambda fs: c.settled_goodputs(fs, windows(scale), SETTLE_FRACTION),
+    )
+    df = df.drop(columns=["settled_s", "flows"])
     df.to_csv(out / "fig15_phases.csv", index=False)
-    sdf = pd.DataFrame(series)
     sdf.to_csv(out / "fig15_series.csv", index=False)
 
     fig, axes = c.figure(nrows=len(tb.PROTOCOLS), size=(6.4, 7.0), sharex=True)

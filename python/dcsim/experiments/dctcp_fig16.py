@@ -1,0 +1,189 @@
+"""DCTCP paper (Alizadeh et al., SIGCOMM 2010), Figure 16: convergence test.
+
+Paper setup (§4.1): "we set up 6 hosts connected via 1Gbps links to the Triumph switch. K was
+set to 20. One of the hosts acts as a receiver, while the others act as senders. We start a
+single long-lived flow, and then we sequentially start and then stop the other senders, spaced
+by 30 seconds." Plots: per-flow throughput vs time, (a) DCTCP, (b) TCP.
+
+Published result (§4.1, qualitative): "As DCTCP flows come and go, they quickly converge to
+their fair share"; "TCP throughput is fair on average, but has much higher variation." Fair
+share ≈ 950/n Mbps with n active flows (spec DERIVED). Checked as spec §6 claim 8 (its Fig. 16
+part): DCTCP's Jain index ≥ 0.97 in every phase with two or more flows, and DCTCP's
+throughput varies less than TCP's; and TCP's "fair on average" as Jain ≥ 0.95 per phase
+(the spec's check for "share fairly", claim 24).
+
+Our setup: `common.testbed` star of 6 hosts at 1 Gbps (base RTT ≈ 100 µs, 38 B framing,
+Triumph preset buffer, RTO_min 300 ms, delayed ACK m = 2, g = 1/16), hosts 1-5 each send one
+long-lived flow to host 0; DCTCP with K = 20, and TCP NewReno over drop-tail. Each flow's
+delivered bytes are sampled every 100 ms (`measure.flow_sample_us`).
+
+Assumptions:
+- Schedule (spec DERIVED): flow i (i = 0..4) starts at i·30 s; the stop order is NOT GIVEN:
+  last in, first out (spec ASSUMPTION), so flow i stops at (9 − i)·30 s and flow 0 runs to the
+  end, 270 s. Flows stop writing at their stop time and finish what they have sent.
+- Quick scale compresses the schedule 15×: 2-s spacing, 18 s in all. TCP's 300 ms RTO_min,
+  its sawtooth (about a second at 1 Gbps with a 700 KB buffer) and the 100 ms sampling do not
+  shrink with it: a timeout of a joining TCP flow takes a large part of a 2-s phase, and
+  TCP's phase averages are then far from fair (its claim can fail at quick scale only).
+- Per phase (each stretch with a fixed set of active flows) a flow's throughput is its
+  average from its delivered bytes, skipping the first fifth of the phase (the flows converge
+  there); Jain's index is over the active flows (phases with one flow have none).
+- Variation: the coefficient of variation (std/mean) of a flow's 100-ms throughput samples in
+  the same settled part of a phase, averaged over the active flows and the phases with
+  two or more flows. The 100-ms bin is ours (the paper's plotting interval is NOT GIVEN); it is
+  the same at both scales.
+
+Measured at full scale: DCTCP's Jain index ≥ 0.9997 in every phase, mean CoV 0.088 (0.035 with
+two flows, ≈ 0.11 with three to five: a window of (8 + 20)/n packets moves by one packet); TCP's
+Jain ≥ 0.995 (fair on average), mean CoV 0.226. At quick scale a joining TCP flow's timeout
+leaves TCP's 2-flow phase at Jain 0.64.
+
+Outputs: fig16_phases.csv (protocol, phase, start_s, end_s, active, flow_mbps - the
+active flows' throughputs joined by ";" - total_mbps, jain, settled_s, fair_share_mbps, cov),
+fig16_series.csv (protocol, flow, t_s, mbps per sampling interval), fig16.png/.svg.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import common as c
+
+ID = "dctcp-fig16"
+TITLE = "DCTCP Fig. 16: convergence test, five flows started and stopped 30 s apart (1 Gbps)"
+DESCRIPTION = "Five long flows into one receiver start 30 s apart, then stop last-in first-out: per-flow throughput, Jain index and variation, DCTCP vs TCP."
+
+FLOWS = 5
+K = 20
+RATE_GBPS = 1.0
+PAPER_SPACING_S = 30.0
+SETTLE_FRACTION = 0.2
+SAMPLE_S = 0.1
+PROTOCOLS = (("DCTCP", K), ("TCP", None))
+SCALES = {
+    "quick": {"spacing_s": 2.0},
+    "full": {"spacing_s": PAPER_SPACING_S},
+}
+
+
+def windows(scale: str) -> list[tuple[float, float]]:
+    """``(start_s, stop_s)`` of each flow: starts every spacing, stops last in first out."""
+    sp = c.check_scale(scale, SCALES)["spacing_s"]
+    return [(i * sp, (2 * FLOWS - 1 - i) * sp) for i in range(FLOWS)]
+
+
+def scenarios(scale: str) -> list[tuple[str, dict]]:
+    """``(protocol, scenario)`` for every run."""
+    win = windows(scale)
+    end = max(stop for _, stop in win)
+    plan = []
+    for proto, k in PROTOCOLS:
+        sc = c.testbed(
+            f"{ID}-{proto.lower()}",
+            senders=FLOWS,
+            k=k,
+            rate_gbps=RATE_GBPS,
+            duration_s=end,
+            warmup_s=0.0,
+        )
+        sc["flows"] = [
+            {"src": i + 1, "dst": 0, "start_s": start} | ({"stop_s": stop} if stop < end else {})
+            for i, (start, stop) in enumerate(win)
+        ]
+        sc["measure"]["flow_sample_us"] = SAMPLE_S * 1e6
+        plan.append((proto, sc))
+    return plan
+
+
+def cov(rates: np.ndarray) -> float:
+    """Coefficient of variation std/mean of throughput samples (NaN for none or a zero mean)."""
+    r = np.asarray(rates, dtype=float)
+    return float(r.std() / r.mean()) if len(r) and r.mean() > 0 else float("nan")
+
+
+def phase_rows(fs: pd.DataFrame, scale: str) -> list[dict]:
+    """Per phase (:func:`common.settled_goodputs`): the active flows' settled throughputs,
+    their Jain index, fair share and variation."""
+    rates = c.flow_rates(fs)
+    rows = c.settled_goodputs(fs, windows(scale), SETTLE_FRACTION)
+    for r in rows:
+        # Samples whose whole interval lies in the settled part of the phase.
+        inside = (rates.t_s - SAMPLE_S >= r["settled_s"] - 1e-9) & (rates.t_s <= r["end_s"] + 1e-9)
+        r["fair_share_mbps"] = r["total_mbps"] / r["active"]
+        r["cov"] = float(np.mean([cov(rates[inside & (rates.flow == f)].mbps) for f in r["flows"]]))
+    return rows
+
+
+def run(scale: str, out_dir: Path, jobs: int) -> dict:
+    c.check_scale(scale, SCALES)
+    out = c.prepare_out(out_dir)
+    plan = scenarios(scale)
+    results = c.run_all([sc for _, sc in plan], jobs)
+    df, sdf = c.phase_tables(
+        ((proto, res) for (proto, _), res in zip(plan, results)),
+        lambda fs: phase_rows(fs, scale),
+    )
+    df = df.drop(columns=["flows"])
+    df.to_csv(out / "fig16_phases.csv", index=False)
+    sdf.to_csv(out / "fig16_series.csv", index=False)
+
+    shared = df[df.active > 1]
+    worst_jain = {p: float(shared[shared.protocol == p].jain.min()) for p, _ in PROTOCOLS}
+    mean_cov = {p: float(shared[shared.protocol == p]["cov"].mean()) for p, _ in PROTOCOLS}
+
+    fig, axes = c.figure(nrows=len(PROTOCOLS), size=(6.4, 6.4), sharex=True)
+    for ax, (proto, _), tag in zip(axes, PROTOCOLS, "ab"):
+        d = sdf[sdf.protocol == proto]
+        for f, g in d.groupby("flow"):
+            ax.plot(g.t_s, g.mbps, lw=0.8, label=f"flow {f + 1}")
+        ax.set_ylabel("Throughput (Mbps)")
+        ax.set_ylim(0, 1050)
+        ax.set_title(
+            f"({tag}) {proto} (ours: lowest Jain {worst_jain[proto]:.3f}, "
+            f"mean CoV {mean_cov[proto]:.3f})",
+            fontsize=9,
+        )
+    axes[0].legend(loc="upper right", fontsize=6.5, ncol=5)
+    c.note(axes[0], "paper: DCTCP flows quickly converge to their fair share", loc="lower left")
+    c.note(axes[1], "paper: TCP fair on average, much higher variation", loc="lower left")
+    axes[-1].set_xlabel(f"Time (s) (paper: flows {PAPER_SPACING_S:.0f} s apart)")
+    files = c.save_figure(fig, out, "fig16")
+
+    dj, tj = worst_jain["DCTCP"], worst_jain["TCP"]
+    claims = [
+        c.claim(
+            "DCTCP flows converge to their fair share as flows come and go (claim 8): DCTCP's "
+            "Jain index ≥ 0.97 in every phase with ≥ 2 flows",
+            "quickly converge to their fair share (Jain 0.99 with up to 90 flows)",
+            f"DCTCP lowest Jain {dj:.3f} ("
+            + ", ".join(f"{j:.3f}" for j in shared[shared.protocol == "DCTCP"].jain)
+            + f"); TCP lowest {tj:.3f}",
+            dj >= 0.97,
+        ),
+        c.claim(
+            "TCP's throughput varies more than DCTCP's (claim 8): mean CoV of 100-ms throughput "
+            "samples, DCTCP < TCP",
+            "TCP fair on average, but much higher variation",
+            f"mean CoV DCTCP {mean_cov['DCTCP']:.3f} vs TCP {mean_cov['TCP']:.3f}",
+            mean_cov["DCTCP"] < mean_cov["TCP"],
+        ),
+        c.claim(
+            "TCP is fair on average (§4.1): TCP's Jain index ≥ 0.95 in every phase with ≥ 2 flows",
+            "TCP throughput is fair on average",
+            f"TCP lowest Jain {tj:.3f} ("
+            + ", ".join(f"{j:.3f}" for j in shared[shared.protocol == "TCP"].jain)
+            + ")",
+            tj >= 0.95,
+        ),
+    ]
+    metrics = {
+        "spacing_s": windows(scale)[1][0],
+        "worst_jain": worst_jain,
+        "mean_cov": mean_cov,
+        "phases": df.to_dict(orient="records"),
+        "files": ["fig16_phases.csv", "fig16_series.csv", *files],
+    }
+    return {"claims": claims, "metrics": c.jsonable(metrics)}
