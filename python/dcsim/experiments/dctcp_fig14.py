@@ -54,49 +54,32 @@ SCALES = {
 }
 
 
-def scenarios(scale: str) -> list[tuple[int, int | None, dict]]:
+def scenario(scale: str, burst: int, k: int | None) -> dict:
+    """One run: DCTCP with threshold ``k`` (TCP over drop-tail when None), hosts sending
+    ``burst``-segment offload bursts (0 = off)."""
+    s = c.check_scale(scale, SCALES)
+    return c.testbed(
+        f"{ID}-burst{burst}-" + ("tcp" if k is None else f"k{k}"),
+        senders=SENDERS,
+        k=k,
+        rate_gbps=RATE_GBPS,
+        duration_s=s["duration_s"],
+        warmup_s=s["warmup_s"],
+        host={"offload_burst_segments": burst},
+        jitter_us=100.0,
+    )
+
+
+def scenarios(
+    scale: str, bursts: tuple[int, ...] = (0, BURST)
+) -> list[tuple[int, int | None, dict]]:
     """``(burst_segments, K or None for TCP, scenario)``."""
     s = c.check_scale(scale, SCALES)
-    plan = []
-    for burst in (0, BURST):
-        for k in (None, *s["k"]):
-            name = f"{ID}-burst{burst}-" + ("tcp" if k is None else f"k{k}")
-            plan.append(
-                (
-                    burst,
-                    k,
-                    c.testbed(
-                        name,
-                        senders=SENDERS,
-                        k=k,
-                        rate_gbps=RATE_GBPS,
-                        duration_s=s["duration_s"],
-                        warmup_s=s["warmup_s"],
-                        host={"offload_burst_segments": burst},
-                        jitter_us=100.0,
-                    ),
-                )
-            )
-    return plan
+    return [(b, k, scenario(scale, b, k)) for b in bursts for k in (None, *s["k"])]
 
 
-def knee(ks: list[int], tput: list[float], ref: float, frac: float = 0.97) -> int | None:
-    """Smallest K from which every K' ≥ K in the sweep reaches ``frac`` × ``ref``."""
-    best = None
-    for k, t in sorted(zip(ks, tput), reverse=True):
-        if t >= frac * ref:
-            best = k
-        else:
-            break
-    return best
-
-
-def run(scale: str, out_dir: Path, jobs: int) -> dict:
-    s = c.check_scale(scale, SCALES)
-    out = c.prepare_out(out_dir)
-    plan = scenarios(scale)
-    results = c.run_all([sc for *_, sc in plan], jobs)
-
+def throughput_table(plan: list[tuple[int, int | None, dict]], results: list[dict]) -> pd.DataFrame:
+    """One row per run of a :func:`scenarios` plan: goodput and the receiver port's queue."""
     rows = []
     for (burst, k, _), res in zip(plan, results):
         qs = c.queue_stats(res)
@@ -113,17 +96,42 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
                 "timeouts": c.total(res, "timeouts"),
             }
         )
-    df = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def knee(ks: list[int], tput: list[float], ref: float, frac: float = 0.97) -> int | None:
+    """Smallest K from which every K' ≥ K in the sweep reaches ``frac`` × ``ref``."""
+    best = None
+    for k, t in sorted(zip(ks, tput), reverse=True):
+        if t >= frac * ref:
+            best = k
+        else:
+            break
+    return best
+
+
+def by_burst(df: pd.DataFrame) -> tuple[dict, dict, dict]:
+    """For each burst size of a :func:`throughput_table`: TCP's goodput (Gbps), DCTCP's rows
+    sorted by K, and DCTCP's :func:`knee` against that TCP."""
+    bursts = sorted(int(b) for b in df.bursts.unique())
+    tcp = {
+        b: float(df[(df.protocol == "TCP") & (df.bursts == b)].goodput_gbps.iloc[0]) for b in bursts
+    }
+    dct = {b: df[(df.protocol == "DCTCP") & (df.bursts == b)].sort_values("K") for b in bursts}
+    knees = {b: knee(list(dct[b].K.astype(int)), list(dct[b].goodput_gbps), tcp[b]) for b in bursts}
+    return tcp, dct, knees
+
+
+def run(scale: str, out_dir: Path, jobs: int) -> dict:
+    s = c.check_scale(scale, SCALES)
+    out = c.prepare_out(out_dir)
+    plan = scenarios(scale)
+    results = c.run_all([sc for *_, sc in plan], jobs)
+
+    df = throughput_table(plan, results)
     df.to_csv(out / "fig14_throughput.csv", index=False)
 
-    tcp = {
-        b: float(df[(df.protocol == "TCP") & (df.bursts == b)].goodput_gbps.iloc[0])
-        for b in (0, BURST)
-    }
-    dct = {b: df[(df.protocol == "DCTCP") & (df.bursts == b)].sort_values("K") for b in (0, BURST)}
-    knees = {
-        b: knee(list(dct[b].K.astype(int)), list(dct[b].goodput_gbps), tcp[b]) for b in (0, BURST)
-    }
+    tcp, dct, knees = by_burst(df)
     k_theory = c.k_guideline(c.bdp_packets(RATE_GBPS, 100.0))
 
     fig, ax = c.figure(size=(6.4, 4.0))

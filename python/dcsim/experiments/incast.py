@@ -22,6 +22,7 @@ import numpy as np
 from . import common as c
 
 K = 20  # DCTCP marking threshold on 1 Gbps ports (§3.5, Table 2 caption)
+K_10G = 65  # and on 10 Gbps ports (§3.5)
 TIMER_TICK_MS = 10.0  # the testbed's timer granularity (§4.2.1)
 REQUEST_BYTES = 100  # request size NOT GIVEN: ASSUMPTION one 100-B segment (spec M23)
 QUERY_START_S = 0.01  # persistent connections open at t = 0; first query after the handshakes
@@ -69,10 +70,14 @@ def scenario(
     queries: list[dict],
     flows: list[dict] | None = None,
     seed: int = 1,
+    rate_gbps: float = 1.0,
 ) -> dict:
-    """A DCTCP-testbed star (1 Gbps, 25 µs per link = 100 µs base RTT, 38 B framing) running
-    query workloads and optional long flows; TCP = NewReno+SACK over drop-tail, DCTCP = K 20."""
+    """A DCTCP-testbed star (1 Gbps unless ``rate_gbps`` says otherwise, 25 µs per link =
+    100 µs base RTT, 38 B framing) running query workloads and optional long flows;
+    TCP = NewReno+SACK over drop-tail, DCTCP = K 20 (K 65 on ports above 1 Gbps)."""
     cc, aqm = PROTOCOLS[protocol]
+    if protocol == "DCTCP" and rate_gbps > 1.0:
+        aqm = c.dctcp_aqm(K_10G)
     tcp = dict(c.TESTBED_TCP)
     tcp.update({"cc": cc, "rto_min_ms": float(rto_min_ms), "timer_tick_ms": TIMER_TICK_MS})
     return {
@@ -81,7 +86,11 @@ def scenario(
         "topology": {
             "kind": "star",
             "hosts": int(hosts),
-            "link": {"rate_gbps": 1.0, "delay_us": c.TESTBED_DELAY_US, "framing_bytes": 38},
+            "link": {
+                "rate_gbps": float(rate_gbps),
+                "delay_us": c.TESTBED_DELAY_US,
+                "framing_bytes": 38,
+            },
         },
         "switch": {"buffer": dict(buffer), "aqm": dict(aqm)},
         "tcp": tcp,
@@ -164,11 +173,17 @@ def first_n_with_timeouts(ns: Sequence[int], fractions: Sequence[float]) -> int 
 TOTAL_RESPONSE_BYTES = 1_000_000  # "The client requests 1MB/n bytes from n different servers"
 
 
-def many_to_one_duration_s(rounds: int, rto_min_ms: float) -> float:
-    """A generous horizon: every query fits even with several backed-off timeouts. Without
-    long flows the event calendar empties once the last query completes, so the spare time
-    costs nothing."""
-    return QUERY_START_S + rounds * max(0.1, 8.0 * rto_min_ms / 1e3) + 1.0
+def many_to_one_duration_s(
+    rounds: int,
+    rto_min_ms: float,
+    total_bytes: int = TOTAL_RESPONSE_BYTES,
+    rate_gbps: float = 1.0,
+) -> float:
+    """A generous horizon: every query fits even with several backed-off timeouts and at a
+    quarter of the line rate. Without long flows the event calendar empties once the last
+    query completes, so the spare time costs nothing."""
+    line_s = total_bytes * 8 / (rate_gbps * 1e9)
+    return QUERY_START_S + rounds * max(0.1, 8.0 * rto_min_ms / 1e3, 4.0 * line_s) + 1.0
 
 
 def many_to_one_plan(
@@ -178,20 +193,25 @@ def many_to_one_plan(
     buffer: dict,
     ns: Sequence[int],
     rounds: int,
+    total_bytes: int = TOTAL_RESPONSE_BYTES,
+    hosts: int = 41,
+    rate_gbps: float = 1.0,
 ) -> list[tuple[str, float, int, dict]]:
-    """``(protocol, rto_min_ms, n, scenario)`` for the 41-host sweep: for each (protocol,
-    RTO_min) and each n, the client (host 0) requests 1 MB/n from hosts 1..n, ``rounds`` times."""
+    """``(protocol, rto_min_ms, n, scenario)`` for the many-to-one sweep (41 hosts at 1 Gbps
+    unless told otherwise): for each (protocol, RTO_min) and each n, the client (host 0)
+    requests ``total_bytes``/n (1 MB/n) from hosts 1..n, ``rounds`` times."""
     plan = []
     for proto, rto in configs:
         for n in ns:
             sc = scenario(
                 f"{exp_id}-{proto.lower()}-rto{int(rto)}-n{n}",
-                hosts=41,
+                hosts=hosts,
                 protocol=proto,
                 rto_min_ms=rto,
                 buffer=buffer,
-                duration_s=many_to_one_duration_s(rounds, rto),
-                queries=[query(0, range(1, n + 1), TOTAL_RESPONSE_BYTES // n, rounds)],
+                duration_s=many_to_one_duration_s(rounds, rto, total_bytes, rate_gbps),
+                queries=[query(0, range(1, n + 1), total_bytes // n, rounds)],
+                rate_gbps=rate_gbps,
             )
             plan.append((proto, float(rto), int(n), sc))
     return plan
@@ -217,6 +237,18 @@ def many_to_one_sweep(plan: list[tuple[str, float, int, dict]], jobs: int):
     return pd.DataFrame(rows)
 
 
+def log_ms_axis(ax, values_ms) -> None:
+    """A log y axis for completion times; over less than ~a decade the minor ticks are
+    labelled too, as plain numbers."""
+    ax.set_yscale("log")
+    lo, hi = float(np.nanmin(values_ms)), float(np.nanmax(values_ms))
+    if lo > 0 and hi / lo < 20:
+        from matplotlib.ticker import FuncFormatter
+
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+
+
 def plot_many_to_one(
     df, out_dir, stem: str, title: str, paper_note_a: str, paper_note_b: str, paper_ms: float | None = None
 ):
@@ -232,13 +264,7 @@ def plot_many_to_one(
         ax2.plot(g.servers, g.timeout_fraction, label=lab, **kw)
     if paper_ms is not None:
         ax1.axhline(paper_ms, color="k", ls=":", lw=1, label=f"paper: ≈ {paper_ms:g} ms")
-    ax1.set_yscale("log")
-    lo, hi = float(df.mean_ms.min()), float(df.mean_ms.max())
-    if lo > 0 and hi / lo < 20:  # less than ~a decade: label the minor ticks too
-        from matplotlib.ticker import FuncFormatter
-
-        ax1.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax1.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    log_ms_axis(ax1, df.mean_ms)
     ax1.set_xlabel("Number of servers")
     ax1.set_ylabel("Query Delay (ms)")
     ax1.set_title("(a) Mean query completion time (90% CI bars)")

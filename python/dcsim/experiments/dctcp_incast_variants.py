@@ -1,0 +1,255 @@
+"""DCTCP paper (Alizadeh et al., SIGCOMM 2010), §4.2.1 "Other settings": incast variants.
+
+Paper setup (§4.2.1): the many-to-one incast of Figs. 18-19 (a client requests 1MB/n from
+each of n servers, repeatedly, over persistent connections; RTO_min 10 ms) varied: "We also
+investigated TCP and DCTCP's performance with incast traffic patterns in scenarios including
+10Gbps links and larger (10MB) and smaller response sizes (100KB). The results are
+qualitatively similar to those presented here. Repeating the experiments with our CAT4948
+deep-buffered switch, we found a reduction in TCP's incast problem for small response sizes
+(< 1MB), but the problem resurfaces for larger response sizes (10MB). DCTCP performs well at
+all response sizes." Footnote 12: "CAT4948 does not support ECN, so we can't run DCTCP with
+it." No figure, no numbers.
+
+Published numbers: none (qualitative, spec experiments.md dctcp-incast-variants). What
+Fig. 19 shows at 1 MB on the Triumph: DCTCP no timeouts up to 40 servers, TCP still times out.
+
+Our setup: the machinery of Figs. 18-19 (`incast.many_to_one_plan`: a star, the client on
+host 0 asks hosts 1..n for total/n bytes each, barrier-synchronised, 100-B requests,
+persistent connections, RTO_min 10 ms with the 10 ms timer tick, delayed ACK m = 2,
+g = 1/16) with the total response 100 KB, 1 MB or 10 MB, in three settings:
+- 1 Gbps, Triumph (41 hosts, the `triumph` preset: 4 MB shared, ~700 KB for one busy port):
+  TCP over drop-tail and DCTCP with K = 20 (Fig. 19's setting);
+- 1 Gbps, CAT4948 (41 hosts, the `cat4948` preset: 16 MB shared, same dynamic threshold,
+  ~2.8 MB for one busy port): TCP only (no ECN);
+- 10 Gbps, Scorpion (14 hosts, so n ≤ 13: the testbed had 14 machines with 10 Gbps NICs, §4;
+  the `scorpion` preset: 4 MB shared, 24 × 10 Gbps ports): TCP and DCTCP with K = 65.
+
+Assumptions:
+- Everything `dctcp_fig19` assumes (persistent connections, 100-B requests, the presets'
+  dynamic thresholds calibrated to 700 KB for one Triumph port).
+- The response sizes are totals split evenly over the n servers (Figs. 18-19's "1MB/n"),
+  the paper's "larger (10MB) and smaller response sizes (100KB)" read as totals.
+- The deep-buffer switch's allocation policy is NOT GIVEN: the `cat4948` preset (the
+  Triumph's α over 16 MB, spec algorithms.md §2.4 ASSUMPTION).
+- The 10 Gbps switch is NOT GIVEN: the Scorpion (the testbed's 10 Gbps switch; the Triumph
+  has only four 10 Gbps ports); its hosts send without the offload-burst model.
+- Servers: quick n ∈ {10, 20, 40} at 1 Gbps and {5, 13} at 10 Gbps, 100 queries per point
+  (as Fig. 19's quick scale); full n ∈ {1, 5, 10, ..., 40} and {1, 3, 5, ..., 13} with 1000
+  queries (Figs. 18-19's count).
+- "Performs well", "reduction" and "low" read as at most 1% of queries with a timeout at
+  every n (Fig. 24's "less than 1% of queries suffer from timeout" on the CAT4948); "the
+  problem resurfaces" as more than 1% at some n and more than at 1 MB.
+
+Outputs: incast_variants.csv (setting, switch, rate_gbps, protocol, total_bytes, servers,
+completion-time statistics, timeout_fraction), incast_variants.png/.svg (timeout fraction and
+mean completion time vs servers, one column per response size, one row pair per rate).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from . import common as c
+from . import incast as ic
+
+ID = "dctcp-incast-variants"
+TITLE = "DCTCP §4.2.1: incast with 100 KB / 1 MB / 10 MB responses, 10 Gbps links and the deep-buffered CAT4948"
+DESCRIPTION = "Many-to-one incast at 100 KB, 1 MB and 10 MB total on the Triumph (TCP, DCTCP), the deep-buffered CAT4948 (TCP) and at 10 Gbps (Scorpion)."
+
+RTO_MS = 10.0
+SIZES = (100_000, 1_000_000, 10_000_000)
+# (setting, switch preset, rate_gbps, hosts, protocols)
+SETTINGS = (
+    ("1G Triumph", "triumph", 1.0, 41, ("TCP", "DCTCP")),
+    ("1G CAT4948", "cat4948", 1.0, 41, ("TCP",)),
+    ("10G Scorpion", "scorpion", 10.0, 14, ("TCP", "DCTCP")),
+)
+LOW = 0.01  # "less than 1% of queries suffer from timeout" (Fig. 24, CAT4948)
+SCALES = {
+    "quick": {"ns": {1.0: (10, 20, 40), 10.0: (5, 13)}, "rounds": 100},
+    "full": {
+        "ns": {1.0: (1, 5, 10, 15, 20, 25, 30, 35, 40), 10.0: (1, 3, 5, 7, 9, 11, 13)},
+        "rounds": 1000,
+    },
+}
+
+
+def size_label(total_bytes: int) -> str:
+    return (
+        f"{total_bytes // 1_000_000} MB"
+        if total_bytes >= 1_000_000
+        else f"{total_bytes // 1000} KB"
+    )
+
+
+def scenarios(scale: str) -> list[tuple[str, int, str, float, int, dict]]:
+    """``(setting, total_bytes, protocol, rto_min_ms, servers, scenario)`` for every run."""
+    s = c.check_scale(scale, SCALES)
+    plan = []
+    for setting, switch, rate, hosts, protos in SETTINGS:
+        for total in SIZES:
+            tag = f"{ID}-{rate:g}g-{switch}-{total // 1000}kb"
+            for proto, rto, n, sc in ic.many_to_one_plan(
+                tag,
+                configs=[(p, RTO_MS) for p in protos],
+                buffer={"kind": "preset", "name": switch},
+                ns=s["ns"][rate],
+                rounds=s["rounds"],
+                total_bytes=total,
+                hosts=hosts,
+                rate_gbps=rate,
+            ):
+                plan.append((setting, total, proto, rto, n, sc))
+    return plan
+
+
+def worst(df: pd.DataFrame, setting: str, protocol: str, total: int) -> float:
+    """The largest timeout fraction over n of one curve."""
+    d = df[(df.setting == setting) & (df.protocol == protocol) & (df.total_bytes == total)]
+    return float(d.timeout_fraction.max())
+
+
+def _plot(df: pd.DataFrame, out: Path) -> list[str]:
+    rates = [(1.0, ("1G Triumph", "1G CAT4948")), (10.0, ("10G Scorpion",))]
+    fig, axes = c.figure(2 * len(rates), len(SIZES), size=(13.0, 11.0))
+    styles = {
+        ("1G Triumph", "TCP"): ("tab:red", "-", "o"),
+        ("1G Triumph", "DCTCP"): ("tab:blue", "-", "o"),
+        ("1G CAT4948", "TCP"): ("tab:brown", "--", "s"),
+        ("10G Scorpion", "TCP"): ("tab:red", "-", "o"),
+        ("10G Scorpion", "DCTCP"): ("tab:blue", "-", "o"),
+    }
+    for r, (rate, settings) in enumerate(rates):
+        for j, total in enumerate(SIZES):
+            ax_to, ax_q = axes[2 * r][j], axes[2 * r + 1][j]
+            for (setting, proto), (color, ls, m) in styles.items():
+                if setting not in settings:
+                    continue
+                d = df[(df.setting == setting) & (df.protocol == proto) & (df.total_bytes == total)]
+                d = d.sort_values("servers")
+                kw = {
+                    "color": color,
+                    "ls": ls,
+                    "marker": m,
+                    "ms": 3.5,
+                    "label": f"{proto}, {setting} (ours)",
+                }
+                ax_to.plot(d.servers, d.timeout_fraction, **kw)
+                ax_q.plot(d.servers, d.mean_ms, **kw)
+            ax_to.set_ylim(-0.02, 1.02)
+            ax_to.set_title(
+                f"{rate:g} Gbps, {size_label(total)} total: queries with timeouts", fontsize=9
+            )
+            ax_to.set_ylabel("Fraction of queries")
+            ic.log_ms_axis(ax_q, df[(df.rate_gbps == rate) & (df.total_bytes == total)].mean_ms)
+            ax_q.set_title(
+                f"{rate:g} Gbps, {size_label(total)} total: mean completion time", fontsize=9
+            )
+            ax_q.set_ylabel("Query delay (ms)")
+            ax_q.set_xlabel("Number of servers")
+            ax_to.legend(fontsize=6.5, loc="upper left")
+    c.note(
+        axes[0][0],
+        "paper: CAT4948 reduces TCP's incast problem\nfor < 1 MB; it resurfaces at 10 MB;\n"
+        "DCTCP performs well at all sizes",
+        loc="center right",
+    )
+    c.note(
+        axes[2][0], 'paper: 10 Gbps and other sizes\n"qualitatively similar"', loc="center right"
+    )
+    return c.save_figure(fig, out, "incast_variants")
+
+
+def run(scale: str, out_dir: Path, jobs: int) -> dict:
+    s = c.check_scale(scale, SCALES)
+    out = c.prepare_out(out_dir)
+    plan = scenarios(scale)
+    results = c.run_all([p[-1] for p in plan], jobs)
+    rows = []
+    for (setting, total, proto, rto, n, sc), res in zip(plan, results):
+        _, switch, rate, _, _ = next(x for x in SETTINGS if x[0] == setting)
+        rows.append(
+            {
+                "setting": setting,
+                "switch": switch,
+                "rate_gbps": rate,
+                "protocol": proto,
+                "total_bytes": total,
+                "response_bytes": sc["queries"][0]["response_bytes"],
+                "rto_min_ms": rto,
+                "servers": n,
+                "rounds": sc["queries"][0]["rounds"],
+                **ic.query_stats(res),
+            }
+        )
+    df = pd.DataFrame(rows)
+    df.to_csv(out / "incast_variants.csv", index=False)
+    files = _plot(df, out)
+
+    mb1, kb100, mb10 = 1_000_000, 100_000, 10_000_000
+    dctcp = {
+        (st, t): worst(df, st, "DCTCP", t) for st in ("1G Triumph", "10G Scorpion") for t in SIZES
+    }
+    cat = {t: worst(df, "1G CAT4948", "TCP", t) for t in SIZES}
+    tri = {t: worst(df, "1G Triumph", "TCP", t) for t in SIZES}
+    others = [("1G Triumph", kb100), ("1G Triumph", mb10)] + [("10G Scorpion", t) for t in SIZES]
+    similar = {(st, t): (worst(df, st, "TCP", t), dctcp[(st, t)]) for st, t in others}
+    completed, issued = int(df.completed.sum()), int(df.issued.sum())
+
+    def where(st: str, t: int) -> str:
+        return f"{st} {size_label(t)}"
+
+    claims = [
+        c.claim(
+            "DCTCP performs well at all response sizes: at most 1% of queries with a timeout at "
+            "every n, for 100 KB, 1 MB and 10 MB, at 1 and 10 Gbps",
+            "DCTCP performs well at all response sizes",
+            "DCTCP max timeout fraction: "
+            + ", ".join(f"{where(st, t)} {v:.3f}" for (st, t), v in dctcp.items()),
+            all(v <= LOW for v in dctcp.values()),
+        ),
+        c.claim(
+            "Deep buffer (CAT4948) reduces TCP's incast problem for small responses: at 100 KB and "
+            "1 MB TCP's timeout fraction is at most 1% at every n and no more than on the Triumph",
+            "a reduction in TCP's incast problem for small response sizes (< 1MB)",
+            ", ".join(
+                f"{size_label(t)}: CAT4948 {cat[t]:.3f} vs Triumph {tri[t]:.3f}"
+                for t in (kb100, mb1)
+            ),
+            all(cat[t] <= LOW and cat[t] <= tri[t] for t in (kb100, mb1)),
+        ),
+        c.claim(
+            "Deep buffer: the problem resurfaces for 10 MB responses: TCP's timeout fraction on the "
+            "CAT4948 above 1% at some n and above its 1 MB value",
+            "the problem resurfaces for larger response sizes (10MB)",
+            f"CAT4948 TCP max timeout fraction 10 MB {cat[mb10]:.3f} vs 1 MB {cat[mb1]:.3f} "
+            f"(Triumph 10 MB {tri[mb10]:.3f})",
+            cat[mb10] > LOW and cat[mb10] > cat[mb1],
+        ),
+        c.claim(
+            "Qualitatively similar to Fig. 19 at 10 Gbps and for 100 KB and 10 MB: TCP suffers "
+            "incast timeouts (fraction > 0 at some n) while DCTCP stays at ≤ 1%",
+            "results qualitatively similar (10Gbps links, 10MB and 100KB)",
+            "; ".join(
+                f"{where(st, t)}: TCP {tcp_v:.3f}, DCTCP {dc_v:.3f}"
+                for (st, t), (tcp_v, dc_v) in similar.items()
+            ),
+            all(tcp_v > 0 and dc_v <= LOW for tcp_v, dc_v in similar.values()),
+        ),
+        ic.all_completed_claim(s["rounds"], "point", completed, issued),
+    ]
+    metrics = {
+        "rounds": s["rounds"],
+        "servers": {f"{r:g}gbps": list(v) for r, v in s["ns"].items()},
+        "dctcp_max_timeout_fraction": {where(st, t): v for (st, t), v in dctcp.items()},
+        "tcp_max_timeout_fraction": {
+            where(st, t): worst(df, st, "TCP", t) for st, *_ in SETTINGS for t in SIZES
+        },
+        "completed": completed,
+        "issued": issued,
+        "table": df.to_dict(orient="records"),
+        "files": ["incast_variants.csv", *files],
+    }
+    return {"claims": claims, "metrics": c.jsonable(metrics)}

@@ -1,0 +1,341 @@
+"""DCTCP paper (Alizadeh et al., SIGCOMM 2010), §3.5: the PI AQM with TCP, few vs many flows.
+
+Paper setup (§3.5, "AQM is not enough"): "we evaluated Active Queue Management (AQM) schemes
+like RED and PI [17] that do not modify TCP's congestion control mechanism ... We have
+evaluated other AQM schemes such as PI extensively using NS-2. See [3] for detailed results."
+[17] is Hollot, Misra, Towsley and Gong, "On designing improved controllers for AQM routers
+supporting TCP flows" (INFOCOM 2001). The topology, link speed, PI gains and flow counts
+beyond "few (< 5)" and "many (20)" are in the tech report [3]: NOT GIVEN.
+
+Published numbers (§3.5; spec experiments.md dctcp-pi, qualitative): "with few flows (< 5),
+PI suffers from queue underflows and a loss of utilization, while with many flows (20), queue
+oscillations get worse, which can hurt the latency of time-critical flows." No numbers.
+
+Our setup: the DCTCP testbed star of Figs. 13-14 (`common.star`: N long-lived senders into one
+receiver, every link 25 µs, base RTT 100 µs, 38 B framing, delayed ACK m = 2, RTO_min
+300 ms), at 1 Gbps (Triumph buffer) and at 10 Gbps (Scorpion buffer, ideal senders), N ∈
+{2, 3, 5, 10, 20}. TCP is NewReno with RFC 3168 ECN (`tcp_ecn`: the window halves once per
+window of marks) and every switch port runs the PI controller (`aqm.kind = "pi"`, marking ECT
+packets as they leave the queue). The reference is DCTCP (K = 20 at 1 Gbps, 65 at 10 Gbps,
+g = 1/16) over the same star and flows.
+
+PI gains, chosen once per link from Hollot et al.'s design rules (their §IV-V) and used for
+every N:
+- Plant: N⁻ flows (a lower bound on the load), R⁺ (an upper bound on the RTT), C packets/s.
+  The linearised TCP/queue loop is (R⁺C)³/(2N⁻)² / ((s/p_tcp + 1)(s/p_queue + 1)) · e^(−sR⁺)
+  with the TCP pole p_tcp = 2N⁻/(R⁺²C) and the queue pole p_queue = 1/R⁺.
+- Controller C(s) = K_PI (s/z + 1)/s: the zero cancels the TCP pole, z = p_tcp, and K_PI puts
+  the loop's unity-gain crossover at ω_g = z:
+  K_PI = ω_g · |jω_g/p_queue + 1| · (2N⁻)²/(R⁺C)³.
+- Sampled at f_s = 1/T with the bilinear transform, the difference equation
+  p(kT) = p((k−1)T) + a·(q(kT) − q_ref) − b·(q((k−1)T) − q_ref) has
+  a = K_PI (1/z + T/2), b = K_PI (1/z − T/2).
+- Check against the paper's design example (N⁻ = 60, C = 3750 packets/s, R⁺ = 0.246 s,
+  160 Hz): z = 0.529 and K_PI = 9.78e-6 against their 0.53 and 9.6426e-6 (their a = 1.822e-5,
+  b = 1.816e-5 use z rounded to 0.53; ours 1.853e-5, 1.847e-5).
+- The choices for a link of rate C: C in full-size frames, rate / (1538 B · 8); q_ref = the
+  DCTCP threshold of that rate (20 packets at 1 Gbps, 65 at 10 Gbps, §3.5), so both schemes
+  aim at the same queue; R⁺ = 100 µs + q_ref/C; N⁻ = 2, the fewest flows of the runs (the
+  design then holds for every N ≥ 2, Hollot et al.'s robustness argument); f_s: Hollot et
+  al.'s example samples 160 Hz × 0.246 s = 39.36 times per RTT, and so do we, f_s = 39.36/R⁺.
+- 1 Gbps: C = 81,274 packets/s, R⁺ = 346.1 µs, p_tcp = 410.9 rad/s below p_queue =
+  2889.5 rad/s (R⁺C = 28.1 > 2N⁻ = 4, as the rule needs), K_PI = 0.2984, f_s = 113.7 kHz,
+  a = 7.2755e-4, b = 7.2492e-4.
+- 10 Gbps: C = 812,744 packets/s, R⁺ = 180.0 µs, p_tcp = 151.9 rad/s, p_queue = 5556 rad/s,
+  K_PI = 7.771e-4, f_s = 218.7 kHz, a = 5.1160e-6, b = 5.1124e-6.
+
+Assumptions:
+- Topology, buffers and TCP settings of the Fig. 13/14 testbed (the ns-2 setup of [3] is NOT
+  GIVEN); TCP is TCP-ECN so PI marks rather than drops (the paper always uses RED with ECN,
+  footnote 5); 10 Gbps hosts without the offload-burst model.
+- The PI design choices above: q_ref = K of the rate, N⁻ = 2, R⁺ = base RTT + q_ref/C,
+  crossover at the TCP pole, 39.36 samples per RTT (the design example's).
+- N ∈ {2, 3, 5, 10, 20}: "few (< 5)" is 2 and 3, "many" is 20.
+- Duration NOT GIVEN: quick measures 2 s after 1 s, full 10 s after 2 s.
+- "Queue underflow" is the fraction of the window the port is empty (the exact time-weighted
+  occupancy; the packet being sent counts, so an empty port is an idle link); "utilisation"
+  is the port's busy fraction; "oscillation" is the spread p95 − p5 of the time-weighted
+  queue.
+
+Outputs: pi_summary.csv (rate, aqm, flows, utilisation, goodput, empty fraction, queue
+quantiles, spread, marks, drops), pi_queue.csv (the sampled queue of N = 2 and 20, both
+schemes, both rates, over a slice of the window), pi.png/.svg.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from . import common as c
+
+ID = "dctcp-pi"
+TITLE = "DCTCP §3.5: the PI AQM with TCP-ECN, few flows vs many, beside DCTCP (1 and 10 Gbps)"
+DESCRIPTION = "PI (Hollot et al., gains from their design rules) with TCP-ECN for 2-20 flows: underflow with few flows, oscillation with many; DCTCP as reference."
+
+RATES = (1.0, 10.0)
+FRAMING = 38
+BASE_RTT_S = 4 * c.TESTBED_DELAY_US * 1e-6
+N_MIN = 2  # N⁻: the fewest flows of the runs
+# Hollot et al.'s design example samples 160 Hz with R⁺ = 0.246 s: 39.36 samples per RTT.
+SAMPLES_PER_RTT = 160.0 * 0.246
+FLOWS = (2, 3, 5, 10, 20)
+FEW, MID, MANY = 2, 5, 20
+SAMPLE_US = {1.0: 50.0, 10.0: 5.0}
+SLICE_S = {1.0: 0.05, 10.0: 0.005}  # the slice of the queue plotted
+SCALES = {
+    "quick": {"warmup_s": 1.0, "duration_s": 3.0},
+    "full": {"warmup_s": 2.0, "duration_s": 12.0},
+}
+
+
+def k_of(rate_gbps: float) -> int:
+    """DCTCP's marking threshold for a port speed (§3.5): 20 up to 1 Gbps, 65 above."""
+    return 20 if rate_gbps <= 1.0 else 65
+
+
+def buffer_of(rate_gbps: float) -> dict:
+    """The testbed switch of that port speed (`common.testbed`)."""
+    return {"kind": "preset", "name": "triumph" if rate_gbps <= 1.0 else "scorpion"}
+
+
+def link_packets_per_s(rate_gbps: float, framing_bytes: int = FRAMING) -> float:
+    """C in full-size packets per second (1500-B IP packets plus framing on the wire)."""
+    return rate_gbps * 1e9 / ((c.PACKET_BYTES + framing_bytes) * 8)
+
+
+def pi_design(n_min: int, c_pps: float, rtt_s: float, sample_hz: float) -> dict:
+    """Hollot et al.'s PI design for N⁻ = ``n_min`` flows, C = ``c_pps`` packets/s and
+    R⁺ = ``rtt_s``: the zero z at the TCP pole 2N⁻/(R⁺²C), the crossover ω_g = z,
+    K_PI = ω_g·|jω_g R⁺ + 1|·(2N⁻)²/(R⁺C)³, and the bilinear-transform coefficients a, b of
+    the difference equation sampled at ``sample_hz``."""
+    p_tcp = 2.0 * n_min / (rtt_s**2 * c_pps)
+    p_queue = 1.0 / rtt_s
+    z = wg = p_tcp
+    k_pi = wg * math.hypot(wg / p_queue, 1.0) * (2.0 * n_min) ** 2 / (rtt_s * c_pps) ** 3
+    t = 1.0 / sample_hz
+    return {
+        "p_tcp": p_tcp,
+        "p_queue": p_queue,
+        "z": z,
+        "omega_g": wg,
+        "k_pi": k_pi,
+        "sample_hz": sample_hz,
+        "a": k_pi * (1.0 / z + t / 2.0),
+        "b": k_pi * (1.0 / z - t / 2.0),
+    }
+
+
+def design(rate_gbps: float) -> dict:
+    """The one PI design of a link speed (see the module docstring)."""
+    cpps = link_packets_per_s(rate_gbps)
+    q_ref = float(k_of(rate_gbps))
+    rtt = BASE_RTT_S + q_ref / cpps
+    d = pi_design(N_MIN, cpps, rtt, SAMPLES_PER_RTT / rtt)
+    return d | {"c_pps": cpps, "rtt_s": rtt, "n_min": N_MIN, "q_ref_packets": q_ref}
+
+
+def pi_aqm(rate_gbps: float) -> dict:
+    d = design(rate_gbps)
+    return {
+        "kind": "pi",
+        "a": d["a"],
+        "b": d["b"],
+        "q_ref_packets": d["q_ref_packets"],
+        "sample_hz": d["sample_hz"],
+        "ecn": True,
+    }
+
+
+def scenarios(scale: str) -> list[tuple[float, str, int, dict]]:
+    """``(rate_gbps, aqm, flows, scenario)``: PI with TCP-ECN and DCTCP for every N."""
+    s = c.check_scale(scale, SCALES)
+    plan = []
+    for rate in RATES:
+        schemes = (("PI", "tcp_ecn", pi_aqm(rate)), ("DCTCP", "dctcp", c.dctcp_aqm(k_of(rate))))
+        for aqm_name, cc, aqm in schemes:
+            for n in FLOWS:
+                sc = c.star(
+                    f"{ID}-{rate:g}g-{aqm_name.lower()}-n{n}",
+                    senders=n,
+                    cc=cc,
+                    aqm=aqm,
+                    rate_gbps=rate,
+                    delay_us=c.TESTBED_DELAY_US,
+                    buffer=buffer_of(rate),
+                    duration_s=s["duration_s"],
+                    warmup_s=s["warmup_s"],
+                    framing_bytes=FRAMING,
+                    tcp=c.TESTBED_TCP,
+                    queue_sample_us=SAMPLE_US[rate] if n in (FEW, MANY) else 0.0,
+                    jitter_us=1000.0 if rate <= 1.0 else 100.0,
+                )
+                plan.append((rate, aqm_name, n, sc))
+    return plan
+
+
+def empty_fraction(occ) -> float:
+    """Fraction of the window the port held no packet (time-weighted)."""
+    return float(c.occupancy_pmf(occ)[0]) if len(occ) else float("nan")
+
+
+def _plot_rate(axes, rate: float, by: dict, df: pd.DataFrame, qdf: pd.DataFrame) -> None:
+    ax1, ax2, ax3 = axes
+    styles = {
+        ("PI", FEW): ("tab:red", "-"),
+        ("PI", MANY): ("tab:orange", "-"),
+        ("DCTCP", FEW): ("tab:blue", "--"),
+        ("DCTCP", MANY): ("tab:cyan", "--"),
+    }
+    for (a, n), (color, ls) in styles.items():
+        d = qdf[(qdf.rate_gbps == rate) & (qdf.aqm == a) & (qdf.flows == n)]
+        label = f"{a}, {n} flows (ours)"
+        ax1.plot(d.t_ms, d.packets, color=color, ls=ls, lw=0.9, label=label)
+        x, y = c.occupancy_cdf(c.port(by[(rate, a, n)])["occupancy_time_s"])
+        ax2.step(x, y, where="post", color=color, ls=ls, label=label)
+    ax1.axhline(k_of(rate), color="k", ls=":", lw=1, label=f"q_ref = K = {k_of(rate)}")
+    ax1.set_xlabel("Time (ms)")
+    ax1.set_ylabel("Queue (packets)")
+    ax1.set_title(f"(a) {rate:g} Gbps: receiver-port queue, {SLICE_S[rate] * 1e3:g} ms slice")
+    ax1.legend(fontsize=7, loc="upper right")
+    ax2.set_xlabel("Queue (packets)")
+    ax2.set_ylabel("Cumulative fraction of time")
+    ax2.set_xlim(left=0)
+    ax2.set_ylim(0, 1.02)
+    ax2.set_title(f"(b) {rate:g} Gbps: queue CDF")
+    ax2.legend(fontsize=7, loc="lower right")
+    c.note(
+        ax2,
+        "paper (ns-2): few flows (< 5): PI queue underflows,\nloss of utilization; "
+        "20 flows: oscillations worse",
+        loc="center right",
+    )
+    d = df[df.rate_gbps == rate]
+    pi, dc = d[d.aqm == "PI"].sort_values("flows"), d[d.aqm == "DCTCP"].sort_values("flows")
+    ax3.plot(pi.flows, pi.utilization * 100, "o-", color="tab:red", label="PI utilisation (ours)")
+    ax3.plot(
+        dc.flows, dc.utilization * 100, "s--", color="tab:blue", label="DCTCP utilisation (ours)"
+    )
+    ax3.set_xlabel("Flows")
+    ax3.set_ylabel("Link utilisation (%)")
+    ax3.set_xticks(FLOWS)
+    ax3b = ax3.twinx()
+    ax3b.plot(pi.flows, pi.spread_packets, "o:", color="tab:orange", label="PI p95−p5 (ours)")
+    ax3b.plot(dc.flows, dc.spread_packets, "s:", color="tab:cyan", label="DCTCP p95−p5 (ours)")
+    ax3b.set_ylabel("Queue spread p95 − p5 (packets)")
+    h1, l1 = ax3.get_legend_handles_labels()
+    h2, l2 = ax3b.get_legend_handles_labels()
+    ax3.legend(h1 + h2, l1 + l2, fontsize=7, loc="center right")
+    ax3.set_title(f"(c) {rate:g} Gbps: utilisation and queue spread")
+
+
+def _claims(rate: float, v: pd.DataFrame) -> list[dict]:
+    def val(a: str, n: int, col: str) -> float:
+        return float(v.loc[(rate, a, n), col])
+
+    u = {n: val("PI", n, "utilization") for n in FLOWS}
+    e = {n: val("PI", n, "empty_fraction") for n in FLOWS}
+    sp = {n: val("PI", n, "spread_packets") for n in FLOWS}
+    at = f"{rate:g} Gbps"
+    return [
+        c.claim(
+            f"{at}, PI with few flows: queue underflows and a loss of utilisation: with {FEW} flows "
+            f"the port is idle more often and utilised less than with {MANY} flows and than DCTCP "
+            f"with {FEW} (qualitative)",
+            "few flows (< 5): queue underflows, loss of utilization",
+            f"PI utilisation {u[FEW]:.2%} ({FEW} flows) vs {u[MANY]:.2%} ({MANY}), DCTCP "
+            f"{val('DCTCP', FEW, 'utilization'):.2%} ({FEW}); PI empty {e[FEW]:.2%} vs {e[MANY]:.2%}",
+            u[FEW] < u[MANY] and e[FEW] > e[MANY] and u[FEW] < val("DCTCP", FEW, "utilization"),
+        ),
+        c.claim(
+            f"{at}, PI with many flows: queue oscillations get worse: the spread p95 − p5 with "
+            f"{MANY} flows exceeds that with {MID} (qualitative)",
+            "many flows (20): queue oscillations get worse",
+            "PI spread " + ", ".join(f"N={n}: {sp[n]:.0f}" for n in FLOWS) + " packets",
+            sp[MANY] > sp[MID],
+        ),
+        c.claim(
+            f"{at}: DCTCP at the same loads has neither problem: utilisation ≥ PI's and a spread "
+            f"≤ PI's with {FEW} and with {MANY} flows (§3.5: with TCP an AQM trades throughput for "
+            "delay)",
+            "AQM is not enough; DCTCP gets both",
+            "; ".join(
+                f"N={n}: DCTCP {val('DCTCP', n, 'utilization'):.2%}, spread "
+                f"{val('DCTCP', n, 'spread_packets'):.0f} vs PI {u[n]:.2%}, {sp[n]:.0f}"
+                for n in (FEW, MANY)
+            ),
+            all(
+                val("DCTCP", n, "utilization") >= u[n]
+                and val("DCTCP", n, "spread_packets") <= sp[n]
+                for n in (FEW, MANY)
+            ),
+        ),
+    ]
+
+
+def run(scale: str, out_dir: Path, jobs: int) -> dict:
+    s = c.check_scale(scale, SCALES)
+    out = c.prepare_out(out_dir)
+    plan = scenarios(scale)
+    results = c.run_all([sc for *_, sc in plan], jobs)
+    by = {(r, a, n): res for (r, a, n, _), res in zip(plan, results)}
+
+    rows = []
+    for (r, a, n), res in by.items():
+        qs = c.queue_stats(res)
+        rows.append(
+            {
+                "rate_gbps": r,
+                "aqm": a,
+                "flows": n,
+                "utilization": qs["utilization"],
+                "goodput_gbps": c.goodput_bps(res) / 1e9,
+                "empty_fraction": empty_fraction(c.port(res)["occupancy_time_s"]),
+                "mean_packets": qs["mean_packets"],
+                "p5_packets": qs["p5_packets"],
+                "median_packets": qs["median_packets"],
+                "p95_packets": qs["p95_packets"],
+                "spread_packets": qs["p95_packets"] - qs["p5_packets"],
+                "marks": qs["marks"],
+                "drops": qs["drops"],
+                "timeouts": c.total(res, "timeouts"),
+            }
+        )
+    df = pd.DataFrame(rows)
+    df.to_csv(out / "pi_summary.csv", index=False)
+
+    t0 = s["warmup_s"]
+    qrows = []
+    for r in RATES:
+        for a in ("PI", "DCTCP"):
+            for n in (FEW, MANY):
+                t, q, _ = c.queue_series(by[(r, a, n)], t_from=t0, t_to=t0 + SLICE_S[r])
+                qrows += [
+                    {
+                        "rate_gbps": r,
+                        "aqm": a,
+                        "flows": n,
+                        "t_ms": (x - t0) * 1e3,
+                        "packets": int(y),
+                    }
+                    for x, y in zip(t, q)
+                ]
+    qdf = pd.DataFrame(qrows)
+    qdf.to_csv(out / "pi_queue.csv", index=False)
+
+    fig, axes = c.figure(len(RATES), 3, size=(15.0, 4.0 * len(RATES)))
+    for row, rate in zip(axes, RATES):
+        _plot_rate(row, rate, by, df, qdf)
+    files = c.save_figure(fig, out, "pi")
+
+    v = df.set_index(["rate_gbps", "aqm", "flows"])
+    claims = [cl for rate in RATES for cl in _claims(rate, v)]
+    metrics = {
+        "window_s": [s["warmup_s"], s["duration_s"]],
+        "pi_design": {f"{r:g}gbps": design(r) for r in RATES},
+        "rows": df.to_dict(orient="records"),
+        "files": ["pi_summary.csv", "pi_queue.csv", *files],
+    }
+    return {"claims": claims, "metrics": c.jsonable(metrics)}
