@@ -533,6 +533,18 @@ impl Simulation {
     /// time done (0..1) every `every_events` events; the run stops, returning `None`, when
     /// `observe` returns false (the user interrupted it).
     pub fn run_observed(&mut self, every_events: u64, mut observe: impl FnMut(f64) -> bool) -> Option<Results> {
+        let mut progress = |sim: &Simulation| observe(sim.now.as_ps() as f64 / sim.end.max(Time::from_ps(1)).as_ps() as f64);
+        if !self.advance(every_events, &mut progress) {
+            return None;
+        }
+        self.now = self.end;
+        Some(self.results())
+    }
+
+    /// The event loop: runs events up to the end time, calling `observe` every `every_events`
+    /// events (a `dyn` call, off the hot path, so that the loop exists once and the events'
+    /// handlers are inlined into it); false when `observe` stopped it.
+    fn advance(&mut self, every_events: u64, observe: &mut dyn FnMut(&Simulation) -> bool) -> bool {
         let mut countdown = every_events;
         while let Some(t) = self.cal.peek_time() {
             if t > self.end {
@@ -552,13 +564,12 @@ impl Simulation {
             countdown -= 1;
             if countdown == 0 {
                 countdown = every_events;
-                if !observe(t.as_ps() as f64 / self.end.max(Time::from_ps(1)).as_ps() as f64) {
-                    return None;
+                if !observe(self) {
+                    return false;
                 }
             }
         }
-        self.now = self.end;
-        Some(self.results())
+        true
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -877,24 +888,13 @@ impl Simulation {
         sim.attach_ictcp(0);
         sim.cal.schedule(r.start, Event::Open(0));
         sim.end = self.end;
-        while let Some((t, ev)) = sim.cal.pop() {
-            if t > sim.end {
-                break;
-            }
-            sim.now = t;
-            sim.dispatch(ev);
-            let done = match sim.conns.get(0) {
-                Some(c) => c.completion,
-                None => sim.conns.ended(0).and_then(|r| r.completion),
-            };
-            if let Some(done) = done {
-                return Some(done - r.start);
-            }
-            if !sim.ending.is_empty() {
-                sim.end_finished();
-            }
-        }
-        None
+        let completion = |sim: &Simulation| match sim.conns.get(0) {
+            Some(c) => c.completion,
+            None => sim.conns.ended(0).and_then(|r| r.completion),
+        };
+        // One event at a time, until the flow completes or the run's end.
+        sim.advance(1, &mut |sim| completion(sim).is_none());
+        completion(&sim).map(|done| done - r.start)
     }
 
     /// Connections open now (not ended), a measure of the state the simulation holds.
