@@ -262,7 +262,7 @@ def report_command(directory: Path, serve: bool, port: int) -> None:
     type=click.Choice(["pcap", "csv"]),
     multiple=True,
     help="Write packet traces of the ports and flows named by --trace-ports/--trace-flows: "
-    "pcap files (one per port and per flow) or trace.csv. May be given twice.",
+    "pcap files (one per port, per flow and per measure.trace_queries workload) or trace.csv. May be given twice.",
 )
 @click.option(
     "--trace-ports",
@@ -312,7 +312,7 @@ def run_command(
     if memory_limit_gb is not None:
         spec.setdefault("sim", {})["memory_limit_gb"] = memory_limit_gb
     measure = spec.get("measure", {})
-    traced = ports or flows or measure.get("trace_ports") or measure.get("trace_flows")
+    traced = ports or flows or any(measure.get(f"trace_{kind}") for kind in ("ports", "flows", "queries"))
     if traced and not trace_formats:
         trace_formats = ("pcap",)  # the default, whether the scenario or the flags ask for traces
     if trace_formats and not traced:
@@ -379,7 +379,7 @@ def _write_run(
         write_csv(out / "trace.csv", trace)
         written.append("trace.csv")
     if "pcap" in trace_formats:
-        written += _write_pcaps(out, trace, spec, results.ports["name"].tolist())
+        written += _write_pcaps(out, trace, spec, results.ports["name"].tolist(), results.flows)
     write_json(out / "summary.json", summary)
     return summary, written
 
@@ -408,8 +408,11 @@ def _matching_ports(pattern: str, names: list[str]) -> list[str]:
     return [name for name in names if regex.fullmatch(name)]
 
 
-def _write_pcaps(out: Path, trace: pd.DataFrame, spec: dict[str, Any], port_names: list[str]) -> list[str]:
-    """One pcap file per traced port and per traced flow; their names."""
+def _write_pcaps(
+    out: Path, trace: pd.DataFrame, spec: dict[str, Any], port_names: list[str], flows: pd.DataFrame
+) -> list[str]:
+    """One pcap file per traced port, per traced flow and per traced query workload; their
+    names."""
     from . import pcap
 
     tcp = spec.get("tcp", {})
@@ -425,6 +428,13 @@ def _write_pcaps(out: Path, trace: pd.DataFrame, spec: dict[str, Any], port_name
     for flow in dict.fromkeys(measure.get("trace_flows", [])):
         path = out / f"flow-{flow}.pcap"
         view = trace[(trace.view == "flow") & (trace.flow == flow)] if len(trace) else trace
+        pcap.write(path, view, **options)
+        files.append(path.name)
+    # A traced query workload's connections, each seen at its server, in one file.
+    for w in dict.fromkeys(measure.get("trace_queries", [])):
+        path = out / f"queries-{w}.pcap"
+        conns = flows.loc[flows["workload"] == w, "id"]
+        view = trace[(trace.view == "flow") & trace.flow.isin(conns)] if len(trace) else trace
         pcap.write(path, view, **options)
         files.append(path.name)
     return files

@@ -137,7 +137,7 @@ class Results:
     @cached_property
     def trace(self) -> pd.DataFrame:
         """Packet records of the traced ports and flows (scenario `measure.trace_ports`,
-        `measure.trace_flows`), sorted by time: `view` (`port` or `flow`), `event` (`tx`:
+        `measure.trace_flows`, `measure.trace_queries`), sorted by time: `view` (`port` or `flow`), `event` (`tx`:
         left the port or host, at the end of its transmission; `rx`: arrived at the flow's
         sending host; `drop`: refused by the port), `port_name`, the packet's connection
         (`flow`), hosts, TCP flags, IP ECN field, sequence and ACK numbers, window, lengths

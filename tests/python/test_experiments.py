@@ -15,6 +15,9 @@ from dcsim.experiments import dctcp_fig14
 
 IDS = [
     "dctcp-fig1",
+    "dctcp-fig7",
+    "dctcp-fig8",
+    "dctcp-fig9",
     "dctcp-fig12",
     "dctcp-pi",
     "dctcp-burst-k",
@@ -31,6 +34,10 @@ IDS = [
     "dctcp-incast-variants",
     "dctcp-fig21",
     "dctcp-table2",
+    "dctcp-fig22",
+    "dctcp-fig23",
+    "dctcp-fig24",
+    "dctcp-benchmark-more",
     "ictcp-fig3",
     "ictcp-fig4",
     "ictcp-fig5",
@@ -59,9 +66,10 @@ def test_registry_has_every_experiment_in_paper_order():
         assert module.__doc__ and "Assumption" in module.__doc__
 
 
-def _scenario_dicts(plan: list) -> list[dict]:
-    """Experiments list plain scenarios or tuples ending with one."""
-    return [item[-1] if isinstance(item, tuple) else item for item in plan]
+def _scenario_dicts(plan: list | dict) -> list[dict]:
+    """Experiments list plain scenarios or tuples ending with one, or map labels to them."""
+    items = plan.values() if isinstance(plan, dict) else plan
+    return [item[-1] if isinstance(item, tuple) else item for item in items]
 
 
 @pytest.mark.parametrize("exp_id", IDS)

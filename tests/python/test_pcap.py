@@ -137,3 +137,34 @@ def test_repeated_trace_options_add_up_and_scenario_traces_default_to_pcap(tmp_p
     out = tmp_path / "csv"
     assert CliRunner().invoke(main, ["run", str(scenario), "--out", str(out), "--trace", "csv"]).exit_code == 0
     assert (out / "trace.csv").is_file() and not list(out.glob("*.pcap"))
+
+
+def test_a_traced_query_workload_is_one_pcap_seen_at_its_servers(tmp_path: Path) -> None:
+    # h0 asks h1..h3 for 3,000 B five times, over persistent connections: queries-0.pcap holds
+    # each server's responses (3 × 5 × 3,000 B from port 5001) and what it received.
+    scenario = tmp_path / "queries.toml"
+    scenario.write_text(
+        """
+        [sim]
+        duration_s = 0.02
+        [topology]
+        kind = "star"
+        hosts = 4
+        [[queries]]
+        client = 0
+        servers = [1, 2, 3]
+        response_bytes = 3000
+        rounds = 5
+        start_s = 0.001
+        [measure]
+        trace_queries = [0]
+        """
+    )
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["run", str(scenario), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in out.glob("*.pcap")] == ["queries-0.pcap"]
+    seen = tshark(out / "queries-0.pcap", "ip.src", "tcp.srcport", "tcp.len")
+    responses = seen[seen["tcp.srcport"] == 5001]
+    assert set(responses["ip.src"]) == {"10.0.0.2", "10.0.0.3", "10.0.0.4"}
+    assert responses["tcp.len"].sum() == 3 * 5 * 3000

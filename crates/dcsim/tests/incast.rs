@@ -359,7 +359,11 @@ fn incast_runs_are_deterministic_and_the_seed_drives_the_jitter() {
 // ------------------------------------------------------------------ 5. non-persistent
 
 fn small_queries(persistent: bool) -> Results {
-    run(&format!(
+    run(&small_queries_toml(persistent))
+}
+
+fn small_queries_toml(persistent: bool) -> String {
+    format!(
         r#"
         [sim]
         duration_s = 0.05
@@ -381,7 +385,7 @@ fn small_queries(persistent: bool) -> Results {
         [measure]
         queue_sample_us = 0
     "#
-    ))
+    )
 }
 
 #[test]
@@ -410,6 +414,52 @@ fn one_shot_queries_are_sampled_and_traced_at_a_port() {
     assert!(r.flow_samples.flow.contains(&5), "the last query's connections are sampled");
     let to_client = r.trace.port.iter().filter(|&&p| r.ports[p as usize].name == "s0->h0").count();
     assert!(to_client >= 6 * 3, "{to_client} records: SYN-ACKs and responses to h0");
+}
+
+#[test]
+fn a_traced_query_workload_is_seen_from_each_server() {
+    // Workload 0 (h0 asks h1..h4 for 2000 B, 10 times) traced: each of its 4 connections is
+    // seen at its server. The servers send the SYN-ACK and 10 responses of 2 segments
+    // (1460 + 540 B) and receive the SYN, 10 requests and the ACKs; workload 1 (h1 asks h2)
+    // is not traced.
+    let base = small_queries_toml(true);
+    let toml = base.replace(
+        "[measure]",
+        "[[queries]]\nclient = 1\nservers = [2]\nresponse_bytes = 1000\nrounds = 3\n\
+         [measure]\ntrace_queries = [0]",
+    );
+    let r = run(&toml);
+    check_conservation(&r);
+    let t = &r.trace;
+    let n = t.event.len();
+    assert!(t.view.iter().all(|&v| v == 1));
+    let conns: std::collections::BTreeSet<u32> = t.flow.iter().copied().collect();
+    assert_eq!(conns.into_iter().collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    for server in 1..=4u32 {
+        let sent: Vec<usize> = (0..n).filter(|&i| t.event[i] == 0 && t.src[i] == server).collect();
+        let data: Vec<u32> = sent.iter().map(|&i| t.len[i]).filter(|&l| l > 0).collect();
+        assert_eq!(data.len(), 20, "server {server}: {data:?}");
+        assert_eq!(data.iter().map(|&l| l as u64).sum::<u64>(), 10 * 2000);
+        assert!(sent.iter().all(|&i| t.from_end[i] == 1 && t.dst[i] == 0));
+        let received = (0..n).filter(|&i| t.event[i] == 1 && t.dst[i] == server);
+        let requests = received.filter(|&i| t.len[i] == 100).count();
+        assert_eq!(requests, 10, "server {server}");
+    }
+    // Every record is one of the four servers' own (tx) or h0's arriving at them (rx).
+    assert!((0..n).all(|i| (t.event[i] == 0) == (t.src[i] != 0)));
+}
+
+#[test]
+fn tracing_needs_an_existing_persistent_workload() {
+    for (persistent, traced, reason) in [
+        (true, 1, "query workload 1 does not exist (the only one is 0)"),
+        (false, 0, "only persistent connections can be traced"),
+    ] {
+        let toml = small_queries_toml(persistent).replace("[measure]", &format!("[measure]\ntrace_queries = [{traced}]"));
+        let e = Scenario::from_toml(&toml).err().expect("refused");
+        let text = e.to_string();
+        assert!(text.contains("measure.trace_queries[0]") && text.contains(reason), "{text}");
+    }
 }
 
 #[test]

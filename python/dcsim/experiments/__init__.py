@@ -16,6 +16,9 @@ SCALES = ("quick", "full")
 # Module names in paper order: DCTCP, ICTCP, then the CS244 reproduction.
 _MODULES = (
     "dctcp_fig1",
+    "dctcp_fig7",
+    "dctcp_fig8",
+    "dctcp_fig9",
     "dctcp_fig12",
     "dctcp_pi",
     "dctcp_burst_k",
@@ -32,6 +35,10 @@ _MODULES = (
     "dctcp_incast_variants",
     "dctcp_fig21",
     "dctcp_table2",
+    "dctcp_fig22",
+    "dctcp_fig23",
+    "dctcp_fig24",
+    "dctcp_benchmark_more",
     "ictcp_fig3",
     "ictcp_fig4",
     "ictcp_fig5",

@@ -1004,6 +1004,10 @@ pub struct MeasureConfig {
     /// Flows (indices into `flows`) whose packets are traced at their sender's host: what
     /// it sends and what it receives.
     pub trace_flows: Vec<u32>,
+    /// Query workloads (indices into `queries`, persistent ones) whose connections are traced
+    /// at each server, their data sender: the responses it sends, and the requests and ACKs
+    /// it receives (DCTCP Fig. 9's "RTT+Queue" is a response's send to its ACK).
+    pub trace_queries: Vec<u32>,
     /// Each finished flow's ideal completion time (`flows.ideal_fct_s`): the time the same
     /// flow takes alone on the idle network, found by running it so; `slowdown` is its
     /// completion time over that. Costs about one more simulation of each finite flow.
@@ -1018,6 +1022,7 @@ impl Default for MeasureConfig {
             flow_sample_us: 0.0,
             trace_ports: Vec::new(),
             trace_flows: Vec::new(),
+            trace_queries: Vec::new(),
             ideal_fct: true,
         }
     }
@@ -1428,6 +1433,31 @@ impl Scenario {
                         n => format!("flow {f} does not exist (flows are 0..{})", n - 1),
                     },
                 );
+            }
+        }
+        for (i, &w) in self.measure.trace_queries.iter().enumerate() {
+            let field = format!("measure.trace_queries[{i}]");
+            match self.queries.get(w as usize) {
+                None => {
+                    return err(
+                        &field,
+                        match self.queries.len() {
+                            0 => format!("query workload {w} does not exist (the scenario has no queries)"),
+                            1 => format!("query workload {w} does not exist (the only one is 0)"),
+                            n => format!("query workload {w} does not exist (workloads are 0..{})", n - 1),
+                        },
+                    )
+                }
+                Some(q) if !q.persistent => {
+                    return err(
+                        &field,
+                        format!(
+                            "query workload {w} opens a new connection per request; only persistent \
+                             connections can be traced"
+                        ),
+                    )
+                }
+                Some(_) => {}
             }
         }
         Ok(())

@@ -416,7 +416,13 @@ impl Simulation {
             },
         )?;
         let traced_ports = net.port_indices("measure.trace_ports", &s.measure.trace_ports)?;
-        let traced_conns: Vec<(u32, u32)> = s.measure.trace_flows.iter().map(|&f| (f, s.flows[f as usize].src)).collect();
+        let mut traced_conns: Vec<(u32, u32)> = s.measure.trace_flows.iter().map(|&f| (f, s.flows[f as usize].src)).collect();
+        // A query connection's data sender is its server (validated persistent, so its
+        // connections exist from the start).
+        for &w in &s.measure.trace_queries {
+            let q = &s.queries[w as usize];
+            traced_conns.extend(workloads[w as usize].conns.iter().zip(&q.servers).map(|(&c, &server)| (c, server)));
+        }
         let tracer = Tracer::new(net.ports.len(), &traced_ports, conns.len(), &traced_conns);
         let mut ictcp: Vec<Option<Interface>> = vec![None; net.host_port.len()];
         for &h in &s.ictcp.hosts {

@@ -1,10 +1,12 @@
-//! Packet traces of chosen ports and flows (`measure.trace_ports`, `measure.trace_flows`):
-//! one record per packet event, the data behind `dcsim run --trace pcap`.
+//! Packet traces of chosen ports and flows (`measure.trace_ports`, `measure.trace_flows`,
+//! and the connections of `measure.trace_queries`): one record per packet event, the data
+//! behind `dcsim run --trace pcap`.
 //!
 //! - A traced port records each packet as it leaves the port (`Tx`, at the end of its
 //!   transmission, with any CE mark the port set) and each packet the port refuses (`Drop`).
 //! - A traced flow is seen from its sender's host, as a capture there would: its packets
-//!   leaving the host's NIC (`Tx`) and the peer's packets arriving at the host (`Rx`).
+//!   leaving the host's NIC (`Tx`) and the peer's packets arriving at the host (`Rx`). A
+//!   query connection's sender is its server.
 
 use crate::net::packet::{Ecn, Packet};
 use crate::net::port::Port;

@@ -1,0 +1,149 @@
+"""DCTCP paper (Alizadeh et al., SIGCOMM 2010), Figure 7: an incast event at an aggregator
+(the part a simulation can show).
+
+Paper (§2.3.2, production measurement): Fig. 7 caption: "A real incast event measured in a
+production environment. Timeline shows queries forwarded over 0.8ms, with all but one response
+returning over 12.4ms. That response is lost, and is retransmitted after RTT_min (300ms).
+RTT+Queue estimates queue length on the port to the aggregator." The responses are 2 KB each
+from the 43 other servers of the rack (86 KB, ≈ 1 ms at 1 Gbps, §2.3.3), and production TCP
+used RTO_min 300 ms (§2.3.2).
+
+Published numbers (spec experiments.md dctcp-fig7): responses spread over 12.4 ms although
+the data needs about 1 ms; one lost response costs a 300 ms timeout.
+
+What a simulation can show: incast events of the same kind on the paper's stand-in for the
+production cluster, the benchmark traffic of §4.3, with the production stack: how often a
+query loses a packet and waits RTO_min, how far its other responses spread, and one such
+event's timeline. Not the production event itself.
+
+Our setup: the jitter-off run of `dctcp-fig8` (the benchmark, TCP, RTO_min 300 ms on the
+10 ms tick, no response jitter) with aggregator 0's connections traced at each worker. For each
+of its queries, per worker: the request's arrival at the worker and the response's ACK arriving
+back at the worker (≈ the response reaching the aggregator plus the ACK's ~50 µs return). A
+response is lost when its ACK comes RTO_min or more after it was sent; a request is lost when
+it reaches a worker RTO_min or more after the query was issued. The timeline shown is the
+first query of aggregator 0 that lost a response (else the first that timed out).
+
+Assumptions: those of `dctcp-fig22` (docs/workloads.md "The DCTCP benchmark"). The
+aggregator sends its 44 requests at once (the paper's 0.8 ms of forwarding is application
+time, not modelled).
+
+Outputs: fig7_queries.csv (aggregator 0's queries: completion time, timeouts, span of the
+responses not lost, what was lost), fig7_event.csv (the shown query's per-worker times),
+fig7.png/.svg.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import benchmark as b
+from . import common as c
+
+ID = "dctcp-fig7"
+TITLE = "DCTCP Fig. 7: an incast event at an aggregator, on the benchmark with RTO_min 300 ms"
+DESCRIPTION = "Benchmark queries with production TCP (RTO_min 300 ms): responses that spread and one lost, timeline of one event."
+
+SCALES = b.SCALES
+# 44 responses of 2,000 B, one 1,538-B and one 618-B frame each, at 1 Gbps.
+TRANSFER_MS = 44 * (1538 + 618) * 8 / 1e9 * 1e3
+
+
+def scenarios(scale: str) -> dict[str, dict]:
+    return {"jitter off": b.production_plan(scale)["jitter off"]}
+
+
+def events(res: dict, sc: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per query of aggregator 0: issue, completion, timeouts, the span over which the
+    responses not lost were acknowledged, and whether a request or a response was lost;
+    and the per-response rows of :func:`benchmark.responses` with times from the issue."""
+    rto_s = float(sc["tcp"]["rto_min_ms"]) / 1e3
+    r = b.responses(res, sc)
+    q = b.queries(res, sc)
+    q = q[q["workload"] == b.TRACED_AGGREGATOR].set_index("query")
+    r = r.join(q["issued_s"], on="query")
+    r["request_ms"] = (r["request_rx_s"] - r["issued_s"]) * 1e3
+    r["acked_ms"] = (r["acked_s"] - r["issued_s"]) * 1e3
+    r["response_lost"] = (r["acked_s"] - r["sent_s"]) >= rto_s
+    r["request_lost"] = r["request_ms"] >= rto_s * 1e3
+    rows = []
+    for k, g in r.groupby("query"):
+        kept = g[~g["response_lost"] & ~g["request_lost"]]["acked_ms"]
+        rows.append(
+            {
+                "query": int(k),
+                "qct_ms": float(q.loc[k, "qct_s"]) * 1e3,
+                "timeouts": int(q.loc[k, "timeouts"]),
+                "responses": len(g),
+                "span_ms": float(kept.max() - kept.min()) if len(kept) else np.nan,
+                "requests_lost": int(g["request_lost"].sum()),
+                "responses_lost": int(g["response_lost"].sum()),
+            }
+        )
+    return pd.DataFrame(rows), r
+
+
+def run(scale: str, out_dir: Path, jobs: int) -> dict:
+    out = c.prepare_out(out_dir)
+    (sc, res), = b.run_plan(scenarios(scale), jobs).values()
+    per_query, resp = events(res, sc)
+    per_query.to_csv(out / "fig7_queries.csv", index=False)
+    all_q = b.query_stats(res, sc)
+    rto_ms = float(sc["tcp"]["rto_min_ms"])
+    timed_out = per_query[per_query["timeouts"] > 0]
+    lost_resp = per_query[per_query["responses_lost"] > 0]
+    shown = lost_resp if len(lost_resp) else timed_out
+    fig, ax = c.figure(size=(7.0, 4.5))
+    event = pd.DataFrame()
+    if len(shown):
+        k = int(shown["query"].iloc[0])
+        event = resp[resp["query"] == k].sort_values("acked_ms").reset_index(drop=True)
+        event.to_csv(out / "fig7_event.csv", index=False)
+        y = np.arange(len(event))
+        ax.scatter(event["request_ms"], y, s=10, marker="|", color="tab:grey", label="request reaches the worker")
+        ax.scatter(event["acked_ms"], y, s=14, color="tab:red", label="response acknowledged (at the worker)")
+        lost = event[event["response_lost"] | event["request_lost"]]
+        ax.scatter(lost["acked_ms"], lost.index, s=60, facecolors="none", edgecolors="k", label="after a timeout")
+        ax.set_xscale("log")
+        ax.set_xlabel("Time since the query was issued (ms)")
+        ax.set_ylabel("Worker (in order of acknowledgment)")
+        ax.set_title(f"Query {k} of aggregator 0: completion {float(per_query.set_index('query').loc[k, 'qct_ms']):.1f} ms (ours)")
+        ax.legend(fontsize=7.5, loc="lower right")
+    c.note(ax, "paper (production): responses over 12.4 ms,\none lost, retransmitted after 300 ms", loc="upper left")
+    files = c.save_figure(fig, out, "fig7")
+
+    median_span = float(lost_resp["span_ms"].median()) if len(lost_resp) else float("nan")
+    slow = timed_out["qct_ms"]
+    claims = [
+        c.claim(
+            "With the production RTO_min, incast events happen under the benchmark's traffic: "
+            "queries lose a packet and wait RTO_min (some queries time out, and the median one "
+            f"that does takes ≥ {rto_ms:g} ms; a query issued while another's loss blocks a "
+            "shared connection waits less)",
+            "one response lost, retransmitted after 300 ms",
+            f"{100 * all_q['timeout_fraction']:.2f}% of all queries time out; aggregator 0: "
+            f"{len(timed_out)} of {len(per_query)}, taking {c.fmt(slow.min(), 0)}-"
+            f"{c.fmt(slow.max(), 0)} ms ({len(lost_resp)} lost a response, the others a request)",
+            all_q["timeout_fraction"] > 0 and len(timed_out) > 0 and float(slow.median()) >= rto_ms,
+        ),
+        c.claim(
+            "In a query that loses a response, the other responses spread over much longer than "
+            f"their bytes need (median span ≥ 2 × {TRANSFER_MS:.2f} ms)",
+            "all but one response over 12.4 ms (the data needs ≈ 1 ms)",
+            f"median span {c.fmt(median_span, 2)} ms over {len(lost_resp)} such queries",
+            bool(np.isfinite(median_span) and median_span >= 2 * TRANSFER_MS),
+        ),
+    ]
+    metrics = {
+        "queries": all_q,
+        "aggregator0_queries": len(per_query),
+        "aggregator0_timed_out": len(timed_out),
+        "aggregator0_lost_response": len(lost_resp),
+        "median_span_ms": median_span,
+        "transfer_ms": TRANSFER_MS,
+        "files": ["fig7_queries.csv", *(["fig7_event.csv"] if len(event) else []), *files],
+    }
+    return {"claims": claims, "metrics": c.jsonable(metrics)}

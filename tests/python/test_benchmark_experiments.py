@@ -1,0 +1,179 @@
+"""The DCTCP benchmark (§4.3) and the experiments on it (DCTCP Figs. 7-9, 22-24 and the
+further scaling): the builder against the paper's numbers, the measurement of a response's
+RTT+Queue against a hand-computed idle-network value, and the analysis helpers by hand. (Each
+experiment runs end to end at quick scale in test_readme.py.)"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import dcsim
+from dcsim import workloads as wl
+from dcsim.experiments import (
+    benchmark as b,
+)
+from dcsim.experiments import (
+    dctcp_benchmark_more,
+    dctcp_fig7,
+    dctcp_fig8,
+    dctcp_fig9,
+    dctcp_fig22,
+    dctcp_fig23,
+    dctcp_fig24,
+)
+
+MODULES = [dctcp_fig7, dctcp_fig8, dctcp_fig9, dctcp_fig22, dctcp_fig23, dctcp_fig24, dctcp_benchmark_more]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=[m.ID for m in MODULES])
+def test_interface(module):
+    doc = module.__doc__
+    for part in ("Paper", "Published", "Our setup", "Assumptions", "Outputs"):
+        assert part in doc, part
+    assert {"quick", "full"} <= set(module.SCALES)
+    assert module.DESCRIPTION.strip() and "\n" not in module.DESCRIPTION
+
+
+def test_the_benchmark_is_the_papers_rack_and_traffic():
+    sc = wl.dctcp_benchmark(10.0)
+    topo = sc["topology"]
+    # "45 servers connected to a Triumph ... by 1Gbps links. An additional server is connected
+    # to a 10Gbps port of the Triumph to act as a stand-in for the rest of the data center."
+    assert (topo["kind"], topo["hosts"], topo["uplinks"]) == ("rack", 45, 1)
+    assert topo["host_link"]["rate_gbps"] == 1.0 and topo["uplink"]["rate_gbps"] == 10.0
+    assert sc["switch"]["buffer"] == {"kind": "preset", "name": "triumph"}
+    # "RTO_min set to 10ms in both" (§4.3).
+    assert sc["tcp"]["rto_min_ms"] == 10.0
+    # Each server queries all 44 others: 1.6 KB requests (§2.2), 2 KB responses (§4.3).
+    assert len(sc["queries"]) == 45
+    for i, q in enumerate(sc["queries"]):
+        assert q["client"] == i and sorted(q["servers"]) == [s for s in range(45) if s != i]
+        assert (q["request_bytes"], q["response_bytes"]) == (1600, 2000)
+        assert q["persistent"] and q["arrival"]["mean_interval_ms"] == pytest.approx(600e3 / (188_000 / 45))
+    # 188,000 queries in 10 minutes: 313 per second in all.
+    rate = sum(1e3 / q["arrival"]["mean_interval_ms"] for q in sc["queries"])
+    assert rate == pytest.approx(188_000 / 600)
+    # 200,000 background flows in 10 minutes, the stand-in's flows into the rack included.
+    rack, stand_in = sc["traffic"]
+    assert rack["sources"] == list(range(45)) and rack["destination"] == {"kind": "mixed", "across_racks": 0.2}
+    assert stand_in["sources"] == [45] and stand_in["destinations"] == list(range(45))
+    flows_per_s = 45 * 1e3 / rack["arrival"]["mean_interval_ms"] + 1e3 / stand_in["arrival"]["mean_interval_ms"]
+    assert flows_per_s == pytest.approx(200_000 / 600)
+    # The stand-in sends into the rack as many flows as the rack sends out of it.
+    assert 1e3 / stand_in["arrival"]["mean_interval_ms"] == pytest.approx(45 * 0.2 * 1e3 / rack["arrival"]["mean_interval_ms"])
+    assert rack["size"] == {"kind": "web_search"} and rack["stop_s"] == 10.0
+    assert sc["sim"]["duration_s"] == pytest.approx(10.5)
+    # Aggregators start one exponential gap apart, not in step, and the seed fixes them.
+    starts = [q["start_s"] for q in sc["queries"]]
+    assert len(set(starts)) == 45 and starts == [q["start_s"] for q in wl.dctcp_benchmark(10.0)["queries"]]
+    assert starts != [q["start_s"] for q in wl.dctcp_benchmark(10.0, seed=2)["queries"]]
+
+
+def test_the_scaled_benchmark_and_its_multipliers():
+    sc = wl.dctcp_benchmark(5.0, scaled=True)
+    # "the total size of each response is 1MB (with 44 servers, each individual response is
+    # just under 25KB)"; "the size of update flows larger than 1MB" × 10.
+    assert {q["response_bytes"] for q in sc["queries"]} == {1_000_000 // 44} == {22_727}
+    for g in sc["traffic"]:
+        assert (g["scale_above_bytes"], g["scale_factor"]) == (1_000_000, 10.0)
+    base = wl.dctcp_benchmark(5.0)
+    fast = wl.dctcp_benchmark(5.0, rate_multiplier=2)
+    for g, f in zip(base["traffic"], fast["traffic"]):
+        assert f["arrival"]["mean_interval_ms"] == pytest.approx(g["arrival"]["mean_interval_ms"] / 2)
+    big = wl.dctcp_benchmark(5.0, size_multiplier=5)
+    assert {q["response_bytes"] for q in big["queries"]} == {10_000}
+    assert all((g["scale_above_bytes"], g["scale_factor"]) == (1, 5.0) for g in big["traffic"])
+    with pytest.raises(ValueError):
+        wl.dctcp_benchmark(5.0, scaled=True, size_multiplier=2)
+    with pytest.raises(ValueError):
+        wl.dctcp_benchmark(0.0)
+
+
+def test_the_benchmarks_offered_load_by_hand():
+    # Web-search sizes, mean 1.666 MB; one flow per 162 ms per server: 1.666e6 × 8 / 0.162 s
+    # = 82.3 Mb/s of payload, 86.7 Mb/s on the wire (1538 B per 1460): 8.7% of 1 Gbps.
+    mean = wl.cdf_mean(wl.builtin_points("web_search"))
+    assert mean == pytest.approx(1_665_830.8)
+    gap_s = wl.BENCHMARK_FLOW_INTERVAL_MS / 1e3
+    assert gap_s == pytest.approx(0.162)
+    assert mean * 8 / gap_s * 1538 / 1460 / 1e9 == pytest.approx(0.0867, abs=5e-4)
+
+
+def test_protocols_set_the_switch_and_stack():
+    tcp, dctcp, deep, red = (b.scenario(p, "quick", scaled=True) for p in b.PROTOCOLS)
+    assert (tcp["tcp"]["cc"], tcp["switch"]["aqm"]) == ("newreno", {"kind": "drop_tail"})
+    # K by line rate: 20 on the 1 Gbps ports, 65 on the 10 Gbps one (§4.3).
+    assert (dctcp["tcp"]["cc"], dctcp["switch"]["aqm"]) == ("dctcp", {"kind": "threshold"})
+    assert deep["switch"]["buffer"]["name"] == "cat4948" and deep["tcp"]["cc"] == "newreno"
+    # "min_th = 20, max_th = 60 and using [7] for the remaining parameters".
+    assert red["tcp"]["cc"] == "tcp_ecn"
+    assert {k: red["switch"]["aqm"][k] for k in ("min_th", "max_th", "max_p", "weight_log2", "ecn")} == {
+        "min_th": 20.0, "max_th": 60.0, "max_p": 0.1, "weight_log2": 9, "ecn": True
+    }
+    names = {sc["name"] for sc in (tcp, dctcp, deep, red)}
+    assert len(names) == 4
+    prod = b.production_plan("quick")
+    assert {sc["tcp"]["rto_min_ms"] for sc in prod.values()} == {300.0}
+    assert [sc["queries"][0]["response_jitter_us"] for sc in prod.values()] == [10_000.0, 0.0]
+    # Figs. 22, 23 and 9 share their runs; Fig. 24's baseline is Fig. 22's DCTCP run.
+    assert dctcp_fig22.scenarios("quick") == dctcp_fig23.scenarios("quick") == dctcp_fig9.scenarios("quick")
+    assert dctcp_fig7.scenarios("quick")["jitter off"] == dctcp_fig8.scenarios("quick")["jitter off"]
+
+
+def test_a_responses_rtt_queue_on_an_idle_network_by_hand():
+    """One worker answers 2,000 B (1460 + 540) on an idle 1 Gbps rack, 25 µs per link, no
+    host noise. From the first segment's last bit leaving the worker's NIC (t = 0):
+    the second (618 B on the wire) leaves 4.944 µs later; the switch sends the first
+    (1538 B, 12.304 µs) from t = 25 µs to 37.304, the second from 37.304 to 42.248, which
+    reaches the aggregator at 67.248 µs; its immediate ACK (m = 2; 78 B, 0.624 µs a hop)
+    leaves the aggregator at 67.872, the switch at 93.496, and reaches the worker at
+    118.496 µs."""
+    sc = {
+        "sim": {"duration_s": 0.05},
+        "topology": {"kind": "rack", "hosts": 2, "uplinks": 1},
+        "host": {"tx_jitter_us": 0.0, "clock_ppm": 0.0},
+        "queries": [
+            {
+                "client": 0,
+                "servers": [1],
+                "request_bytes": 1600,
+                "response_bytes": 2000,
+                "rounds": 3,
+                "start_s": 0.001,
+                "arrival": {"kind": "poisson", "mean_interval_ms": 5.0},
+            }
+        ],
+        "measure": {"trace_queries": [0], "queue_sample_us": 0.0},
+    }
+    res = dcsim.run(sc)
+    r = b.responses(res.raw, sc)
+    assert list(r["query"]) == [0, 1, 2] and set(r["server"]) == {1}
+    assert r["rtt_queue_ms"].to_numpy() == pytest.approx([0.118496] * 3, abs=1e-9)
+    # The request's first segment (1538 B on the wire) reaches the worker two serialisations
+    # and two propagation delays after the query is issued: 12.304 + 25 + 12.304 + 25 µs.
+    q = res.queries
+    delay = r["request_rx_s"].to_numpy() - q["issued_s"].to_numpy()
+    assert delay == pytest.approx([74.608e-6] * 3, abs=1e-9)
+
+
+def test_intervals_under_way_at_instants_by_hand():
+    starts = np.array([0.0, 1.0, 2.0, 2.5])
+    ends = np.array([3.0, 1.5, np.inf, 2.5])  # the last one is empty
+    assert b.under_way(np.array([-1.0, 0.0, 1.2, 1.5, 2.5, 3.0, 9.0]), starts, ends).tolist() == [0, 1, 2, 1, 2, 1, 1]
+
+
+def test_fig9_statistics_by_hand():
+    st = dctcp_fig9.stats(np.array([0.2, 0.5, 0.9, 1.5, 4.0, 12.0]), rto_ms=10.0)
+    assert st["responses"] == 6 and st["above_1ms"] == pytest.approx(0.5)
+    # 12 ms is a response that waited for a timeout: not the queue's tail.
+    assert st["max_without_timeout_ms"] == 4.0 and st["at_least_rto"] == 1
+    assert st["p50_ms"] == pytest.approx(1.2)
+    assert math.isnan(dctcp_fig9.stats(np.array([]), 10.0)["above_1ms"])
+
+
+def test_fig7_transfer_time_by_hand():
+    # 44 responses of 2,000 B: a 1538-B and a 618-B frame each, 17.248 µs at 1 Gbps.
+    assert dctcp_fig7.TRANSFER_MS == pytest.approx(44 * 17.248e-3)
