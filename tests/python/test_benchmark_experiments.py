@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import dcsim
@@ -152,11 +153,13 @@ def test_a_responses_rtt_queue_on_an_idle_network_by_hand():
     r = b.responses(res.raw, sc)
     assert list(r["query"]) == [0, 1, 2] and set(r["server"]) == {1}
     assert r["rtt_queue_ms"].to_numpy() == pytest.approx([0.118496] * 3, abs=1e-9)
-    # The request's first segment (1538 B on the wire) reaches the worker two serialisations
-    # and two propagation delays after the query is issued: 12.304 + 25 + 12.304 + 25 µs.
+    # The request (1600 B: a 1538-B and a 218-B frame) leaves the aggregator's NIC at 12.304
+    # and 14.048 µs; the switch sends the first from 37.304 to 49.608 µs and the second, queued
+    # behind it, until 51.352 µs; its last byte reaches the worker 25 µs later, at 76.352 µs.
     q = res.queries
     delay = r["request_rx_s"].to_numpy() - q["issued_s"].to_numpy()
-    assert delay == pytest.approx([74.608e-6] * 3, abs=1e-9)
+    assert delay == pytest.approx([76.352e-6] * 3, abs=1e-9)
+    assert not r["retransmitted"].any()
 
 
 def test_intervals_under_way_at_instants_by_hand():
@@ -166,14 +169,46 @@ def test_intervals_under_way_at_instants_by_hand():
 
 
 def test_fig9_statistics_by_hand():
-    st = dctcp_fig9.stats(np.array([0.2, 0.5, 0.9, 1.5, 4.0, 12.0]), rto_ms=10.0)
-    assert st["responses"] == 6 and st["above_1ms"] == pytest.approx(0.5)
-    # 12 ms is a response that waited for a timeout: not the queue's tail.
-    assert st["max_without_timeout_ms"] == 4.0 and st["at_least_rto"] == 1
-    assert st["p50_ms"] == pytest.approx(1.2)
-    assert math.isnan(dctcp_fig9.stats(np.array([]), 10.0)["above_1ms"])
+    # 12 ms is a response that was lost and resent: loss recovery, not the queue's tail, so
+    # the statistics are over the other five.
+    rtt = np.array([0.2, 0.5, 0.9, 1.5, 4.0, 12.0])
+    st = dctcp_fig9.stats(rtt, np.array([False] * 5 + [True]))
+    assert st["responses"] == 6 and st["retransmitted"] == 1
+    assert st["above_1ms"] == pytest.approx(2 / 5) and st["max_ms"] == 4.0
+    assert st["p50_ms"] == pytest.approx(0.9)
+    # p99 of five values by linear interpolation: 1.5 + 0.96 × (4.0 − 1.5).
+    assert st["p99_ms"] == pytest.approx(3.9)
+    assert math.isnan(dctcp_fig9.stats(np.array([]), np.array([], dtype=bool))["above_1ms"])
 
 
 def test_fig7_transfer_time_by_hand():
     # 44 responses of 2,000 B: a 1538-B and a 618-B frame each, 17.248 µs at 1 Gbps.
     assert dctcp_fig7.TRANSFER_MS == pytest.approx(44 * 17.248e-3)
+
+
+def test_message_times_from_segments_by_hand():
+    # 2,000-B messages from seq 1: message 0 is [1, 2001), 1 is [2001, 4001), 2 is [4001, 6001).
+    # The segment at seq 3461 carries bytes of messages 1 and 2; seq 2001 is sent twice.
+    seg = pd.DataFrame(
+        {
+            "t_s": [1.0, 2.0, 3.0, 4.0, 5.0],
+            "seq": [1, 1461, 2001, 3461, 2001],
+            "len": [1460, 540, 1460, 1000, 1460],
+        }
+    )
+    out = b._first_times(seg, 2000)
+    assert out["first_s"].tolist() == [1.0, 3.0, 4.0]
+    assert out["last_s"].tolist() == [2.0, 4.0, 4.0]
+    assert out["again"].tolist() == [False, True, False]
+
+
+def test_query_statistics_count_an_unfinished_query_as_timed_out():
+    q = pd.DataFrame({"qct_s": [0.001, 0.002, 0.003, np.nan], "timeouts": [0, 1, 0, 0]})
+    st = b.stats_of_queries(q)
+    assert (st["issued"], st["completed"]) == (4, 3)
+    assert st["mean_ms"] == pytest.approx(2.0)
+    assert st["timeout_fraction"] == pytest.approx(0.5)
+    # Percentiles rank the unfinished query last, at infinity: the empirical quantile of 4
+    # values is the 2nd for p50 and the 4th from p75 up.
+    assert st["p50_ms"] == pytest.approx(2.0)
+    assert math.isinf(st["p95_ms"]) and math.isinf(st["p99_ms"])

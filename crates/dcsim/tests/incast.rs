@@ -450,6 +450,35 @@ fn a_traced_query_workload_is_seen_from_each_server() {
 }
 
 #[test]
+fn no_query_is_issued_at_or_after_stop_s() {
+    // Poisson queries every 2 ms on average from 1 ms, at most 1000, stopped at 21 ms: every
+    // issue time is in [1, 21) ms and there are about 10 of them. Either way the rounds the
+    // stop cuts off let `stop_when_queries_done` end the run at the last completion.
+    // (A barrier query takes about 0.18 ms here: some hundred fit before the stop.)
+    for (arrival, counts) in [
+        ("{ kind = \"poisson\", mean_interval_ms = 2.0 }", 3..=25),
+        ("{ kind = \"barrier\" }", 50..=200),
+    ] {
+        let toml = small_queries_toml(true)
+            .replace("rounds = 10", &format!("rounds = 1000\nstop_s = 0.021\narrival = {arrival}"))
+            .replace("duration_s = 0.05", "duration_s = 10.0\nstop_when_queries_done = true");
+        let r = run(&toml);
+        check_conservation(&r);
+        let q = queries(&r, 0);
+        assert!(counts.contains(&q.len()), "{} queries", q.len());
+        assert!(q.iter().all(|q| (0.001..0.021).contains(&q.issued_s) && q.qct_s.is_finite()));
+        let last = q.iter().map(|q| q.completed_s).fold(0.0, f64::max);
+        assert!(
+            r.duration_s <= last + 1e-9,
+            "ran to {} s after the last query at {last} s",
+            r.duration_s
+        );
+    }
+    let e = Scenario::from_toml(&small_queries_toml(true).replace("rounds = 10", "rounds = 10\nstop_s = 0.001")).err();
+    assert!(e.expect("refused").to_string().contains("queries[0].stop_s: must be after start_s"));
+}
+
+#[test]
 fn tracing_needs_an_existing_persistent_workload() {
     for (persistent, traced, reason) in [
         (true, 1, "query workload 1 does not exist (the only one is 0)"),

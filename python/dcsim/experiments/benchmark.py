@@ -41,10 +41,12 @@ PROTOCOLS: dict[str, tuple[str, str, dict]] = {
 }
 COLORS = {"TCP": "tab:red", "DCTCP": "tab:blue", "TCP CAT4948": "tab:green", "TCP RED": "tab:orange"}
 
-# DCTCP §2.3.2: "Most of the production applications ... use the default 300ms" RTO_min;
+# DCTCP §2.3.2: "In our network stack, the RTO_min is set to 300ms" (production, Figs. 7-8);
 # the benchmark itself ran with 10 ms (§4.3).
 PRODUCTION_RTO_MIN_MS = 300.0
-# "Forwarded requests were jittered (deliberately delayed) over a 10ms window" (Fig. 8).
+# "Forwarded requests were jittered (deliberately delayed) over a 10ms window" (Fig. 8
+# caption): uniform over [0, 10 ms]. §2.3.2 says instead "typically a mean value of 10ms";
+# the caption is the figure's own setting.
 PRODUCTION_JITTER_US = 10_000.0
 
 # Short messages: "flows from 100KB-1MB" (§4.3).
@@ -155,7 +157,7 @@ def fct_table(res: dict, sc: dict) -> pd.DataFrame:
 
 def short_message_stats(res: dict, sc: dict) -> dict:
     """Short messages (100 KB-1 MB): count, finished, mean and p95 completion time (ms),
-    and how many had a retransmission timeout."""
+    and how many had a retransmission timeout and how many had to resend their SYN."""
     f = short_messages(background(res, sc))
     done = f["fct_s"].dropna() * 1e3
     return {
@@ -164,6 +166,7 @@ def short_message_stats(res: dict, sc: dict) -> dict:
         "mean_ms": float(done.mean()) if len(done) else math.nan,
         "p95_ms": float(np.percentile(done, 95)) if len(done) else math.nan,
         "timeouts": int((f["timeouts"] > 0).sum()),
+        "syn_retries": int((f["syn_retries"] > 0).sum()),
     }
 
 
@@ -174,16 +177,26 @@ def queries(res: dict, sc: dict) -> pd.DataFrame:
 
 
 def query_stats(res: dict, sc: dict) -> dict:
-    """The window's queries: issued, completed, completion-time statistics (ms) and the
-    fraction with at least one timeout."""
-    q = queries(res, sc)
-    done = q["qct_s"].dropna().to_numpy() * 1e3
+    """:func:`stats_of_queries` of the window's queries."""
+    return stats_of_queries(queries(res, sc))
+
+
+def stats_of_queries(q: pd.DataFrame) -> dict:
+    """Issued, completed, completion-time statistics (ms) and the fraction with at least one
+    timeout. A query unfinished at the end of the run counts as timed out and as infinitely
+    slow in the percentiles (the mean is of the finished ones)."""
+    qct = q["qct_s"].to_numpy(dtype=float) * 1e3
+    done = qct[np.isfinite(qct)]
     nan = math.nan
     out: dict[str, Any] = {"issued": len(q), "completed": len(done)}
     out["mean_ms"] = float(done.mean()) if len(done) else nan
+    ranked = np.where(np.isfinite(qct), qct, np.inf)
     for p in (50, 95, 99, 99.9):
-        out[f"p{p:g}_ms"] = float(np.percentile(done, p)) if len(done) else nan
-    out["timeout_fraction"] = float((q["timeouts"] > 0).mean()) if len(q) else nan
+        # The empirical quantile (the smallest value with at least p% at or below it), so
+        # that an unfinished query shows as soon as it is among the slowest p%.
+        out[f"p{p:g}_ms"] = float(np.percentile(ranked, p, method="inverted_cdf")) if len(q) else nan
+    timed_out = (q["timeouts"] > 0) | q["qct_s"].isna()
+    out["timeout_fraction"] = float(timed_out.mean()) if len(q) else nan
     return out
 
 
@@ -202,63 +215,113 @@ def background_timeouts(res: dict, sc: dict) -> dict:
     }
 
 
-def host_link_load(res: dict) -> float:
-    """Mean utilisation of the switch ports to the 45 rack servers: the load the benchmark
-    put on their 1 Gbps links (payload, headers, framing, ACKs and retransmissions)."""
-    p = Results(c.raw(res)).ports
+def offered_load(res: dict, sc: dict) -> float:
+    """The load the window's traffic offers the rack hosts' 1 Gbps links, as a fraction:
+    the bytes of background flows to rack hosts, and of the queries' requests and responses,
+    on the wire (1538 B per 1460-B segment), over the window and the 45 links."""
+    t0, t1 = window(sc)
+    n = int(sc["topology"]["hosts"])
+    f = background(res, sc)
+    into_rack = float(f.loc[f["dst"] < n, "size_bytes"].sum())
+    for w, q in queries(res, sc).groupby("workload"):
+        spec = sc["queries"][int(w)]
+        into_rack += len(q) * len(spec["servers"]) * (spec["request_bytes"] + spec["response_bytes"])
+    rate = float(sc["topology"]["host_link"]["rate_gbps"]) * 1e9
+    return into_rack * 1538 / 1460 * 8 / ((t1 - t0) * n * rate)
+
+
+def rack_ports(res: dict) -> dict:
+    """The switch's shared memory at its fullest, and the drops at the ports to the rack
+    hosts (where the requests and responses of queries are lost)."""
+    r = Results(c.raw(res))
+    p = r.ports
     rack = p[p["name"].str.fullmatch(r"tor->h\d+") & (p["rate_bps"] <= 1e9)]
-    return float(rack["utilization"].mean())
+    return {
+        "max_shared_bytes_used": int(r.switches["max_used_bytes"].max()),
+        "rack_port_drops": int((rack["drops_buffer"] + rack["drops_pool"] + rack["drops_aqm"]).sum()),
+    }
+
+
+def _first_times(segments: pd.DataFrame, size: int) -> pd.DataFrame:
+    """For byte stream messages of ``size`` bytes from seq 1 on (the k-th covers [1 + k·size,
+    1 + (k+1)·size)): per message k, the first and the last of the times at which a segment
+    carrying its bytes was first seen, and whether any of its bytes were seen more than once.
+    ``segments``: t_s, seq, len, in time order."""
+    seen = segments.assign(again=segments.duplicated("seq"))
+    lo = (seen["seq"] - 1) // size
+    hi = (seen["seq"] + seen["len"] - 2) // size
+    spans = seen.assign(k=[list(range(a, b + 1)) for a, b in zip(lo, hi)]).explode("k")
+    first = spans[~spans["again"]].groupby("k")["t_s"]
+    return pd.DataFrame(
+        {"first_s": first.min(), "last_s": first.max(), "again": spans.groupby("k")["again"].any()}
+    )
 
 
 def responses(res: dict, sc: dict) -> pd.DataFrame:
     """One row per response of the traced aggregator's queries (DCTCP Figs. 7 and 9), from
-    the trace at each server: ``query`` (0-based, within the workload), ``server``,
-    ``request_rx_s`` (the request's first segment arriving at the server), ``sent_s`` (the
-    response's first segment leaving the server's NIC), ``acked_s`` (the ACK covering the
-    whole response arriving back) and ``rtt_queue_ms`` = ``acked_s`` − ``sent_s``: the
-    "RTT+Queue" of Fig. 9, "the time between the worker sending its response and receiving
-    a TCP ACK from the aggregator" (§2.3.3)."""
+    the trace at each server (its data sender): ``query`` (the k-th response on a persistent
+    connection answers the workload's query k), ``server``, ``request_rx_s`` (the last byte of
+    the request reaching the server), ``sent_s`` (its first byte leaving the server's NIC),
+    ``acked_s`` (the ACK covering the whole response arriving back), ``retransmitted``
+    (some byte of it was sent twice: a loss, recovered by fast retransmit or by a timeout)
+    and ``rtt_queue_ms`` = ``acked_s`` − ``sent_s``: the "RTT+Queue" of Fig. 9, "the time
+    between the worker sending its response and receiving a TCP ACK from the aggregator"
+    (§2.3.3). Byte streams start at seq 1, after the SYN."""
     raw = c.raw(res)
     trace = Results(raw).trace
-    q = sc["queries"][TRACED_AGGREGATOR]
-    resp_bytes, req_bytes = int(q["response_bytes"]), int(q["request_bytes"])
-    rows = []
-    for conn, t in trace[trace["view"] == "flow"].groupby("flow", sort=True):
-        sent = t[(t["event"] == "tx") & (t["len"] > 0)].sort_values("t_s")
-        got = t[t["event"] == "rx"].sort_values("t_s")
+    spec = sc["queries"][TRACED_AGGREGATOR]
+    resp_bytes, req_bytes = int(spec["response_bytes"]), int(spec["request_bytes"])
+    parts = []
+    flows = trace[trace["view"] == "flow"].sort_values("t_s", kind="stable")
+    for conn, t in flows.groupby("flow", sort=True):
+        sent = t[(t["event"] == "tx") & (t["len"] > 0)]
+        got = t[t["event"] == "rx"]
         if sent.empty:
             continue
-        server = int(sent["src"].iloc[0])
-        # Byte streams start after the SYN: the first data byte each way is seq 1.
-        first = sent.drop_duplicates("seq")  # first transmissions only
-        starts = first[(first["seq"] - 1) % resp_bytes == 0]
-        k = ((starts["seq"] - 1) // resp_bytes).to_numpy()
-        ends = 1 + (k + 1) * resp_bytes
+        out = _first_times(sent, resp_bytes).rename(columns={"first_s": "sent_s", "again": "retransmitted"})
+        # Only whole responses: the last one may still be under way when the run ends.
+        out = out[out.index < (sent["seq"] + sent["len"] - 1).max() // resp_bytes]
+        req = _first_times(got[got["len"] > 0], req_bytes)
+        out["request_rx_s"] = req["last_s"].reindex(out.index)
         acks = got[got["flags"] & 2 != 0]
         ack_t, ack_max = acks["t_s"].to_numpy(), np.maximum.accumulate(acks["ack"].to_numpy())
+        ends = 1 + (out.index.to_numpy(dtype=np.int64) + 1) * resp_bytes
         i = np.searchsorted(ack_max, ends, side="left")
-        acked = np.where(i < len(ack_t), ack_t[np.minimum(i, len(ack_t) - 1)], np.nan)
-        reqs = got[got["len"] > 0].drop_duplicates("seq")
-        req_starts = reqs[(reqs["seq"] - 1) % req_bytes == 0]
-        req_t = dict(zip(((req_starts["seq"] - 1) // req_bytes).to_numpy(), req_starts["t_s"].to_numpy()))
-        for kk, sent_s, acked_s in zip(k, starts["t_s"].to_numpy(), acked):
-            rows.append(
-                {
-                    "query": int(kk),
-                    "server": server,
-                    "conn": int(conn),
-                    "request_rx_s": float(req_t.get(kk, np.nan)),
-                    "sent_s": float(sent_s),
-                    "acked_s": float(acked_s),
-                    "rtt_queue_ms": float(acked_s - sent_s) * 1e3,
-                }
-            )
-    out = pd.DataFrame(
-        rows, columns=["query", "server", "conn", "request_rx_s", "sent_s", "acked_s", "rtt_queue_ms"]
-    )
+        out["acked_s"] = np.where(i < len(ack_t), ack_t[np.minimum(i, len(ack_t) - 1)], np.nan)
+        out["server"] = int(sent["src"].iloc[0])
+        out["conn"] = int(conn)
+        parts.append(out.rename_axis("query").reset_index())
+    cols = ["query", "server", "conn", "request_rx_s", "sent_s", "acked_s", "retransmitted", "rtt_queue_ms"]
+    if not parts:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat(parts, ignore_index=True)
+    out["query"] = out["query"].astype(int)
+    out["rtt_queue_ms"] = (out["acked_s"] - out["sent_s"]) * 1e3
     issued = queries(res, sc)
     issued = issued[issued["workload"] == TRACED_AGGREGATOR]
-    return out[out["query"].isin(issued["query"])].reset_index(drop=True)
+    return out.loc[out["query"].isin(issued["query"]), cols].reset_index(drop=True)
+
+
+def timeout_causes(res: dict, sc: dict) -> dict:
+    """What the traced aggregator's timed-out queries lost: a request that reached some
+    server only RTO_min or more after the query was issued (lost in that server's port; the
+    server cannot see a lost copy, only the late one); else a response that was sent twice
+    (lost on its way to the aggregator); else nothing of their own: held up behind an
+    earlier query's loss on a shared persistent connection."""
+    rto_s = float(sc["tcp"]["rto_min_ms"]) / 1e3
+    r = responses(res, sc)
+    q = queries(res, sc)
+    q = q[(q["workload"] == TRACED_AGGREGATOR) & (q["timeouts"] > 0)]
+    issued = dict(zip(q["query"], q["issued_s"]))
+    out = {"queries": len(q), "request": 0, "response": 0, "blocked": 0}
+    for k, g in r[r["query"].isin(issued)].groupby("query"):
+        if (g["request_rx_s"] - issued[k]).max() >= rto_s:
+            out["request"] += 1
+        elif g["retransmitted"].any():
+            out["response"] += 1
+        else:
+            out["blocked"] += 1
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -301,34 +364,17 @@ def bars(ax, groups: list[str], series: dict[str, list[float]], colors: dict[str
     x = np.arange(len(groups))
     for i, (label, values) in enumerate(series.items()):
         pos = x - 0.4 + width * (i + 0.5)
-        ax.bar(pos, values, width=width, color=colors.get(label), label=label)
-        for px, v in zip(pos, values):
-            if v is not None and math.isfinite(v):
-                ax.text(px, v, f"{v:.3g}", ha="center", va="bottom", fontsize=6.5)
+        # An infinite value (a percentile among unfinished queries) gets no bar, a label "∞".
+        finite = [v if v is not None and math.isfinite(v) else float("nan") for v in values]
+        ax.bar(pos, finite, width=width, color=colors.get(label), label=label)
+        for px, v, f in zip(pos, values, finite):
+            if math.isfinite(f):
+                ax.text(px, f, f"{f:.3g}", ha="center", va="bottom", fontsize=6.5)
+            elif v is not None and math.isinf(v):
+                ax.text(px, ax.get_ylim()[0], "∞", ha="center", va="bottom", fontsize=8)
     ax.set_xticks(x, groups)
     if log:
         ax.set_yscale("log")
-
-
-def timeout_causes(res: dict, sc: dict) -> dict:
-    """Why the traced aggregator's queries timed out: for each query with a timeout, whether a
-    request reached some server only after RTO_min (the request was lost in that server's
-    port), a response was acknowledged only after RTO_min (lost on its way to the
-    aggregator), or neither (a timeout on the connection that delayed nothing)."""
-    rto_s = float(sc["tcp"]["rto_min_ms"]) / 1e3
-    r = responses(res, sc)
-    q = queries(res, sc)
-    q = q[(q["workload"] == TRACED_AGGREGATOR) & (q["timeouts"] > 0)]
-    issued = dict(zip(q["query"], q["issued_s"]))
-    out = {"queries": len(q), "request": 0, "response": 0, "neither": 0}
-    for k, g in r[r["query"].isin(issued)].groupby("query"):
-        if (g["request_rx_s"] - issued[k]).max() >= rto_s:
-            out["request"] += 1
-        elif (g["acked_s"] - g["sent_s"]).max() >= rto_s:
-            out["response"] += 1
-        else:
-            out["neither"] += 1
-    return out
 
 
 def under_way(t: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

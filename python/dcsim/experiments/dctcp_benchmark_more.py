@@ -20,7 +20,7 @@ messages lose to TCP's; see there). Duration: as `dctcp-fig24` (full 2 minutes o
 quick 5 s), the multiplier-1 points as `dctcp-fig22`.
 
 Outputs: benchmark_more.csv (variation, multiplier, protocol, short-message and query
-statistics, rack link utilisation), benchmark_more.png/.svg.
+statistics, the load offered to the rack hosts' links), benchmark_more.png/.svg.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
                 "protocol": proto,
                 **{f"short_{k}": v for k, v in sm.items()},
                 **{f"query_{k}": v for k, v in q.items()},
-                "rack_link_utilisation": b.host_link_load(res),
+                "offered_load": b.offered_load(res, sc),
             }
         )
     df = pd.DataFrame(rows)

@@ -40,6 +40,15 @@ Assumptions:
   every n (Fig. 24's "less than 1% of queries suffer from timeout" on the CAT4948); "the
   problem resurfaces" as more than 1% at some n and more than at 1 MB.
 
+Known deviation (traced): with 100 KB totals TCP cannot time out here. The whole query (about
+103 KB with headers) is under 15% of the 700 KB a Triumph or Scorpion port may hold, so nothing
+is ever dropped. Read per server, TCP times out in 1.5-3% of queries, DCTCP in none. On the
+CAT4948 preset (2.8 MB per port), 10 MB responses overflow only in the first rounds, before
+loss-set ssthresh caps the windows (later peaks 1.2 MB). The same 4-9 queries are 5% of 100
+rounds but under 1% of 1000. A per-port share of about 1.05 MB keeps 1 MB loss-free and times
+out 10% of 10 MB queries at n = 40. This is why the 10 MB CAT4948 claim holds at quick scale
+and fails at full.
+
 Outputs: incast_variants.csv (setting, switch, rate_gbps, protocol, total_bytes, servers,
 completion-time statistics, timeout_fraction), incast_variants.png/.svg (timeout fraction and
 mean completion time vs servers, one column per response size, one row pair per rate).

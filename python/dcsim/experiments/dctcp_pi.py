@@ -57,6 +57,14 @@ Assumptions:
   is the port's busy fraction; "oscillation" is the spread p95 − p5 of the time-weighted
   queue.
 
+Known deviation (traced): with few flows the 1 Gbps PI never underflows. Underflow needs window
+cuts larger than the standing queue, and q_ref = K = 20 packets exceeds the 8.1-packet
+bandwidth-delay product. Two flows hold about 14 packets each, so even a joint halving leaves 6
+queued. N⁻ = 2 also makes two flows the design point (74° phase margin). The loop gain falls as
+1/N², so more flows calm the PI, and at 10 Gbps (7.3-packet windows at N = 20) the spread falls
+with N. At 1 Gbps the N = 20 loss and spread come from sub-2-MSS windows waiting on the 40 ms
+delayed-ACK timer: with m = 1 the port never empties.
+
 Outputs: pi_summary.csv (rate, aqm, flows, utilisation, goodput, empty fraction, queue
 quantiles, spread, marks, drops), pi_queue.csv (the sampled queue of N = 2 and 20, both
 schemes, both rates, over a slice of the window), pi.png/.svg.

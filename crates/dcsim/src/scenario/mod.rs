@@ -939,6 +939,11 @@ pub struct QuerySpec {
     #[serde(default)]
     #[schemars(range(min = 0.0, max = "limits::MAX_TIME_S"))]
     pub start_s: f64,
+    /// No query is issued at or after this time, seconds (default: none; `rounds` is the
+    /// count either way). With Poisson arrivals, queries then cover [start_s, stop_s) evenly.
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIME_S"))]
+    pub stop_s: Option<f64>,
     /// `barrier`: the next query is issued when the previous one completes (DCTCP §4.2.1,
     /// ICTCP §II-A); or Poisson arrivals with the given mean interval.
     #[serde(default)]
@@ -1341,12 +1346,7 @@ impl Scenario {
             whole(&field("class"), f.class as u64, 0, 7, "")?;
             real(&field("start_s"), f.start_s, Bound::From(0.0), MAX_TIME_S, "s")?;
             real(&field("start_jitter_us"), f.start_jitter_us, Bound::From(0.0), MAX_DELAY_US, "µs")?;
-            if let Some(stop) = f.stop_s {
-                if stop.is_nan() || stop <= f.start_s {
-                    return err(&field("stop_s"), format!("must be after start_s, got {stop}"));
-                }
-                real(&field("stop_s"), stop, Bound::Above(0.0), MAX_TIME_S, "s")?;
-            }
+            stop_after(&field("stop_s"), f.stop_s, f.start_s)?;
             if let Some(b) = f.rcv_buffer_bytes {
                 check_rcv_buffer(&field("rcv_buffer_bytes"), b, t.mss)?;
             }
@@ -1398,6 +1398,7 @@ impl Scenario {
             }
             whole(&field("rounds"), q.rounds as u64, 1, MAX_ROUNDS as u64, "")?;
             real(&field("start_s"), q.start_s, Bound::From(0.0), MAX_TIME_S, "s")?;
+            stop_after(&field("stop_s"), q.stop_s, q.start_s)?;
             real(
                 &field("response_jitter_us"),
                 q.response_jitter_us,
@@ -1527,6 +1528,18 @@ pub(crate) fn real(field: &dyn AsRef<str>, v: f64, lo: Bound, hi: f64, unit: &st
         field.as_ref().to_string(),
         format!("must be {kind}in {low}, {hi}]{unit}, got {v}"),
     ))
+}
+
+/// An optional stop time: after `start` and at most `MAX_TIME_S`.
+pub(crate) fn stop_after(field: &dyn AsRef<str>, stop: Option<f64>, start: f64) -> Result<(), ConfigError> {
+    let Some(stop) = stop else { return Ok(()) };
+    if stop.is_nan() || stop <= start {
+        return Err(ConfigError::new(
+            field.as_ref().to_string(),
+            format!("must be after start_s, got {stop}"),
+        ));
+    }
+    real(field, stop, Bound::Above(0.0), limits::MAX_TIME_S, "s")
 }
 
 /// A whole number in [lo, hi].

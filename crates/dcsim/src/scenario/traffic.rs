@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{limits, real, whole, Bound, CcKind};
+use super::{limits, real, stop_after, whole, Bound, CcKind};
 use crate::error::ConfigError;
 
 /// An open-loop flow generator. On each source host, flows arrive one after another by
@@ -240,12 +240,7 @@ impl TrafficSpec {
             }
         }
         real(&at("start_s"), self.start_s, Bound::From(0.0), MAX_TIME_S, "s")?;
-        if let Some(stop) = self.stop_s {
-            if stop.is_nan() || stop <= self.start_s {
-                return err(at("stop_s"), format!("must be after start_s, got {stop}"));
-            }
-            real(&at("stop_s"), stop, Bound::Above(0.0), MAX_TIME_S, "s")?;
-        }
+        stop_after(&at("stop_s"), self.stop_s, self.start_s)?;
         if let Some(b) = self.rcv_buffer_bytes {
             super::check_rcv_buffer(&at("rcv_buffer_bytes"), b, mss)?;
         }

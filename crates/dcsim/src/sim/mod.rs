@@ -1093,6 +1093,12 @@ impl Simulation {
     }
 
     /// Issues the next query of workload `w`: a request to every server.
+    fn forget_rounds(&mut self, rounds: u64) {
+        if let Some(left) = self.rounds_left.as_mut() {
+            *left -= rounds;
+        }
+    }
+
     fn issue_query(&mut self, w: u32) {
         let now = self.now;
         let wl = &mut self.workloads[w as usize];
@@ -1100,9 +1106,22 @@ impl Simulation {
         if index >= wl.rounds {
             return;
         }
-        if let Some(dt) = wl.next_interval() {
-            self.cal.schedule(now + dt, Event::IssueQuery(w));
+        // Rounds that `stop_s` cuts off no longer hold the run open (stop_when_queries_done):
+        // a barrier workload finds out here, a Poisson one when its next arrival would fall
+        // past the stop.
+        let (rounds, stop) = (wl.rounds, wl.stop);
+        if stop.is_some_and(|stop| now >= stop) {
+            self.forget_rounds(u64::from(rounds - index));
+            return;
         }
+        if let Some(next) = wl.next_interval().map(|dt| now + dt) {
+            if stop.is_some_and(|stop| next >= stop) {
+                self.forget_rounds(u64::from(rounds - index - 1));
+            } else {
+                self.cal.schedule(next, Event::IssueQuery(w));
+            }
+        }
+        let wl = &self.workloads[w as usize];
         let conns: Vec<u32> = if wl.persistent {
             wl.conns.clone()
         } else {

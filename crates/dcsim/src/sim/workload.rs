@@ -50,6 +50,8 @@ pub struct Workload {
     pub response: u64,
     pub rounds: u32,
     pub start: Time,
+    /// No query is issued at or after this time.
+    pub stop: Option<Time>,
     /// Mean interval of Poisson arrivals; None = barrier-synchronised.
     pub mean_interval: Option<Time>,
     pub jitter: Time,
@@ -75,6 +77,7 @@ impl Workload {
             response: q.response_bytes,
             rounds: q.rounds,
             start: Time::from_secs_f64(q.start_s),
+            stop: q.stop_s.map(Time::from_secs_f64),
             mean_interval: match q.arrival {
                 Arrival::Barrier => None,
                 Arrival::Poisson { mean_interval_ms } => Some(Time::from_ms_f64(mean_interval_ms)),
