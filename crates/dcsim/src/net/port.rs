@@ -429,11 +429,9 @@ impl Port {
     /// are left in `dequeue_drops`.
     pub fn tx_done(&mut self, now: Time, window_start: Time) -> (Bytes, Option<Time>, Option<Time>) {
         self.account(now, window_start);
-        let (h, _) = self
-            .scheduled()
-            .serving
-            .take()
-            .expect("a TxDone event always has a packet in service");
+        let s = self.scheduled();
+        let (h, class) = s.serving.take().expect("a TxDone event always has a packet in service");
+        s.discipline.sent(now, class);
         self.counters.sent_packets += 1;
         self.counters.sent_bytes += h.size.as_u64();
         let from = h.start.max(window_start);

@@ -49,6 +49,9 @@ pub trait QueueDisc {
     fn enqueue(&mut self, now: Time, pkt: Packet, port: PortView) -> Result<bool, Offer>;
     /// The next packet for the link, if any. Packets an AQM drops at dequeue go to `dropped`.
     fn dequeue(&mut self, now: Time, dropped: &mut Vec<Packet>) -> Option<Dequeued>;
+    /// The packet of `class` that was being serialised has left at `now` (before the next
+    /// `dequeue`): until now it counted in its queue's occupancy.
+    fn sent(&mut self, now: Time, class: u8);
     /// Packets and bytes waiting (not the one being serialised).
     fn packets(&self) -> u32;
     fn bytes(&self) -> Bytes;
@@ -75,6 +78,12 @@ impl QueueDisc for Discipline {
     fn dequeue(&mut self, now: Time, dropped: &mut Vec<Packet>) -> Option<Dequeued> {
         match self {
             Discipline::Classes(c) => c.dequeue(now, dropped),
+        }
+    }
+    #[inline]
+    fn sent(&mut self, now: Time, class: u8) {
+        match self {
+            Discipline::Classes(c) => c.sent(now, class),
         }
     }
     #[inline]
@@ -316,6 +325,11 @@ impl QueueDisc for Classes {
         Ok(marked)
     }
 
+    fn sent(&mut self, now: Time, class: u8) {
+        let q = &mut self.queues[class as usize];
+        q.aqm.observe(now, q.pkts.len() as u32 + 1);
+    }
+
     fn dequeue(&mut self, now: Time, dropped: &mut Vec<Packet>) -> Option<Dequeued> {
         loop {
             let c = self.pick()?;
@@ -402,6 +416,27 @@ mod tests {
 
     fn open(n: usize) -> Vec<ClassQueue> {
         (0..n).map(|_| ClassQueue::new(u32::MAX, Bytes::MAX, None, Aqm::DropTail)).collect()
+    }
+
+    #[test]
+    fn a_sampling_aqm_counts_the_packet_in_service_until_it_leaves() {
+        // PI (a = 0.01, b = 0, q_ref = 0, a sample every 1 µs) on one class: a packet admitted
+        // and started at t = 0 leaves at 10 µs. Until then the queue held 1 packet, so the ten
+        // samples at 1..10 µs each add a·(1 − 0): p = 0.1 (counted without it, p stays 0).
+        use crate::net::aqm::Pi;
+        use rand::SeedableRng;
+        let pi = Pi::new(0.01, 0.0, 0.0, Time::from_us(1), true, rand_chacha::ChaCha8Rng::seed_from_u64(1));
+        let mut d = Classes::new(
+            Classify::Flow,
+            Scheduler::StrictPriority,
+            vec![ClassQueue::new(u32::MAX, Bytes::MAX, None, Aqm::Pi(Box::new(pi)))],
+        );
+        let mut dropped = Vec::new();
+        d.enqueue(Time::ZERO, pkt(0, 1500), view()).unwrap();
+        d.dequeue(Time::ZERO, &mut dropped).expect("the packet starts");
+        d.sent(Time::from_us(10), 0);
+        let Aqm::Pi(pi) = &d.queues[0].aqm else { unreachable!() };
+        assert!((pi.p - 0.1).abs() < 1e-12, "p = {}", pi.p);
     }
 
     #[test]
