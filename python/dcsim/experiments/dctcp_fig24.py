@@ -49,8 +49,9 @@ in the metrics).
 The CAT4948 does not spare TCP's queries here (the paper: under 1% time out). Its 16 MB are
 shared with the Triumph's dynamic threshold (spec §2.4 ASSUMPTION), and TCP's long flows fill
 the memory (`max_shared_bytes_used` in the table): with most of it in use the threshold leaves
-a port not much more than the Triumph gives one, and its ports drop about as many packets
-(`rack_port_drops`). What the real CAT4948 gives a port under load is NOT GIVEN.
+a port not much more than the Triumph gives one, and its ports still drop packets by the
+hundred thousand (`rack_port_drops`: as many as the Triumph's at quick scale, about half at
+full). What the real CAT4948 gives a port under load is NOT GIVEN.
 
 RED's short messages are the slowest, where the paper found them better than TCP's: RED-ECN
 marks ECT packets but drops the ones that are not ECT when the average queue is above its
