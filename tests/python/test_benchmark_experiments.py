@@ -13,9 +13,7 @@ import pytest
 
 import dcsim
 from dcsim import workloads as wl
-from dcsim.experiments import (
-    benchmark as b,
-)
+from dcsim.experiments import benchmark as b
 from dcsim.experiments import (
     dctcp_benchmark_more,
     dctcp_fig7,

@@ -371,7 +371,8 @@ def bars(ax, groups: list[str], series: dict[str, list[float]], colors: dict[str
             if math.isfinite(f):
                 ax.text(px, f, f"{f:.3g}", ha="center", va="bottom", fontsize=6.5)
             elif v is not None and math.isinf(v):
-                ax.text(px, ax.get_ylim()[0], "∞", ha="center", va="bottom", fontsize=8)
+                # At the foot of the axes, whatever the y scale.
+                ax.text(px, 0.01, "∞", ha="center", va="bottom", fontsize=8, transform=ax.get_xaxis_transform())
     ax.set_xticks(x, groups)
     if log:
         ax.set_yscale("log")
