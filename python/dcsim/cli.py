@@ -416,7 +416,9 @@ def _write_pcaps(
     from . import pcap
 
     tcp = spec.get("tcp", {})
-    options = {"mss": int(tcp.get("mss", 1460)), "sack": bool(tcp.get("sack", True))}
+    mtu = tcp.get("mtu_bytes")
+    mss = int(mtu) - int(tcp.get("header_bytes", 40)) if mtu else int(tcp.get("mss", 1460))
+    options = {"mss": mss, "sack": bool(tcp.get("sack", True))}
     measure = spec.get("measure", {})
     files = []
     names = [name for pattern in measure.get("trace_ports", []) for name in _matching_ports(pattern, port_names)]

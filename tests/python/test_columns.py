@@ -54,7 +54,7 @@ I, F, S, B = "int64", "float64", "str", "bool"
 DTYPES = {
     "flows": {
         "id": I, "workload": F, "generator": F, "class": I, "size_bytes": I, "src": I, "dst": I,
-        "cc": S, "start_s": F, "established_s": F, "completion_s": F, "fct_s": F, "ideal_fct_s": F,
+        "cc": S, "start_s": F, "established_s": F, "setup_s": F, "failed": B, "completion_s": F, "fct_s": F, "ideal_fct_s": F,
         "slowdown": F, "bytes_delivered": I, "goodput_bps": F, "data_packets_sent": I,
         "retransmits": I, "fast_retransmits": I, "timeouts": I, "syn_retries": I,
         "ecn_reductions": I, "ece_acks": I, "final_cwnd_bytes": F, "final_alpha": F, "srtt_s": F,
@@ -62,7 +62,8 @@ DTYPES = {
     "ports": {
         "name": S, "node": S, "peer": S, "is_switch": B, "rate_bps": F, "arrived_packets": I,
         "enqueued_packets": I, "sent_packets": I, "sent_bytes": I, "drops_buffer": I,
-        "drops_pool": I, "drops_aqm": I, "drops_dequeue": I, "marks": I, "queued_at_end": I,
+        "drops_pool": I, "drops_aqm": I, "drops_dequeue": I, "drops_nonect": I, "drops_syn": I,
+        "drops_ack": I, "drops_retransmit": I, "marks": I, "queued_at_end": I,
         "max_packets": I, "max_bytes": I, "mean_packets": F, "mean_bytes": F, "utilization": F,
     },
     "classes": {

@@ -173,6 +173,14 @@ table! {
         /// arrived = enqueued + drops_buffer + drops_pool + drops_aqm − drops_dequeue, and
         /// enqueued = sent + queued_at_end + drops_dequeue.
         pub drops_dequeue: u64,
+        /// Of all drops (buffer, pool, AQM), those of packets that were not ECN-capable.
+        pub drops_nonect: u64,
+        /// Of all drops, SYNs and SYN-ACKs.
+        pub drops_syn: u64,
+        /// Of all drops, pure ACKs (no payload, no SYN).
+        pub drops_ack: u64,
+        /// Of all drops, retransmitted data.
+        pub drops_retransmit: u64,
         pub marks: u64,
         /// Packets still queued when the run ended.
         pub queued_at_end: u64,
@@ -269,6 +277,11 @@ table! {
         pub start_s: f64,
         /// Time the handshake completed at the sender (NaN if it never did).
         pub established_s: f64,
+        /// Connection setup time: from the first SYN to the SYN-ACK's arrival at the end that
+        /// opened the connection, SYN retries included (NaN if it never arrived).
+        pub setup_s: f64,
+        /// The handshake gave up after `tcp.syn_retries` (or `synack_retries`) resends.
+        pub failed: bool,
         /// Time the last byte reached the receiver (NaN for a flow that did not finish).
         pub completion_s: f64,
         /// Flow completion time: `completion_s` − `start_s` (from the SYN).
@@ -314,7 +327,8 @@ table! {
         /// Sending and receiving host.
         pub src: Vec<u32>,
         pub dst: Vec<u32>,
-        /// TCP flags: SYN 1, ACK 2, FIN 4, PSH 8, ECE 16, CWR 32.
+        /// TCP flags: SYN 1, ACK 2, FIN 4, PSH 8, ECE 16, CWR 32; and 64 (not a TCP flag) on a
+        /// retransmitted segment.
         pub flags: Vec<u8>,
         /// IP ECN field: 0 not-ECT, 2 ECT(0), 3 CE.
         pub ecn: Vec<u8>,
@@ -515,7 +529,7 @@ mod tests {
         );
         let table = |name: &str| &tables.iter().find(|(n, _)| *n == name).unwrap().1;
         let ports = table("ports");
-        assert_eq!(ports.len(), 20, "every PortStats field but the histogram");
+        assert_eq!(ports.len(), 24, "every PortStats field but the histogram");
         assert!(ports.iter().all(|(n, c)| *n != "occupancy_time_s" && c.len() == 2));
         assert_eq!(column(ports, "name"), &Column::Str(vec!["s0->h0".into(), "h0->s0".into()]));
         let occupancy = table("queue_occupancy");

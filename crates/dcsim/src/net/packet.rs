@@ -18,6 +18,9 @@ pub const PSH: u8 = 8;
 pub const ECE: u8 = 16;
 /// Congestion Window Reduced (RFC 3168 §6.1).
 pub const CWR: u8 = 32;
+/// Not a TCP flag: the sender's note that this segment is a retransmission, so that a port
+/// can count the drops of retransmissions (the pcap writer ignores it).
+pub const RETX: u8 = 64;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Packet {

@@ -13,7 +13,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use super::aqm::{Aqm, Verdict};
-use super::packet::{Ecn, Packet};
+use super::packet::{Ecn, Packet, RETX, SYN};
 use super::qdisc::{Discipline, PortView, QueueDisc};
 use crate::units::{Bytes, Rate, Time};
 
@@ -37,6 +37,9 @@ pub struct PortCounters {
     pub drops_aqm: u64,
     /// Of `drops_aqm`, the packets an AQM dropped as they left the queue (after admission).
     pub drops_dequeue: u64,
+    /// Every drop above, by what was dropped (spec §7.2): packets that were not ECN-capable,
+    /// SYNs and SYN-ACKs, pure ACKs, and retransmitted data.
+    pub drops_by_kind: DropKinds,
     pub marks: u64,
     pub max_packets: u64,
     pub max_bytes: Bytes,
@@ -46,6 +49,25 @@ pub struct PortCounters {
     pub byte_ps: u128,
     /// Link busy time within the window.
     pub busy: Time,
+}
+
+/// A port's drops by the kind of packet dropped (the same drop may count in several).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct DropKinds {
+    pub nonect: u64,
+    pub syn: u64,
+    pub ack: u64,
+    pub retransmit: u64,
+}
+
+impl DropKinds {
+    /// Counts the dropped packet `pkt` under each kind it is.
+    pub fn count(&mut self, pkt: &Packet) {
+        self.nonect += (pkt.ecn == Ecn::NotEct) as u64;
+        self.syn += pkt.has(SYN) as u64;
+        self.ack += (pkt.len == 0 && !pkt.has(SYN)) as u64;
+        self.retransmit += pkt.has(RETX) as u64;
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -792,6 +792,12 @@ pub struct TcpConfig {
     /// Payload bytes per segment (MTU 1500 minus 40 B of headers).
     #[schemars(range(min = 64, max = 65000))]
     pub mss: u32,
+    /// The IP MTU, bytes, instead of `mss`: the MSS becomes `mtu_bytes − header_bytes`
+    /// (jumbo frames: 9000, so 8960-B segments). Links still add `framing_bytes` per frame,
+    /// so a 9000-B frame spends 0.4% of the wire on framing where a 1500-B one spends 2.5%.
+    /// Set `mss` or `mtu_bytes`, not both. In [576, 65040] (IPv4's minimum; the MSS bound).
+    #[schemars(range(min = 576, max = 65040))]
+    pub mtu_bytes: Option<u32>,
     /// IP + TCP header bytes added to every segment.
     #[schemars(range(max = 10000))]
     pub header_bytes: u32,
@@ -830,6 +836,21 @@ pub struct TcpConfig {
     pub dctcp_min_cwnd_segments: u32,
     pub dctcp_receiver: DctcpReceiver,
     pub ect_on_control: EctOnControl,
+    /// ECT on SYN and SYN-ACK, overriding `ect_on_control` (default: as it). `true` is
+    /// Linux's later fix for DCTCP (ECT(0) SYNs); RFC 3168 §6.1.1 hosts send none, and a
+    /// RED-ECN queue above K drops them (spec §7.3).
+    pub ect_on_syn: Option<bool>,
+    /// ECT on pure ACKs, overriding `ect_on_control` (default: as it; RFC 3168 §6.1.4: none).
+    pub ect_on_ack: Option<bool>,
+    /// SYNs sent again, with the RTO doubling from `rto_initial_ms`, before the connection
+    /// gives up: Linux's `tcp_syn_retries`, 6 (the last wait ends 127 initial RTOs after the
+    /// first SYN). At most 127 (Linux's bound).
+    #[schemars(range(max = 127))]
+    pub syn_retries: u32,
+    /// SYN-ACKs sent again before a half-open connection gives up: Linux's
+    /// `tcp_synack_retries`, 5. At most 127.
+    #[schemars(range(max = 127))]
+    pub synack_retries: u32,
     /// SACK (RFC 2018) with RFC 6675 loss recovery; off = NewReno recovery (RFC 6582). Both
     /// papers' baselines were "NewReno with SACK" (DCTCP §4, ICTCP §VII).
     pub sack: bool,
@@ -847,11 +868,21 @@ pub struct TcpConfig {
     pub cubic: CubicConfig,
 }
 
+const DEFAULT_MSS: u32 = 1460;
+
+impl TcpConfig {
+    /// Payload bytes per segment: from `mtu_bytes` if set, else `mss`.
+    pub fn segment_bytes(&self) -> u32 {
+        self.mtu_bytes.map_or(self.mss, |mtu| mtu.saturating_sub(self.header_bytes))
+    }
+}
+
 impl Default for TcpConfig {
     fn default() -> Self {
         Self {
             cc: CcKind::NewReno,
-            mss: 1460,
+            mss: DEFAULT_MSS,
+            mtu_bytes: None,
             header_bytes: 40,
             init_cwnd_segments: 2,
             rto_min_ms: 300.0,
@@ -866,6 +897,10 @@ impl Default for TcpConfig {
             dctcp_min_cwnd_segments: 2,
             dctcp_receiver: DctcpReceiver::Paper,
             ect_on_control: EctOnControl::Auto,
+            ect_on_syn: None,
+            ect_on_ack: None,
+            syn_retries: 6,
+            synack_retries: 5,
             sack: true,
             limited_transmit: false,
             dupack_threshold: 3,
@@ -1191,7 +1226,7 @@ impl Scenario {
                     whole(&"switch.buffer.limit_packets", *p as u64, 1, MAX_PACKETS as u64, "packets")?;
                 }
                 if let Some(b) = limit_bytes {
-                    let pkt = (self.tcp.mss + self.tcp.header_bytes) as u64;
+                    let pkt = (self.tcp.segment_bytes() + self.tcp.header_bytes) as u64;
                     if *b < pkt {
                         return err("switch.buffer.limit_bytes", format!("{b} B cannot hold one {pkt}-B packet"));
                     }
@@ -1203,7 +1238,7 @@ impl Scenario {
                 alpha,
                 limit_packets,
             } => {
-                let pkt = (self.tcp.mss + self.tcp.header_bytes) as u64;
+                let pkt = (self.tcp.segment_bytes() + self.tcp.header_bytes) as u64;
                 if *total_bytes < pkt {
                     return err(
                         "switch.buffer.total_bytes",
@@ -1249,6 +1284,25 @@ impl Scenario {
         )?;
         let t = &self.tcp;
         whole(&"tcp.mss", t.mss as u64, 64, 65_000, "bytes")?;
+        if let Some(mtu) = t.mtu_bytes {
+            if t.mss != DEFAULT_MSS {
+                return err(
+                    "tcp.mtu_bytes",
+                    format!("set either tcp.mss ({}) or tcp.mtu_bytes ({mtu}), not both", t.mss),
+                );
+            }
+            whole(&"tcp.mtu_bytes", mtu as u64, 576, 65_040, "bytes")?;
+            let mss = mtu.saturating_sub(t.header_bytes);
+            if !(64..=65_000).contains(&mss) {
+                return err(
+                    "tcp.mtu_bytes",
+                    format!(
+                        "{mtu} B minus {} B of headers leaves an MSS of {mss} B, outside [64, 65000]",
+                        t.header_bytes
+                    ),
+                );
+            }
+        }
         whole(&"tcp.header_bytes", t.header_bytes as u64, 0, 10_000, "bytes")?;
         whole(
             &"tcp.init_cwnd_segments",
@@ -1273,8 +1327,10 @@ impl Scenario {
             MAX_SEGMENTS as u64,
             "segments (1 = ACK every segment)",
         )?;
-        check_rcv_buffer("tcp.rcv_buffer_bytes", t.rcv_buffer_bytes, t.mss)?;
+        check_rcv_buffer("tcp.rcv_buffer_bytes", t.rcv_buffer_bytes, t.segment_bytes())?;
         whole(&"tcp.dupack_threshold", t.dupack_threshold as u64, 1, 1000, "")?;
+        whole(&"tcp.syn_retries", t.syn_retries as u64, 0, 127, "resends")?;
+        whole(&"tcp.synack_retries", t.synack_retries as u64, 0, 127, "resends")?;
         real(&"tcp.dctcp_g", t.dctcp_g, Bound::Above(0.0), 1.0, "")?;
         real(&"tcp.dctcp_alpha_init", t.dctcp_alpha_init, Bound::From(0.0), 1.0, "")?;
         whole(
@@ -1348,7 +1404,7 @@ impl Scenario {
             real(&field("start_jitter_us"), f.start_jitter_us, Bound::From(0.0), MAX_DELAY_US, "µs")?;
             stop_after(&field("stop_s"), f.stop_s, f.start_s)?;
             if let Some(b) = f.rcv_buffer_bytes {
-                check_rcv_buffer(&field("rcv_buffer_bytes"), b, t.mss)?;
+                check_rcv_buffer(&field("rcv_buffer_bytes"), b, t.segment_bytes())?;
             }
             if f.bytes == Some(0) {
                 return err(
@@ -1367,7 +1423,7 @@ impl Scenario {
             );
         }
         for (i, g) in self.traffic.iter().enumerate() {
-            g.check(&format!("traffic[{i}]"), hosts, t.mss)?;
+            g.check(&format!("traffic[{i}]"), hosts, t.segment_bytes())?;
         }
         if self.queries.len() > MAX_QUERY_WORKLOADS {
             return err(
@@ -1394,7 +1450,7 @@ impl Scenario {
             whole(&field("request_bytes"), q.request_bytes, 1, MAX_BYTES, "bytes")?;
             whole(&field("response_bytes"), q.response_bytes, 1, MAX_BYTES, "bytes")?;
             if let Some(b) = q.rcv_buffer_bytes {
-                check_rcv_buffer(&field("rcv_buffer_bytes"), b, t.mss)?;
+                check_rcv_buffer(&field("rcv_buffer_bytes"), b, t.segment_bytes())?;
             }
             whole(&field("rounds"), q.rounds as u64, 1, MAX_ROUNDS as u64, "")?;
             real(&field("start_s"), q.start_s, Bound::From(0.0), MAX_TIME_S, "s")?;

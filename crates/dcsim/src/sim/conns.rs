@@ -29,6 +29,10 @@ pub(super) struct FlowRecord {
     pub(super) cc: CcKind,
     pub(super) start: Time,
     pub(super) established: Option<Time>,
+    /// When the end that opened the connection got the SYN-ACK.
+    pub(super) setup: Option<Time>,
+    /// The handshake gave up.
+    pub(super) failed: bool,
     pub(super) completion: Option<Time>,
     /// Bytes the receiver took in order, in all and by the end of the warm-up.
     pub(super) delivered: u64,
@@ -83,6 +87,8 @@ impl FlowRecord {
             cc: self.cc.name().to_string(),
             start_s: self.start.as_secs_f64(),
             established_s: nan_or(self.established),
+            setup_s: nan_or(self.setup.map(|t| t - self.start)),
+            failed: self.failed,
             completion_s: nan_or(self.completion),
             fct_s: nan_or(self.completion.map(|c| c - self.start)),
             ideal_fct_s: nan_or(ideal),

@@ -82,7 +82,7 @@ fn build_generators(s: &Scenario, net: &Network, end: Time) -> Result<Vec<Genera
         rack: &rack,
         rate_bps: &rate_bps,
         per_packet: &per_packet,
-        mss: s.tcp.mss as f64,
+        mss: s.tcp.segment_bytes() as f64,
         default_cc: s.tcp.cc,
         end,
     };
@@ -220,6 +220,10 @@ impl Conn {
             // One-shot: one request and one response; persistent: the next query's.
             Some(role) => role.query.is_some() && role.responses_seen > 0,
         };
+        if self.ends.iter().any(Endpoint::failed) {
+            // A handshake that gave up: nothing more will be written or sent.
+            return self.in_flight == 0;
+        }
         no_more_writes && self.in_flight == 0 && self.ends.iter().all(Endpoint::is_done)
     }
 }
@@ -249,7 +253,7 @@ impl ConnFactory {
             EctOnControl::All => true,
         };
         let params = TcpParams {
-            mss: t.mss,
+            mss: t.segment_bytes(),
             header_bytes: t.header_bytes,
             init_cwnd_segments: t.init_cwnd_segments,
             rto_min: Time::from_ms_f64(t.rto_min_ms),
@@ -259,7 +263,11 @@ impl ConnFactory {
             delack_segments: t.delayed_ack_segments,
             delack_timeout: Time::from_ms_f64(t.delayed_ack_timeout_ms),
             rcv_buffer: rcv_buffer.unwrap_or(t.rcv_buffer_bytes),
-            ect_on_control,
+            ect_on_syn: t.ect_on_syn.unwrap_or(ect_on_control),
+            ect_on_ack: t.ect_on_ack.unwrap_or(ect_on_control),
+            ect_on_retransmit: ect_on_control,
+            syn_retries: t.syn_retries,
+            synack_retries: t.synack_retries,
             dctcp_receiver: (cc == CcKind::Dctcp).then_some(t.dctcp_receiver),
             slow_start_after_idle: t.slow_start_after_idle,
             offload_burst_segments: self.offload_burst_segments,
@@ -435,7 +443,7 @@ impl Simulation {
                 gamma2: ic.gamma2,
                 decrease_after_rtts: ic.decrease_after_rtts,
                 control_interval_rtts: ic.control_interval_rtts,
-                mss: t.mss,
+                mss: t.segment_bytes(),
                 min_rwnd_segments: ic.min_rwnd_segments,
                 fairness_fraction: ic.fairness_fraction,
                 rtt_limit: Time::from_ms_f64(ic.rtt_limit_ms),
@@ -463,7 +471,7 @@ impl Simulation {
             ports: net.ports,
             host_queue: HostQueueLimit {
                 bytes_per_conn: s.host.queue_bytes_per_conn,
-                max_packet: (s.tcp.mss + s.tcp.header_bytes) as u64,
+                max_packet: (s.tcp.segment_bytes() + s.tcp.header_bytes) as u64,
             },
             rx_moderation,
             nic_waiting: vec![Vec::new(); net.host_port.len()],
@@ -759,6 +767,7 @@ impl Simulation {
     /// been the last it was waiting for); the refusal is recorded if the port is traced.
     #[inline]
     fn refused(&mut self, p: u32, pkt: &Packet) {
+        self.ports[p as usize].counters.drops_by_kind.count(pkt);
         let conn = &mut self.conns[pkt.conn as usize];
         conn.in_flight -= 1;
         if conn.in_flight == 0 {
@@ -850,6 +859,8 @@ impl Simulation {
             cc: c.cc,
             start: c.start,
             established: tx.established_at,
+            setup: c.ends[0].established_at,
+            failed: c.ends.iter().any(Endpoint::failed),
             completion: c.completion,
             delivered: rx.delivered,
             delivered_at_warmup: c.delivered_at_warmup,
@@ -1279,6 +1290,10 @@ impl Simulation {
                 drops_pool: c.drops_pool,
                 drops_aqm: c.drops_aqm,
                 drops_dequeue: c.drops_dequeue,
+                drops_nonect: c.drops_by_kind.nonect,
+                drops_syn: c.drops_by_kind.syn,
+                drops_ack: c.drops_by_kind.ack,
+                drops_retransmit: c.drops_by_kind.retransmit,
                 marks: c.marks,
                 queued_at_end,
                 max_packets: c.max_packets,

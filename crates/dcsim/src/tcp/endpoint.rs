@@ -11,7 +11,7 @@
 use super::cc::{Ack, Cc, ConnView};
 use super::ranges::RangeSet;
 use super::rtt::RttEstimator;
-use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, SYN};
+use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, RETX, SYN};
 use crate::scenario::DctcpReceiver;
 use crate::units::{Bytes, Time};
 
@@ -28,8 +28,16 @@ pub struct TcpParams {
     pub delack_segments: u32,
     pub delack_timeout: Time,
     pub rcv_buffer: u64,
-    /// Set ECT on SYN, SYN-ACK, pure ACKs and retransmissions too (DCTCP hosts, §7.3).
-    pub ect_on_control: bool,
+    /// ECT on SYN and SYN-ACK (RFC 3168 §6.1.1 forbids it; Linux's DCTCP sets it, §7.3).
+    pub ect_on_syn: bool,
+    /// ECT on pure ACKs (RFC 3168 §6.1.4 forbids it; DCTCP hosts set it, §7.2).
+    pub ect_on_ack: bool,
+    /// ECT on retransmissions (RFC 3168 §6.1.5 forbids it; DCTCP hosts set it).
+    pub ect_on_retransmit: bool,
+    /// SYNs sent again before the connection gives up (Linux `tcp_syn_retries`).
+    pub syn_retries: u32,
+    /// SYN-ACKs sent again before a half-open connection gives up (`tcp_synack_retries`).
+    pub synack_retries: u32,
     /// DCTCP receiver ACK machine (M19); None = RFC 3168 receiver.
     pub dctcp_receiver: Option<DctcpReceiver>,
     pub slow_start_after_idle: bool,
@@ -48,6 +56,8 @@ pub enum State {
     SynSent,
     SynRcvd,
     Established,
+    /// The handshake gave up after its last retry (Linux: `connect()` fails with ETIMEDOUT).
+    Failed,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -90,6 +100,8 @@ pub struct Endpoint {
     peer_host: u32,
     pub state: State,
     pub established_at: Option<Time>,
+    /// SYN-ACKs sent again so far (the SYN's resends are `counters.syn_retries`).
+    synack_resends: u32,
     // ---- sender ----
     pub snd_una: u64,
     pub snd_nxt: u64,
@@ -160,6 +172,7 @@ impl Endpoint {
             peer_host,
             state: State::Listen,
             established_at: None,
+            synack_resends: 0,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -299,8 +312,10 @@ impl Endpoint {
         }
     }
 
-    fn control_ecn(&self) -> Ecn {
-        if self.p.ect_on_control && self.ecn_ok {
+    /// ECT on a control packet or retransmission whose switch (`ect_on_*`) is `allowed`, once
+    /// ECN is negotiated.
+    fn control_ecn(&self, allowed: bool) -> Ecn {
+        if allowed && self.ecn_ok {
             Ecn::Ect
         } else {
             Ecn::NotEct
@@ -324,18 +339,14 @@ impl Endpoint {
     fn send_syn(&mut self, now: Time, out: &mut Vec<Packet>) {
         let ecn_capable = self.cc.ecn_capable();
         let flags = SYN | if ecn_capable { ECE | CWR } else { 0 };
-        let ecn = if ecn_capable && self.p.ect_on_control {
-            Ecn::Ect
-        } else {
-            Ecn::NotEct
-        };
+        let ecn = if ecn_capable && self.p.ect_on_syn { Ecn::Ect } else { Ecn::NotEct };
         out.push(self.segment(now, flags, 0, 0, ecn));
         self.arm_rto(now);
     }
 
     fn send_syn_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
         let flags = SYN | ACK | if self.ecn_ok { ECE } else { 0 };
-        out.push(self.segment(now, flags, 0, 0, self.control_ecn()));
+        out.push(self.segment(now, flags, 0, 0, self.control_ecn(self.p.ect_on_syn)));
         self.arm_rto(now);
     }
 
@@ -407,6 +418,7 @@ impl Endpoint {
                 }
                 self.on_established_segment(now, pkt, out);
             }
+            State::Failed => {}
         }
     }
 
@@ -555,7 +567,7 @@ impl Endpoint {
         if seq + len as u64 == self.app_end {
             flags |= PSH; // a resent end of a write is still pushed (the receiver ACKs it at once)
         }
-        let pkt = self.segment(now, flags, seq, len, self.control_ecn());
+        let pkt = self.segment(now, flags | RETX, seq, len, self.control_ecn(self.p.ect_on_retransmit));
         out.push(pkt);
         self.high_rxt = self.high_rxt.max(seq + len as u64);
         self.counters.retransmits += 1;
@@ -816,7 +828,8 @@ impl Endpoint {
             }
         } else {
             self.counters.retransmits += 1;
-            self.control_ecn() // RFC 3168 §6.1.5: no ECT on retransmissions unless configured
+            flags |= RETX;
+            self.control_ecn(self.p.ect_on_retransmit) // RFC 3168 §6.1.5: not ECT unless configured
         };
         let pkt = self.segment(now, flags, seq, len, ecn);
         out.push(pkt);
@@ -901,7 +914,7 @@ impl Endpoint {
 
     fn send_ack(&mut self, now: Time, ece: bool, out: &mut Vec<Packet>) {
         let flags = ACK | if ece { ECE } else { 0 };
-        out.push(self.segment(now, flags, self.snd_nxt, 0, self.control_ecn()));
+        out.push(self.segment(now, flags, self.snd_nxt, 0, self.control_ecn(self.p.ect_on_ack)));
         self.unacked_segments = 0;
         self.delack_deadline = None;
     }
@@ -933,12 +946,16 @@ impl Endpoint {
     pub fn on_rto_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.rto_deadline = None;
         match self.state {
+            // RFC 6298 §5.5 backoff; Linux gives up after `tcp_syn_retries` resends.
+            State::SynSent if self.counters.syn_retries >= self.p.syn_retries as u64 => self.state = State::Failed,
             State::SynSent => {
                 self.counters.syn_retries += 1;
                 self.rtt.backoff += 1;
                 self.send_syn(now, out);
             }
+            State::SynRcvd if self.synack_resends >= self.p.synack_retries => self.state = State::Failed,
             State::SynRcvd => {
+                self.synack_resends += 1;
                 self.rtt.backoff += 1;
                 self.send_syn_ack(now, out);
             }
@@ -956,6 +973,11 @@ impl Endpoint {
             }
             _ => {}
         }
+    }
+
+    /// The handshake gave up: this end sends nothing more and ignores what arrives.
+    pub fn failed(&self) -> bool {
+        self.state == State::Failed
     }
 
     pub fn ecn_negotiated(&self) -> bool {

@@ -1144,3 +1144,109 @@ fn a_pacing_rate_releases_each_data_segment_one_transmission_time_after_the_last
     assert_eq!(out.len(), 6);
     assert_eq!(s.pace_deadline(), None);
 }
+
+#[test]
+fn a_dropped_syn_costs_the_initial_rto_then_its_backoff_and_the_last_retry_gives_up() {
+    // RTO_initial = 1 s (params), syn_retries = 6: SYNs at 0, 1, 3, 7, 15, 31, 63 s (each
+    // wait doubles, RFC 6298 §5.5); the last wait, 64 s, is capped at RTO_max = 60 s
+    // (params), so it ends at 123 s and the connection fails.
+    let mut s = endpoint(CcKind::NewReno, 0);
+    let mut out = Vec::new();
+    s.connect(Time::ZERO, &mut out);
+    let mut sent_at = vec![Time::ZERO];
+    out.clear();
+    for _ in 0..6 {
+        let t = s.rto_deadline.expect("the SYN timer");
+        s.on_rto_timer(t, &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(out[0].has(SYN));
+        out.clear();
+        sent_at.push(t);
+    }
+    let secs: Vec<u64> = sent_at.iter().map(|t| t.as_ps() / S.as_ps()).collect();
+    assert_eq!(secs, [0, 1, 3, 7, 15, 31, 63]);
+    assert!(sent_at.iter().all(|t| t.as_ps() % S.as_ps() == 0), "exact multiples of 1 s");
+    let last = s.rto_deadline.expect("the last wait");
+    assert_eq!(last, 123 * S);
+    s.on_rto_timer(last, &mut out);
+    assert!(out.is_empty() && s.failed() && s.rto_deadline.is_none());
+    assert_eq!(s.counters.syn_retries, 6);
+    // A SYN-ACK arriving after it gave up changes nothing.
+    let mut r = endpoint(CcKind::NewReno, 1);
+    let mut syn_out = Vec::new();
+    let mut s2 = endpoint(CcKind::NewReno, 0);
+    s2.connect(Time::ZERO, &mut syn_out);
+    r.on_segment(50 * US, &syn_out[0], &mut out);
+    let synack = out.pop().unwrap();
+    s.on_segment(last + US, &synack, &mut out);
+    assert!(out.is_empty() && s.failed());
+}
+
+#[test]
+fn once_the_retried_syn_gets_through_setup_takes_one_initial_rto_plus_the_rtt() {
+    let mut s = endpoint(CcKind::NewReno, 0);
+    let mut r = endpoint(CcKind::NewReno, 1);
+    let mut out = Vec::new();
+    s.connect(Time::ZERO, &mut out);
+    out.clear(); // the first SYN is dropped
+    s.on_rto_timer(S, &mut out);
+    let syn = out.pop().unwrap();
+    r.on_segment(S + 50 * US, &syn, &mut out);
+    let synack = out.pop().unwrap();
+    s.on_segment(S + 100 * US, &synack, &mut out);
+    assert_eq!(s.established_at, Some(S + 100 * US));
+}
+
+#[test]
+fn a_listener_whose_syn_acks_are_lost_gives_up_after_its_synack_retries() {
+    // synack_retries = 5: SYN-ACKs at 50 µs + 0, 1, 3, 7, 15, 31 s; gives up at 63 s.
+    let mut s = endpoint(CcKind::NewReno, 0);
+    let mut r = endpoint(CcKind::NewReno, 1);
+    let mut out = Vec::new();
+    s.connect(Time::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+    r.on_segment(50 * US, &syn, &mut out);
+    out.clear();
+    for _ in 0..5 {
+        let t = r.rto_deadline.unwrap();
+        r.on_rto_timer(t, &mut out);
+        assert!(out.pop().unwrap().has(SYN | ACK));
+    }
+    let t = r.rto_deadline.unwrap();
+    assert_eq!(t, 50 * US + 63 * S);
+    r.on_rto_timer(t, &mut out);
+    assert!(out.is_empty() && r.failed());
+}
+
+#[test]
+fn the_ect_switches_choose_the_codepoint_of_syns_and_of_pure_acks_separately() {
+    // A DCTCP pair of RFC 3168 hosts (no ECT on control packets) with ECT on SYNs only, then
+    // on pure ACKs only: new data is ECT either way.
+    for (syn_ect, ack_ect) in [(true, false), (false, true), (false, false), (true, true)] {
+        let mut p = params(CcKind::Dctcp, false);
+        p.ect_on_syn = syn_ect;
+        p.ect_on_ack = ack_ect;
+        p.ect_on_retransmit = false;
+        let mut s = endpoint_with(p.clone(), CcKind::Dctcp, 1.0, 0);
+        let mut r = endpoint_with(p, CcKind::Dctcp, 1.0, 1);
+        s.write(100_000);
+        let mut out = Vec::new();
+        s.connect(Time::ZERO, &mut out);
+        let syn = out.pop().unwrap();
+        assert_eq!(syn.ecn == Ecn::Ect, syn_ect, "SYN");
+        r.on_segment(50 * US, &syn, &mut out);
+        let synack = out.pop().unwrap();
+        assert_eq!(synack.ecn == Ecn::Ect, syn_ect, "SYN-ACK");
+        s.on_segment(100 * US, &synack, &mut out);
+        let hs_ack = out.remove(0);
+        assert_eq!(hs_ack.ecn == Ecn::Ect, ack_ect, "handshake ACK");
+        assert!(out.iter().all(|p| p.len > 0 && p.ecn == Ecn::Ect), "new data is ECT");
+        let first = out[0];
+        let second = out[1];
+        let mut acks = Vec::new();
+        r.on_segment(150 * US, &first, &mut acks);
+        r.on_segment(151 * US, &second, &mut acks);
+        assert!(!acks.is_empty());
+        assert!(acks.iter().all(|a| a.len == 0 && (a.ecn == Ecn::Ect) == ack_ect), "pure ACKs");
+    }
+}

@@ -328,7 +328,7 @@ impl Builder<'_> {
                 ecn,
                 gentle,
             } => {
-                let typical = rate.tx_time(Bytes::from(self.s.tcp.mss + self.s.tcp.header_bytes) + framing);
+                let typical = rate.tx_time(Bytes::from(self.s.tcp.segment_bytes() + self.s.tcp.header_bytes) + framing);
                 Aqm::Red(Box::new(Red::new(
                     *min_th,
                     *max_th,
@@ -383,7 +383,9 @@ impl Builder<'_> {
                 )
             })
             .collect();
-        let quantum = c.quantum_bytes.unwrap_or((self.s.tcp.mss + self.s.tcp.header_bytes) as u64);
+        let quantum = c
+            .quantum_bytes
+            .unwrap_or((self.s.tcp.segment_bytes() + self.s.tcp.header_bytes) as u64);
         let scheduler = match c.scheduler {
             SchedulerKind::StrictPriority => Scheduler::StrictPriority,
             SchedulerKind::Drr => Scheduler::Drr(Drr::new(c.queues.iter().map(|q| q.weight as u64 * quantum).collect())),

@@ -33,7 +33,7 @@ impl Dctcp {
 
 impl CongestionControl for Dctcp {
     fn new(t: &TcpConfig) -> Self {
-        Dctcp::with(t.dctcp_g, t.dctcp_alpha_init, (t.dctcp_min_cwnd_segments * t.mss) as f64)
+        Dctcp::with(t.dctcp_g, t.dctcp_alpha_init, (t.dctcp_min_cwnd_segments * t.segment_bytes()) as f64)
     }
 
     fn ecn_capable(&self) -> bool {

@@ -48,7 +48,7 @@ impl Window {
     /// RFC 5681 §3.1: IW segments, no threshold until the first congestion event.
     pub fn initial(t: &TcpConfig) -> Self {
         Window {
-            cwnd: t.init_cwnd_segments as f64 * t.mss as f64,
+            cwnd: t.init_cwnd_segments as f64 * t.segment_bytes() as f64,
             ssthresh: f64::INFINITY,
             pacing: None,
         }
