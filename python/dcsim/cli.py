@@ -370,6 +370,8 @@ def _write_run(
         "pool_samples": results.pool_samples,
         "flow_samples": results.flow_samples,
         "ictcp_samples": results.ictcp_samples,
+        "udp": results.udp,
+        "probes": results.probes,
     }
     for name, table in tables.items():
         write_csv(out / f"{name}.csv", table)

@@ -1,6 +1,6 @@
 """Packet traces as standard pcap files (nanosecond timestamps), for Wireshark and tshark.
 
-Each record of `Results.trace` becomes an Ethernet / IPv4 / TCP frame (headers packed with
+Each record of `Results.trace` becomes an Ethernet / IPv4 / TCP (or UDP) frame (headers packed with
 `struct`; dpkt's constants, checksum and pcap file header) with the simulated packet's fields: hosts as addresses, ECN bits in the IP header, TCP flags
 (ECE and CWR included), sequence and ACK numbers, the receive window and SACK blocks.
 Captures are truncated after the headers, as `tcpdump -s` would (the payload is never
@@ -70,9 +70,17 @@ _IP = struct.Struct(">BBHHHBBH4s4s")
 _TCP = struct.Struct(">HHIIHHHH")
 
 
+# Engine flag bit of a UDP source's datagram (`udp[]`; not a TCP flag).
+_UDP_FLAG = 128
+_UDP = struct.Struct(">HHHH")
+
+
 def _record(t_s, src, dst, ecn, flow, from_end, flags, seq, ack, rwnd, length, blocks, *, ip_id, mss, sack_ok) -> bytes:
     """One pcap record: the frame's Ethernet, IPv4 and TCP headers (RFC 791, RFC 793; the
-    checksums cover the zero payload the record leaves out)."""
+    checksums cover the zero payload the record leaves out), or UDP (RFC 768) for a UDP
+    source's datagrams, whose ports are numbered as a connection's."""
+    if flags & _UDP_FLAG:
+        return _udp_record(t_s, src, dst, ecn, flow, from_end, length, ip_id=ip_id)
     tcp_flags = 0
     for engine_bit, tcp_bit in _FLAGS:
         if flags & engine_bit:
@@ -100,8 +108,23 @@ def _record(t_s, src, dst, ecn, flow, from_end, flags, seq, ack, rwnd, length, b
     tcp_sum = dpkt.in_cksum(pseudo + tcp)  # the payload is zeros: it adds nothing to the sum
     tcp = tcp[:16] + struct.pack(">H", tcp_sum) + tcp[18:]
     total = 20 + segment_len
-    ip = _IP.pack(0x45, ecn, total, ip_id, 0x4000, 64, dpkt.ip.IP_PROTO_TCP, 0, src_ip, dst_ip)
+    return _frame(t_s, src, dst, ecn, ip_id, dpkt.ip.IP_PROTO_TCP, tcp, total)
+
+
+def _udp_record(t_s, src, dst, ecn, flow, from_end, length, *, ip_id) -> bytes:
+    src_ip, dst_ip = host_ip(src), host_ip(dst)
+    udp_len = 8 + length
+    udp = _UDP.pack(tcp_port(flow, from_end), tcp_port(flow, 1 - from_end), udp_len, 0)
+    pseudo = struct.pack(">4s4sxBH", src_ip, dst_ip, dpkt.ip.IP_PROTO_UDP, udp_len)
+    udp = udp[:6] + struct.pack(">H", dpkt.in_cksum(pseudo + udp) or 0xFFFF)
+    return _frame(t_s, src, dst, ecn, ip_id, dpkt.ip.IP_PROTO_UDP, udp, 20 + udp_len)
+
+
+def _frame(t_s, src, dst, ecn, ip_id, protocol, transport, total) -> bytes:
+    """The record of an IPv4 packet of `total` bytes whose transport header is `transport`."""
+    src_ip, dst_ip = host_ip(src), host_ip(dst)
+    ip = _IP.pack(0x45, ecn, total, ip_id, 0x4000, 64, protocol, 0, src_ip, dst_ip)
     ip = ip[:10] + struct.pack(">H", dpkt.in_cksum(ip)) + ip[12:]
-    headers = _ETH.pack(host_mac(dst), host_mac(src), dpkt.ethernet.ETH_TYPE_IP) + ip + tcp
+    headers = _ETH.pack(host_mac(dst), host_mac(src), dpkt.ethernet.ETH_TYPE_IP) + ip + transport
     seconds, nanos = divmod(round(float(t_s) * 1e9), 1_000_000_000)
     return _PKTHDR.pack(seconds, nanos, len(headers), _ETH_HEADER + total) + headers

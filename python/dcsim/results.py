@@ -33,7 +33,8 @@ class Results:
     Tables: `flows` (one row per flow), `ports` (one row per egress port, switch ports and
     host NICs), `classes` (one row per class queue of ports with a queue discipline), `switches` (one row per switch, with its shared memory), `queue_occupancy`
     (seconds each port held exactly n packets), `queue_samples`, `pool_samples`,
-    `flow_samples` and `ictcp_samples` (time series, when the scenario's `measure` asks).
+    `flow_samples` and `ictcp_samples` (time series, when the scenario's `measure` asks),
+    `udp` (one row per UDP source) and `probes` (the round trips of echoed UDP packets).
     Times are seconds, rates bit/s, sizes bytes or packets as the column name says.
     """
 
@@ -135,6 +136,18 @@ class Results:
         return _frame(self.raw["ictcp_samples"])
 
     @cached_property
+    def udp(self) -> pd.DataFrame:
+        """One row per constant-bit-rate UDP source (scenario `udp`): packets sent, received
+        and dropped, echoes, and the send and receive rates over the measurement window."""
+        return _frame(self.raw["udp"])
+
+    @cached_property
+    def probes(self) -> pd.DataFrame:
+        """One row per echoed UDP packet back at its source (`udp[].echo`, a ping): `udp`
+        indexes `udp`, `t_s` is when it left, `rtt_s` its round trip."""
+        return _frame(self.raw["probes"])
+
+    @cached_property
     def trace(self) -> pd.DataFrame:
         """Packet records of the traced ports and flows (scenario `measure.trace_ports`,
         `measure.trace_flows`, `measure.trace_queries`), sorted by time: `view` (`port` or `flow`), `event` (`tx`:
@@ -188,7 +201,11 @@ class Results:
             "switches": rows(self.raw["switches"]),
             "flows": flows,
             "queries": _query_summary(self.raw["queries"]),
-        } | self._fct_summary()
+        } | self._fct_summary() | self._udp_summary()
+
+    def _udp_summary(self) -> dict[str, Any]:
+        """The UDP sources, for runs that have any."""
+        return {"udp": rows(self.raw["udp"])} if _length(self.raw["udp"]) else {}
 
     def _fct_summary(self) -> dict[str, Any]:
         """Per size bucket completion times, for runs with generated flows."""

@@ -58,6 +58,7 @@ DTYPES = {
         "slowdown": F, "bytes_delivered": I, "goodput_bps": F, "data_packets_sent": I,
         "retransmits": I, "fast_retransmits": I, "timeouts": I, "syn_retries": I,
         "ecn_reductions": I, "ece_acks": I, "final_cwnd_bytes": F, "final_alpha": F, "srtt_s": F,
+        "rcv_buffer_bytes": I,
     },
     "ports": {
         "name": S, "node": S, "peer": S, "is_switch": B, "rate_bps": F, "arrived_packets": I,
@@ -80,10 +81,16 @@ DTYPES = {
     },
     "pool_samples": {"switch": I, "t_s": F, "bytes": I, "switch_name": S},
     "flow_samples": {
-        "flow": I, "t_s": F, "delivered_bytes": I, "cwnd_bytes": F, "alpha": F,
+        "flow": I, "t_s": F, "delivered_bytes": I, "cwnd_bytes": F, "alpha": F, "rcv_buffer_bytes": I,
         "ictcp_rwnd_bytes": F, "ictcp_measured_bps": F, "ictcp_expected_bps": F, "ictcp_rtt_s": F,
     },
     "ictcp_samples": {"host": I, "t_s": F, "bw_t_bps": F, "bw_a_bps": F, "quota_bps": F, "subslot_s": F},
+    "udp": {
+        "id": I, "src": I, "dst": I, "class": I, "echo": B, "rate_bps": F, "packet_bytes": I,
+        "sent_packets": I, "received_packets": I, "dropped_packets": I, "replies": I,
+        "echoes_dropped": I, "send_rate_bps": F, "receive_rate_bps": F,
+    },
+    "probes": {"udp": I, "t_s": F, "rtt_s": F},
     "trace": {
         "view": S, "t_s": F, "port": I, "event": S, "flow": I, "from_end": I, "src": I, "dst": I,
         "flags": I, "ecn": I, "seq": I, "ack": I, "rwnd": I, "len": I, "size": I, "port_name": S,
@@ -117,7 +124,18 @@ def test_tables_have_their_columns_and_dtypes(reference: dcsim.Results) -> None:
     for table, dtypes in DTYPES.items():
         frame = getattr(reference, table)
         assert {c: str(t) for c, t in frame.dtypes.items()} == dtypes, table
-        assert len(frame) > 0 or table == "classes", table  # the reference has no classes
+        # The reference has no class queues and no UDP sources (see the next test).
+        assert len(frame) > 0 or table in ("classes", "udp", "probes"), table
+
+
+def test_udp_tables_have_their_columns_and_dtypes(small: dict) -> None:
+    # An echoed UDP source beside the small scenario's flows: one row per source, one per echo.
+    results = dcsim.run(small | {"udp": [{"src": 1, "dst": 0, "rate_gbps": 0.01, "echo": True}]})
+    for table in ("udp", "probes"):
+        frame = getattr(results, table)
+        assert {c: str(t) for c, t in frame.dtypes.items()} == DTYPES[table], table
+    assert len(results.udp) == 1 and len(results.probes) == results.udp.replies[0] > 0
+    assert results.summary()["udp"][0]["sent_packets"] == results.udp.sent_packets[0]
 
 
 def test_classes_table_adds_up_to_its_ports(small: dict) -> None:

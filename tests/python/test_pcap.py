@@ -168,3 +168,25 @@ def test_a_traced_query_workload_is_one_pcap_seen_at_its_servers(tmp_path: Path)
     responses = seen[seen["tcp.srcport"] == 5001]
     assert set(responses["ip.src"]) == {"10.0.0.2", "10.0.0.3", "10.0.0.4"}
     assert responses["tcp.len"].sum() == 3 * 5 * 3000
+
+
+def test_udp_datagrams_and_their_echoes_are_udp_frames(tmp_path: Path) -> None:
+    """A port carrying a UDP source's datagrams and a TCP flow: tshark reads the datagrams as
+    UDP with their lengths, and the echoes back the other way."""
+    scenario = tmp_path / "udp.toml"
+    scenario.write_text(
+        SMALL_TOML
+        + "\n[[udp]]\nsrc = 1\ndst = 0\nrate_gbps = 0.01\npacket_bytes = 100\necho = true\n"
+    )
+    out = tmp_path / "out"
+    args = ["run", str(scenario), "--out", str(out), "--trace", "pcap", "--trace", "csv"]
+    result = CliRunner().invoke(main, [*args, "--trace-ports", "s0->h0", "--trace-ports", "s0->h1"])
+    assert result.exit_code == 0, result.output
+    udp = pd.read_csv(out / "udp.csv")
+    forward = tshark(out / "port-s0-to-h0.pcap", "udp.length", "udp.srcport", display_filter="udp")
+    back = tshark(out / "port-s0-to-h1.pcap", "udp.length", "udp.dstport", display_filter="udp")
+    assert len(forward) == udp.received_packets[0] > 0
+    assert (forward["udp.length"] == 100 - 20).all() and (forward["udp.srcport"] == 49152).all()
+    assert len(back) == udp.replies[0] and (back["udp.dstport"] == 49152).all()
+    # The TCP packets on the same port are still TCP.
+    assert len(tshark(out / "port-s0-to-h0.pcap", "tcp.seq_raw", display_filter="tcp")) > 0

@@ -144,6 +144,10 @@ pub struct Results {
     pub pool_samples: PoolSamples,
     pub ictcp_samples: IctcpSamples,
     pub flow_samples: FlowSamples,
+    /// One row per UDP source (`udp[]`).
+    pub udp: Vec<UdpStats>,
+    /// The round trips of the echoed UDP packets (`udp[].echo`).
+    pub probes: ProbeSamples,
     /// Packet records of `measure.trace_ports` and `measure.trace_flows` (empty otherwise).
     pub trace: PacketTrace,
     pub conservation: Conservation,
@@ -305,6 +309,48 @@ table! {
         pub final_cwnd_bytes: f64,
         pub final_alpha: f64,
         pub srtt_s: f64,
+        /// The receiver's buffer at the end, bytes (grown by `tcp.rcv_autotune`, or fixed).
+        pub rcv_buffer_bytes: u64,
+    }
+}
+
+table! {
+    rows
+    /// One constant-bit-rate UDP source (`udp[]`).
+    pub struct UdpStats {
+        pub id: u32,
+        pub src: u32,
+        pub dst: u32,
+        pub class: u8,
+        /// Its destination echoes every packet back (`probes` has their round trips).
+        pub echo: bool,
+        /// The configured rate, bit/s, and IP packet size, bytes.
+        pub rate_bps: f64,
+        pub packet_bytes: u32,
+        /// Packets sent, received by the destination and dropped on the way (in its host's
+        /// NIC queue or in the network), whole run; sent = received + dropped + in flight.
+        pub sent_packets: u64,
+        pub received_packets: u64,
+        pub dropped_packets: u64,
+        /// Echoes back at the source, and echoes dropped on their way back.
+        pub replies: u64,
+        pub echoes_dropped: u64,
+        /// IP bits sent and received per second over the measurement window.
+        pub send_rate_bps: f64,
+        pub receive_rate_bps: f64,
+    }
+}
+
+table! {
+    columns
+    /// One row per echoed UDP packet back at its source.
+    pub struct ProbeSamples {
+        /// Index into `udp`.
+        pub udp: Vec<u32>,
+        /// When the packet left its source.
+        pub t_s: Vec<f64>,
+        /// Its round trip, to the echo's arrival.
+        pub rtt_s: Vec<f64>,
     }
 }
 
@@ -375,6 +421,8 @@ table! {
         pub delivered_bytes: Vec<u64>,
         pub cwnd_bytes: Vec<f64>,
         pub alpha: Vec<f64>,
+        /// The receiver's buffer, bytes (it grows with `tcp.rcv_autotune`).
+        pub rcv_buffer_bytes: Vec<u64>,
         /// ICTCP at the receiving end (NaN where its host runs no ICTCP): the receive window it
         /// allows, the measured throughput b^m (Eq. 2), the expected throughput b^e (Eq. 3), and
         /// the receiver-side smoothed RTT.
@@ -443,6 +491,8 @@ impl Results {
             ("pool_samples", std::mem::take(&mut self.pool_samples).into_table()),
             ("flow_samples", std::mem::take(&mut self.flow_samples).into_table()),
             ("ictcp_samples", std::mem::take(&mut self.ictcp_samples).into_table()),
+            ("udp", UdpStats::table(std::mem::take(&mut self.udp))),
+            ("probes", std::mem::take(&mut self.probes).into_table()),
             ("trace", trace),
         ]
     }
@@ -524,6 +574,8 @@ mod tests {
                 "pool_samples",
                 "flow_samples",
                 "ictcp_samples",
+                "udp",
+                "probes",
                 "trace"
             ]
         );

@@ -251,3 +251,74 @@ fn mss_and_mtu_together_are_refused_naming_the_field() {
     .unwrap_err();
     assert!(e.to_string().contains("tcp.mtu_bytes"), "{e}");
 }
+
+/// One long flow h1 → h0 at 10 Gbps with 25 µs links and the given `[tcp]` lines; no
+/// transmit jitter, so its RTT is the hand-computed one.
+fn one_long_flow(tcp: &str) -> Results {
+    run(&format!(
+        r#"
+        [sim]
+        duration_s = 0.2
+        warmup_s = 0.1
+        [topology]
+        kind = "star"
+        hosts = 2
+        link = {{ rate_gbps = 10.0, delay_us = 25.0 }}
+        [host]
+        tx_jitter_us = 0.0
+        [tcp]
+        {tcp}
+        [[flows]]
+        src = 1
+        dst = 0
+        "#
+    ))
+}
+
+#[test]
+fn with_auto_tuning_off_a_long_flow_gets_its_receive_buffer_per_rtt() {
+    // 30 segments of buffer: the window is 43,800 B. RTT = 4 × 25 µs + a 1500-B packet's
+    // serialisation at 10 Gbps with 38 B framing (1.2304 µs) on each of its two hops + a
+    // 40-B ACK's (0.0624 µs) on each of its two = 102.586 µs, so 8 · 43,800 / RTT = 3.416
+    // Gbps (delayed ACKs every 2 segments add at most one serialisation: 1.2%).
+    for tcp in ["rcv_buffer_bytes = 43800", "rcv_buffer_bytes = 43800\nrcv_autotune = false"] {
+        let r = one_long_flow(tcp);
+        let expect = 8.0 * 43_800.0 / 102.586e-6;
+        let got = r.flows[0].goodput_bps;
+        assert!((got / expect - 1.0).abs() < 0.02, "{got} vs {expect}");
+        assert_eq!(r.flows[0].rcv_buffer_bytes, 43_800);
+    }
+}
+
+#[test]
+fn auto_tuning_grows_the_buffer_until_the_flow_fills_the_link() {
+    // From 65,535 B (5.1 Gbps at this RTT) the buffer grows past the path's BDP (≈ 128 KB)
+    // and the flow reaches the 10 Gbps goodput ceiling (1460/1538).
+    let r = one_long_flow("rcv_autotune = true");
+    let f = &r.flows[0];
+    assert!(f.goodput_bps > 0.97 * 10e9 * 1460.0 / 1538.0, "{}", f.goodput_bps);
+    assert!(
+        f.rcv_buffer_bytes > 2 * 128_000 && f.rcv_buffer_bytes <= 6 << 20,
+        "{}",
+        f.rcv_buffer_bytes
+    );
+    // A buffer the application set stays fixed (Linux: SO_RCVBUF turns tuning off).
+    let fixed = run(&format!(
+        r#"
+        [sim]
+        duration_s = 0.2
+        warmup_s = 0.1
+        [topology]
+        kind = "star"
+        hosts = 2
+        link = {{ rate_gbps = 10.0, delay_us = 25.0 }}
+        [tcp]
+        rcv_autotune = true
+        [[flows]]
+        src = 1
+        dst = 0
+        rcv_buffer_bytes = 43800
+        "#
+    ));
+    assert_eq!(fixed.flows[0].rcv_buffer_bytes, 43_800);
+}

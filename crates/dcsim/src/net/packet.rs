@@ -21,6 +21,8 @@ pub const CWR: u8 = 32;
 /// Not a TCP flag: the sender's note that this segment is a retransmission, so that a port
 /// can count the drops of retransmissions (the pcap writer ignores it).
 pub const RETX: u8 = 64;
+/// Not a TCP flag: a UDP datagram of source `conn` (`udp[]`); `from_end` 1 marks an echo.
+pub const UDP: u8 = 128;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Packet {

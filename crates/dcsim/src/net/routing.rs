@@ -12,7 +12,7 @@ use std::collections::{HashMap, VecDeque};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::packet::Packet;
+use super::packet::{Packet, UDP};
 use crate::error::ConfigError;
 use crate::scenario::Ecmp;
 
@@ -223,14 +223,16 @@ pub fn tcp_port(conn: u32, end: u8) -> u16 {
     }
 }
 
-/// Hash of a packet's 5-tuple (source host, destination host, TCP ports, protocol 6), the run's
-/// seed and the switch: one path per connection direction; the switch salt keeps the tiers of
-/// a multi-stage network from making the same choice (hash polarisation).
+/// Hash of a packet's 5-tuple (source host, destination host, ports, protocol: 6 for TCP, 17
+/// for a UDP source's packets, whose ports are numbered as a connection's), the run's seed and
+/// the switch: one path per connection direction; the switch salt keeps the tiers of a
+/// multi-stage network from making the same choice (hash polarisation).
 #[inline]
 pub fn flow_hash(seed: u64, switch: u32, pkt: &Packet) -> u64 {
     let ports = (tcp_port(pkt.conn, pkt.from_end) as u64) << 16 | tcp_port(pkt.conn, 1 - pkt.from_end) as u64;
+    let protocol: u64 = if pkt.has(UDP) { 17 } else { 6 };
     let mut h = mix(seed ^ 0x5bd1_e995_9e37_79b9);
-    for word in [(pkt.src as u64) << 32 | pkt.dst as u64, ports | 6 << 32, switch as u64] {
+    for word in [(pkt.src as u64) << 32 | pkt.dst as u64, ports | protocol << 32, switch as u64] {
         h = mix(h ^ word);
     }
     h

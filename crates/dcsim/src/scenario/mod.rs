@@ -42,8 +42,51 @@ pub struct Scenario {
     /// distribution (DCTCP §4.3's background traffic).
     #[serde(default)]
     pub traffic: Vec<TrafficSpec>,
+    /// Constant-bit-rate UDP sources (ICTCP §VII-C's 200 Mb/s background), and echoed
+    /// probes that measure round-trip latency (a ping).
+    #[serde(default)]
+    pub udp: Vec<UdpSpec>,
     #[serde(default)]
     pub measure: MeasureConfig,
+}
+
+/// A UDP source sending `packet_bytes` datagrams from `src` to `dst` at a constant bit rate,
+/// whatever happens to them: no congestion control, no retransmission. A packet its host's
+/// NIC queue cannot take is dropped there.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UdpSpec {
+    #[schemars(range(max = "limits::MAX_HOSTS"))]
+    pub src: u32,
+    #[schemars(range(max = "limits::MAX_HOSTS"))]
+    pub dst: u32,
+    /// Bit rate of the IP packets it sends, Gbit/s: one packet every packet_bytes · 8 / rate.
+    #[schemars(range(min = "limits::MIN_RATE_GBPS", max = "limits::MAX_RATE_GBPS"))]
+    pub rate_gbps: f64,
+    /// IP packet bytes (20 B IP + 8 B UDP headers + payload), in [29, 65535]. Default 1500.
+    #[serde(default = "default_udp_packet")]
+    #[schemars(range(min = 29, max = 65535))]
+    pub packet_bytes: u32,
+    /// First packet, seconds.
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIME_S"))]
+    pub start_s: f64,
+    /// No packet is sent at or after this time, seconds (default: until the run ends).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIME_S"))]
+    pub stop_s: Option<f64>,
+    /// Traffic class of its packets, 0-7 (see `flows[].class`).
+    #[serde(default)]
+    #[schemars(range(max = 7))]
+    pub class: u8,
+    /// `dst` sends every packet straight back (an echo, as ping): each reply that reaches
+    /// `src` adds its round-trip time to the `probes` table.
+    #[serde(default)]
+    pub echo: bool,
+}
+
+fn default_udp_packet() -> u32 {
+    1500
 }
 
 /// Run length and randomness.
@@ -822,9 +865,24 @@ pub struct TcpConfig {
     /// Delayed-ACK timeout, ms.
     #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
     pub delayed_ack_timeout_ms: f64,
-    /// Receive buffer, bytes: the advertised window is the free space in it.
+    /// Receive buffer, bytes: the advertised window is the free space in it. With
+    /// `rcv_autotune` on, only the connections whose flow, query or generator sets its own
+    /// `rcv_buffer_bytes` keep a fixed buffer (as Linux's SO_RCVBUF turns tuning off).
     #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
     pub rcv_buffer_bytes: u64,
+    /// Receive-buffer auto-tuning, Linux's dynamic right-sizing (`tcp_rcv_space_adjust`,
+    /// spec §7.5): each receiver starts at `rcv_autotune_initial_bytes` and, once per RTT it
+    /// measures from echoed timestamps, grows its buffer to 2 × the bytes it read in that RTT
+    /// + 16 segments (more while the sender's rate grows), up to `rcv_autotune_max_bytes`.
+    /// Off (the default): every buffer is `rcv_buffer_bytes` ("Receive Buffer Tuning Off").
+    pub rcv_autotune: bool,
+    /// Auto-tuning's initial buffer, bytes: 65535, the window Linux offers from its default
+    /// `tcp_rmem[1]` = 87380 B.
+    #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
+    pub rcv_autotune_initial_bytes: u64,
+    /// Auto-tuning's cap, bytes: 6 MiB, Linux's `tcp_rmem[2]` (spec §7.5).
+    #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
+    pub rcv_autotune_max_bytes: u64,
     /// DCTCP estimation gain g (DCTCP paper §3.5: 1/16).
     #[schemars(range(min = 0.0, max = 1.0))]
     pub dctcp_g: f64,
@@ -892,6 +950,9 @@ impl Default for TcpConfig {
             delayed_ack_segments: 2,
             delayed_ack_timeout_ms: 40.0,
             rcv_buffer_bytes: 8_000_000,
+            rcv_autotune: false,
+            rcv_autotune_initial_bytes: 65_535,
+            rcv_autotune_max_bytes: 6 << 20,
             dctcp_g: 1.0 / 16.0,
             dctcp_alpha_init: 1.0,
             dctcp_min_cwnd_segments: 2,
@@ -1328,6 +1389,17 @@ impl Scenario {
             "segments (1 = ACK every segment)",
         )?;
         check_rcv_buffer("tcp.rcv_buffer_bytes", t.rcv_buffer_bytes, t.segment_bytes())?;
+        check_rcv_buffer("tcp.rcv_autotune_initial_bytes", t.rcv_autotune_initial_bytes, t.segment_bytes())?;
+        check_rcv_buffer("tcp.rcv_autotune_max_bytes", t.rcv_autotune_max_bytes, t.segment_bytes())?;
+        if t.rcv_autotune_max_bytes < t.rcv_autotune_initial_bytes {
+            return err(
+                "tcp.rcv_autotune_max_bytes",
+                format!(
+                    "{} is below rcv_autotune_initial_bytes ({})",
+                    t.rcv_autotune_max_bytes, t.rcv_autotune_initial_bytes
+                ),
+            );
+        }
         whole(&"tcp.dupack_threshold", t.dupack_threshold as u64, 1, 1000, "")?;
         whole(&"tcp.syn_retries", t.syn_retries as u64, 0, 127, "resends")?;
         whole(&"tcp.synack_retries", t.synack_retries as u64, 0, 127, "resends")?;
@@ -1415,6 +1487,22 @@ impl Scenario {
             if let Some(b) = f.bytes {
                 whole(&field("bytes"), b, 1, MAX_BYTES, "bytes")?;
             }
+        }
+        if self.udp.len() > MAX_FLOWS {
+            return err("udp", format!("{} sources; at most {MAX_FLOWS} are allowed", self.udp.len()));
+        }
+        for (i, u) in self.udp.iter().enumerate() {
+            let field = |name: &str| format!("udp[{i}].{name}");
+            check_host(&field("src"), u.src)?;
+            check_host(&field("dst"), u.dst)?;
+            if u.src == u.dst {
+                return err(&field("dst"), "a UDP source needs two different hosts".to_string());
+            }
+            real(&field("rate_gbps"), u.rate_gbps, Bound::From(MIN_RATE_GBPS), MAX_RATE_GBPS, "Gbps")?;
+            whole(&field("packet_bytes"), u.packet_bytes as u64, 29, 65_535, "bytes")?;
+            whole(&field("class"), u.class as u64, 0, 7, "")?;
+            real(&field("start_s"), u.start_s, Bound::From(0.0), MAX_TIME_S, "s")?;
+            stop_after(&field("stop_s"), u.stop_s, u.start_s)?;
         }
         if self.traffic.len() > MAX_QUERY_WORKLOADS {
             return err(

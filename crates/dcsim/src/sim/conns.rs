@@ -21,8 +21,10 @@ pub(super) struct FlowRecord {
     /// Bytes the flow is to send (None: long-lived, or a query connection).
     pub(super) bytes: Option<u64>,
     pub(super) class: u8,
-    /// The receiver's buffer, bytes.
-    pub(super) rcv_buffer: u64,
+    /// The receiver's buffer as the application set it (None: the stack's, maybe auto-tuned).
+    pub(super) rcv_buffer: Option<u64>,
+    /// The receiver's buffer at the end, bytes.
+    pub(super) rcv_buffer_end: u64,
     /// Hosts of the data sender and of the receiver.
     pub(super) src: u32,
     pub(super) dst: u32,
@@ -108,6 +110,7 @@ impl FlowRecord {
             final_cwnd_bytes: self.cwnd,
             final_alpha: self.alpha,
             srtt_s: nan_or(self.srtt),
+            rcv_buffer_bytes: self.rcv_buffer_end,
         }
     }
 
@@ -118,6 +121,7 @@ impl FlowRecord {
         f.delivered_bytes.push(self.delivered);
         f.cwnd_bytes.push(self.cwnd);
         f.alpha.push(self.alpha);
+        f.rcv_buffer_bytes.push(self.rcv_buffer_end);
         let r = self.ictcp.as_ref();
         f.ictcp_rwnd_bytes.push(r.map_or(f64::NAN, |r| r.rwnd as f64));
         f.ictcp_measured_bps.push(r.map_or(f64::NAN, |r| r.measured_bps));

@@ -9,11 +9,12 @@ use crate::net::port::Port;
 use crate::net::qdisc::{ClassQueue, Discipline};
 use crate::net::rx_moderation::RxModeration;
 use crate::net::topology::Node;
-use crate::results::{ClassStats, FlowStats, PortStats};
+use crate::results::{ClassStats, FlowStats, PortStats, UdpStats};
 use crate::scenario::Scenario;
 use crate::tcp::ictcp::Interface;
 
 use super::conns::FlowRecord;
+use super::udp::UdpSource;
 use super::Conn;
 
 /// Heap bytes a connection holds beyond its struct (out-of-order ranges, SACK scoreboard, NIC
@@ -21,7 +22,9 @@ use super::Conn;
 const CONN_HEAP: u64 = 512;
 /// Bytes of one queue-sample row (port, time, packets, bytes) and of one flow-sample row.
 const QUEUE_SAMPLE: u64 = 4 + 8 + 4 + 8;
-const FLOW_SAMPLE: u64 = 4 + 8 + 8 + 8 + 8 + 4 * 8;
+const FLOW_SAMPLE: u64 = 4 + 8 + 8 + 8 + 8 + 8 + 4 * 8;
+/// Bytes of one `probes` row (source, send time, round trip).
+const PROBE_SAMPLE: u64 = 4 + 8 + 8;
 /// A node or port name on the heap, bytes.
 const NAME: u64 = 24;
 
@@ -95,6 +98,17 @@ pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
             0
         }
     };
+    // Each echoing UDP source records one round trip per packet it sends in the run.
+    let echoes: f64 = s
+        .udp
+        .iter()
+        .filter(|u| u.echo)
+        .map(|u| {
+            let from = u.start_s.min(s.sim.duration_s);
+            let to = u.stop_s.unwrap_or(s.sim.duration_s).min(s.sim.duration_s);
+            (to - from).max(0.0) * u.rate_gbps * 1e9 / (u.packet_bytes as f64 * 8.0) + 1.0
+        })
+        .sum();
     let switch_ports = ports.saturating_sub(size.hosts);
     let sampled = sampled_ports.unwrap_or(if s.measure.queue_ports.is_empty() {
         switch_ports
@@ -129,6 +143,12 @@ pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
             field: "measure.flow_sample_us",
             what: format!("flow samples of {conns} connections"),
             bytes: conns.saturating_mul(samples(s.measure.flow_sample_us)).saturating_mul(FLOW_SAMPLE),
+        },
+        Part {
+            field: "udp",
+            what: format!("{echoes:.0} echo round trips of {} UDP sources", s.udp.len()),
+            bytes: (echoes * PROBE_SAMPLE as f64).min(u64::MAX as f64) as u64
+                + s.udp.len() as u64 * (size_of::<UdpSource>() + size_of::<UdpStats>()) as u64,
         },
     ]
 }

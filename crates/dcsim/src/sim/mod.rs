@@ -8,6 +8,7 @@ pub mod memory;
 mod pacing_tests;
 mod trace;
 pub mod traffic;
+mod udp;
 mod workload;
 
 use std::collections::VecDeque;
@@ -17,13 +18,14 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::error::ConfigError;
 use crate::net::buffer::Refusal;
-use crate::net::packet::{Packet, ACK};
+use crate::net::packet::{Packet, ACK, UDP};
 use crate::net::port::Port;
 use crate::net::routing::Routes;
 use crate::net::rx_moderation::{RxArrival, RxModeration};
 use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_TRAFFIC_BASE, RNG_STREAM_WORKLOAD_BASE};
 use crate::results::{
-    ClassStats, Conservation, FlowSamples, IctcpSamples, PoolSamples, PortStats, QueryStats, QueueSamples, Results, SwitchStats,
+    ClassStats, Conservation, FlowSamples, IctcpSamples, PoolSamples, PortStats, ProbeSamples, QueryStats, QueueSamples, Results,
+    SwitchStats,
 };
 use crate::scenario::{CcKind, EctOnControl, MeasureConfig, Scenario, TcpConfig, Topology};
 use crate::tcp::cc::Cc;
@@ -35,6 +37,7 @@ use calendar::Calendar;
 use conns::{Conns, FlowRecord, IctcpView};
 use trace::Tracer;
 use traffic::{Generator, HostView};
+use udp::UdpSource;
 use workload::{OpenQuery, QueryRecord, QueryRole, Workload};
 
 /// The switch ports on the shortest paths that data takes: from each flow's source to its
@@ -47,6 +50,7 @@ fn data_path_ports(net: &Network, s: &Scenario) -> Vec<u32> {
     }
     let mut pairs: Vec<(u32, u32)> = s.flows.iter().map(|f| (f.src, f.dst)).collect();
     pairs.extend(s.queries.iter().flat_map(|q| q.servers.iter().map(|&server| (server, q.client))));
+    pairs.extend(s.udp.iter().map(|u| (u.src, u.dst)));
     pairs.sort_unstable();
     pairs.dedup();
     net.path_ports(&pairs)
@@ -138,6 +142,8 @@ enum Event {
     Respond(u32),
     /// A flow arrives at a generator's source (`Simulation::arrival_slots`).
     Arrive(u32),
+    /// A UDP source sends its next packet.
+    UdpSend(u32),
     /// A slot frees in a host's full NIC queue: its blocked senders may go on (M10).
     NicRoom(u32),
     /// A host NIC's pending receive interrupt: its held packets reach the stack (M10).
@@ -262,7 +268,14 @@ impl ConnFactory {
             timer_tick: Time::from_ms_f64(t.timer_tick_ms),
             delack_segments: t.delayed_ack_segments,
             delack_timeout: Time::from_ms_f64(t.delayed_ack_timeout_ms),
-            rcv_buffer: rcv_buffer.unwrap_or(t.rcv_buffer_bytes),
+            // A buffer the application set is fixed (Linux: SO_RCVBUF locks it); otherwise
+            // the stack's, auto-tuned from its initial size if `tcp.rcv_autotune`.
+            rcv_buffer: rcv_buffer.unwrap_or(if t.rcv_autotune {
+                t.rcv_autotune_initial_bytes
+            } else {
+                t.rcv_buffer_bytes
+            }),
+            rcv_autotune_max: (rcv_buffer.is_none() && t.rcv_autotune).then_some(t.rcv_autotune_max_bytes),
             ect_on_syn: t.ect_on_syn.unwrap_or(ect_on_control),
             ect_on_ack: t.ect_on_ack.unwrap_or(ect_on_control),
             ect_on_retransmit: ect_on_control,
@@ -347,6 +360,9 @@ pub struct Simulation {
     pool_samples: PoolSamples,
     flow_samples: FlowSamples,
     ictcp_samples: IctcpSamples,
+    /// Constant-bit-rate UDP sources (`udp[]`) and their echoes' round trips.
+    udp: Vec<UdpSource>,
+    probes: ProbeSamples,
 }
 
 impl Simulation {
@@ -503,6 +519,8 @@ impl Simulation {
             pool_samples: PoolSamples::default(),
             flow_samples: FlowSamples::default(),
             ictcp_samples: IctcpSamples::default(),
+            udp: s.udp.iter().map(UdpSource::new).collect(),
+            probes: ProbeSamples::default(),
         };
         for c in 0..sim.conns.len() as u32 {
             sim.attach_ictcp(c);
@@ -525,6 +543,11 @@ impl Simulation {
                 sim.cal.schedule(t, Event::Arrive(slot as u32));
             }
         }
+        for i in 0..sim.udp.len() {
+            if let Some(t) = sim.udp[i].next_send(sim.end) {
+                sim.cal.schedule(t, Event::UdpSend(i as u32));
+            }
+        }
         if sim.warmup > Time::ZERO {
             sim.cal.schedule(sim.warmup, Event::WarmupEnd);
         }
@@ -532,7 +555,11 @@ impl Simulation {
             sim.cal.schedule(sim.warmup, Event::QueueSample);
         }
         // Query workloads may open their connections only later (one at a request).
-        if sim.flow_sample_every > Time::ZERO && !(sim.conns.is_empty() && sim.workloads.is_empty() && sim.generators.is_empty()) {
+        // ICTCP's interfaces are sampled with the flows, also when only UDP reaches them.
+        let ictcp_sees_udp = !sim.udp.is_empty() && sim.ictcp.iter().any(Option::is_some);
+        if sim.flow_sample_every > Time::ZERO
+            && (ictcp_sees_udp || !(sim.conns.is_empty() && sim.workloads.is_empty() && sim.generators.is_empty()))
+        {
             sim.cal.schedule(sim.warmup, Event::FlowSample);
         }
         Ok(sim)
@@ -608,6 +635,7 @@ impl Simulation {
             }
             Event::IssueQuery(w) => self.issue_query(w),
             Event::Arrive(slot) => self.arrive(slot),
+            Event::UdpSend(i) => self.udp_send(i),
             Event::Respond(c) => {
                 let w = self.conns[c as usize].query.expect("a query connection").workload;
                 let response = self.workloads[w as usize].response;
@@ -654,7 +682,10 @@ impl Simulation {
                 }
                 self.cal.schedule(self.now + self.flow_sample_every, Event::FlowSample);
             }
-            Event::WarmupEnd => self.conns.mark_warmup(),
+            Event::WarmupEnd => {
+                self.conns.mark_warmup();
+                self.udp.iter_mut().for_each(UdpSource::mark_warmup);
+            }
         }
     }
 
@@ -768,6 +799,13 @@ impl Simulation {
     #[inline]
     fn refused(&mut self, p: u32, pkt: &Packet) {
         self.ports[p as usize].counters.drops_by_kind.count(pkt);
+        if pkt.has(UDP) {
+            self.udp[pkt.conn as usize].on_dropped(pkt);
+            if self.tracer.on {
+                self.tracer.on_drop(self.now, p, pkt);
+            }
+            return;
+        }
         let conn = &mut self.conns[pkt.conn as usize];
         conn.in_flight -= 1;
         if conn.in_flight == 0 {
@@ -810,6 +848,10 @@ impl Simulation {
     /// Host `node`'s stack takes a packet its NIC received.
     fn host_receive(&mut self, node: usize, pkt: Packet) {
         self.delivered += 1;
+        if pkt.has(UDP) {
+            self.udp_receive(node, pkt);
+            return;
+        }
         self.conns[pkt.conn as usize].in_flight -= 1;
         let e = 1 - pkt.from_end;
         if let Some(i) = &mut self.ictcp[node] {
@@ -818,6 +860,32 @@ impl Simulation {
             i.on_receive(self.now, pkt.size, entry, pkt.len, pkt.ts_ecr);
         }
         self.drive(pkt.conn, e, |ep, now, out| ep.on_segment(now, &pkt, out));
+    }
+
+    /// UDP source `i` sends a packet into its host's NIC (dropped there if the queue is full)
+    /// and schedules the next one.
+    fn udp_send(&mut self, i: u32) {
+        let pkt = self.udp[i as usize].packet(i, self.now);
+        self.injected += 1;
+        self.enqueue(self.host_port[pkt.src as usize], pkt);
+        if let Some(t) = self.udp[i as usize].next_send(self.end) {
+            self.cal.schedule(t, Event::UdpSend(i));
+        }
+    }
+
+    /// A UDP packet reaches host `node`'s stack: ICTCP counts it in the interface's traffic
+    /// (BW_T, §IV-A); the destination echoes it if asked; an echo ends a probe's round trip.
+    fn udp_receive(&mut self, node: usize, pkt: Packet) {
+        if let Some(i) = &mut self.ictcp[node] {
+            i.on_receive(self.now, pkt.size, None, 0, Time::ZERO);
+        }
+        let source = &mut self.udp[pkt.conn as usize];
+        if pkt.from_end == 1 {
+            source.on_reply(pkt.conn, &pkt, self.now, &mut self.probes);
+        } else if let Some(echo) = source.on_delivered(&pkt) {
+            self.injected += 1;
+            self.enqueue(self.host_port[node], echo);
+        }
     }
 
     fn timer_fired(&mut self, c: u32, e: u8, kind: usize) {
@@ -853,7 +921,8 @@ impl Simulation {
             generator: c.generator,
             bytes: c.bytes,
             class: c.class,
-            rcv_buffer: rx.p.rcv_buffer,
+            rcv_buffer: rx.p.rcv_autotune_max.is_none().then_some(rx.p.rcv_buffer),
+            rcv_buffer_end: rx.rcv_buffer,
             src: c.hosts[d],
             dst: c.hosts[1 - d],
             cc: c.cc,
@@ -897,7 +966,7 @@ impl Simulation {
         let bytes = r.bytes?;
         r.completion?;
         let mut sim = idle.clone();
-        let mut conn = sim.factory.make(0, r.src, r.dst, r.cc, r.start, Some(r.rcv_buffer));
+        let mut conn = sim.factory.make(0, r.src, r.dst, r.cc, r.start, r.rcv_buffer);
         conn.ends[0].write(bytes);
         conn.bytes = Some(bytes);
         conn.class = r.class;
@@ -1358,6 +1427,8 @@ impl Simulation {
             pool_samples: std::mem::take(&mut self.pool_samples),
             flow_samples: std::mem::take(&mut self.flow_samples),
             ictcp_samples: std::mem::take(&mut self.ictcp_samples),
+            udp: self.udp.iter().enumerate().map(|(i, u)| u.stats(i as u32, window)).collect(),
+            probes: std::mem::take(&mut self.probes),
             conservation,
         }
     }

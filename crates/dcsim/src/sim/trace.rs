@@ -8,7 +8,7 @@
 //!   leaving the host's NIC (`Tx`) and the peer's packets arriving at the host (`Rx`). A
 //!   query connection's sender is its server.
 
-use crate::net::packet::{Ecn, Packet};
+use crate::net::packet::{Ecn, Packet, UDP};
 use crate::net::port::Port;
 use crate::results::PacketTrace;
 use crate::units::Time;
@@ -57,7 +57,11 @@ impl Tracer {
         if self.ports[p as usize] {
             self.push(PORT_VIEW, left, p, TX, pkt);
         }
-        // Connections opened during the run (one-shot queries) are never traced flows.
+        // Connections opened during the run (one-shot queries) are never traced flows; UDP
+        // packets (whose `conn` is their source's index) only appear in port traces.
+        if pkt.has(UDP) {
+            return;
+        }
         if let Some(&Some(host)) = self.conn_host.get(pkt.conn as usize) {
             if !port.is_switch && port.node == host {
                 self.push(FLOW_VIEW, left, p, TX, pkt);

@@ -27,7 +27,11 @@ pub struct TcpParams {
     pub timer_tick: Time,
     pub delack_segments: u32,
     pub delack_timeout: Time,
+    /// The receive buffer, bytes; with auto-tuning, its initial size.
     pub rcv_buffer: u64,
+    /// Receive-buffer auto-tuning (Linux's dynamic right-sizing) up to this many bytes; None
+    /// = the fixed `rcv_buffer` (auto-tuning off, or a buffer the application set).
+    pub rcv_autotune_max: Option<u64>,
     /// ECT on SYN and SYN-ACK (RFC 3168 §6.1.1 forbids it; Linux's DCTCP sets it, §7.3).
     pub ect_on_syn: bool,
     /// ECT on pure ACKs (RFC 3168 §6.1.4 forbids it; DCTCP hosts set it, §7.2).
@@ -158,12 +162,42 @@ pub struct Endpoint {
     ts_recent: Time,
     /// Application bytes delivered in order.
     pub delivered: u64,
+    /// The receive buffer now, bytes: the advertised window is its free space.
+    pub rcv_buffer: u64,
+    /// Its auto-tuning state, when on.
+    autotune: Option<RcvAutotune>,
     pub counters: EndpointCounters,
+}
+
+/// Linux's receive-buffer auto-tuning (`tcp_rcv_space_adjust`, after Fisk and Feng's
+/// dynamic right-sizing): once per receiver-estimated RTT, if the application read more
+/// than in the previous measurement, the buffer grows to twice what it read plus 16
+/// segments, plus twice that times the relative growth (room for a sender in slow start),
+/// up to a cap. It never shrinks.
+#[derive(Debug, Clone, Copy)]
+struct RcvAutotune {
+    max: u64,
+    /// Bytes read in the last measurement that grew the buffer (`rcvq_space.space`).
+    space: u64,
+    /// `rcv_nxt` and time at the start of this measurement.
+    seq: u64,
+    since: Time,
+    /// The receiver's RTT estimate from echoed timestamps (`rcv_rtt_est`, gain 1/8).
+    rtt: Option<Time>,
 }
 
 impl Endpoint {
     pub fn new(p: TcpParams, cc: Cc, conn: u32, end: u8, (host, peer_host): (u32, u32), rtt: RttEstimator) -> Self {
         let rcv_buffer = p.rcv_buffer;
+        // Linux `tcp_init_buffer_space`: the first measurement expects at most an initial
+        // window of data.
+        let autotune = p.rcv_autotune_max.map(|max| RcvAutotune {
+            max,
+            space: rcv_buffer.min(p.init_cwnd_segments as u64 * p.mss as u64),
+            seq: 0,
+            since: Time::ZERO,
+            rtt: None,
+        });
         Endpoint {
             p,
             conn,
@@ -206,6 +240,8 @@ impl Endpoint {
             ece_latch: false,
             ts_recent: Time::ZERO,
             delivered: 0,
+            rcv_buffer,
+            autotune,
             counters: EndpointCounters::default(),
         }
     }
@@ -252,7 +288,7 @@ impl Endpoint {
     }
 
     fn advertised_window(&self) -> u64 {
-        self.p.rcv_buffer.saturating_sub(self.ooo.bytes())
+        self.rcv_buffer.saturating_sub(self.ooo.bytes())
     }
 
     fn echo_ece(&self) -> bool {
@@ -353,6 +389,9 @@ impl Endpoint {
     fn become_established(&mut self, now: Time, pkt: &Packet) {
         self.state = State::Established;
         self.established_at = Some(now);
+        if let Some(a) = self.autotune.as_mut() {
+            (a.seq, a.since) = (self.rcv_nxt, now); // the first measurement starts here
+        }
         self.snd_una = 1;
         self.take_rtt_sample(now, pkt);
         self.rtt.backoff = 0;
@@ -899,6 +938,9 @@ impl Endpoint {
         }
         self.ooo.remove_below(self.rcv_nxt);
         self.delivered += self.rcv_nxt - before;
+        if self.autotune.is_some() {
+            self.autotune_buffer(now, pkt);
+        }
         self.unacked_segments += 1;
         // A segment that fills the advertised window is ACKed at once: the sender can send
         // nothing more until it hears from us, and an application that reads at once reopens
@@ -973,6 +1015,34 @@ impl Endpoint {
             }
             _ => {}
         }
+    }
+
+    /// Receive-buffer auto-tuning after in-order data arrived (Linux `tcp_rcv_rtt_measure_ts`
+    /// and `tcp_rcv_space_adjust`; the application reads everything at once).
+    fn autotune_buffer(&mut self, now: Time, pkt: &Packet) {
+        let mss = self.p.mss as u64;
+        let Some(a) = self.autotune.as_mut() else { return };
+        if pkt.ts_ecr > Time::ZERO && pkt.len as u64 >= mss {
+            // The data echoes the TSval of an ACK we sent: one RTT as the receiver sees it.
+            let sample = (now + TS_OFFSET).saturating_sub(pkt.ts_ecr);
+            a.rtt = Some(match a.rtt {
+                None => sample,
+                Some(r) => Time::from_ps(r.as_ps() - r.as_ps() / 8 + sample.as_ps() / 8),
+            });
+        }
+        let Some(rtt) = a.rtt else { return };
+        if now.saturating_sub(a.since) < rtt {
+            return;
+        }
+        let copied = self.rcv_nxt - a.seq;
+        if copied > a.space {
+            let base = 2 * copied + 16 * mss;
+            let grow = base * (copied - a.space) / a.space.max(1);
+            self.rcv_buffer = self.rcv_buffer.max((base + 2 * grow).min(a.max));
+            a.space = copied;
+        }
+        a.seq = self.rcv_nxt;
+        a.since = now;
     }
 
     /// The handshake gave up: this end sends nothing more and ignores what arrives.

@@ -1250,3 +1250,47 @@ fn the_ect_switches_choose_the_codepoint_of_syns_and_of_pure_acks_separately() {
         assert!(acks.iter().all(|a| a.len == 0 && (a.ecn == Ecn::Ect) == ack_ect), "pure ACKs");
     }
 }
+
+#[test]
+fn receive_buffer_auto_tuning_grows_once_per_rtt_by_linux_rule() {
+    // A receiver with auto-tuning (initial 65535 B, cap 1 MB), IW 10: its first measurement
+    // expects at most 10 segments (space = 14,600 B). Data echo the receiver's timestamps
+    // so that it measures RTT = 100 µs.
+    let mut p = params(CcKind::NewReno, false);
+    p.rcv_buffer = 65_535;
+    p.rcv_autotune_max = Some(1_000_000);
+    let mut s = endpoint(CcKind::NewReno, 0);
+    let mut r = endpoint_with(p, CcKind::NewReno, 1.0, 1);
+    establish(&mut s, &mut r); // the receiver is established at 150 µs
+    assert_eq!(r.rcv_buffer, 65_535);
+    let mut out = Vec::new();
+    let mut feed = |r: &mut Endpoint, i: u64, now: Time| {
+        let mut d = data_pkt(i, Ecn::NotEct, 0, now);
+        d.ts_ecr = now - 100 * US + Time::from_ps(1); // an ACK sent 100 µs ago
+        r.on_segment(now, &d, &mut out);
+    };
+    // 30 segments in the first RTT (150 µs .. 250 µs): no decision before an RTT has passed.
+    for i in 1..=29 {
+        feed(&mut r, i, 150 * US + i * US);
+        assert_eq!(r.rcv_buffer, 65_535, "segment {i}");
+    }
+    feed(&mut r, 30, 250 * US);
+    // copied = 43,800 > 14,600: base = 2·43,800 + 16·1,460 = 110,960;
+    // grow = 110,960 · (43,800 − 14,600) / 14,600 = 221,920; buffer = 110,960 + 2·221,920.
+    assert_eq!(r.rcv_buffer, 554_800);
+    // The next RTT reads as much again: not more than the last growth's 43,800, no change.
+    for i in 31..=60 {
+        feed(&mut r, i, 250 * US + (i - 30) * 10 * US / 3);
+    }
+    assert_eq!(r.rcv_buffer, 554_800);
+    // A faster RTT (60 segments) grows it again, up to the 1 MB cap: base = 2·87,600 +
+    // 23,360 = 198,560; grow = 198,560 · 43,800 / 43,800 → 198,560 + 397,120 = 595,680.
+    for i in 61..=120 {
+        feed(&mut r, i, 350 * US + (i - 60) * 10 * US / 6);
+    }
+    assert_eq!(r.rcv_buffer, 595_680);
+    for i in 121..=400 {
+        feed(&mut r, i, 450 * US + (i - 120) * 10 * US / 28);
+    }
+    assert_eq!(r.rcv_buffer, 1_000_000, "capped");
+}

@@ -36,6 +36,7 @@ pub fn params(cc: CcKind, sack: bool) -> TcpParams {
         delack_segments: 2,
         delack_timeout: 40 * MS,
         rcv_buffer: RCV_BUF,
+        rcv_autotune_max: None,
         ect_on_syn: cc == CcKind::Dctcp,
         ect_on_ack: cc == CcKind::Dctcp,
         ect_on_retransmit: cc == CcKind::Dctcp,
