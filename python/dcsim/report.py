@@ -315,6 +315,7 @@ def _section(
             f"engine {escape(str(summary.get('engine') or 'not recorded'))}</p>",
             "<table><tr><th>claim</th><th>paper</th><th>ours</th><th>holds</th></tr>"
             f"{claim_rows}</table>",
+            _published_tables(summary.get("tables") or []),
             f"<div>{figures}</div>",
             _parameters(module, str(summary.get("scale", ""))),
             f"<p>Data and vector plots: {data_links or 'none'}</p>",
@@ -322,6 +323,31 @@ def _section(
             "</section>",
         ]
     )
+
+
+def _published_tables(tables: list[dict]) -> str:
+    """The tables an experiment reproduces (``{"title", "columns", "rows"}``), as HTML."""
+    parts = []
+    for table in tables:
+        head = "".join(f"<th>{escape(str(c))}</th>" for c in table.get("columns", []))
+        body = "".join(
+            "<tr>" + "".join(f"<td>{escape(_cell(v))}</td>" for v in row) + "</tr>"
+            for row in table.get("rows", [])
+        )
+        parts.append(
+            f'<table class="published"><caption>{escape(str(table.get("title", "")))}</caption>'
+            f"<tr>{head}</tr>{body}</table>"
+        )
+    return "\n".join(parts)
+
+
+def _cell(value: Any) -> str:
+    """A table cell: numbers to at most 4 significant digits, None as a dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
 
 
 def _parameters(module: ModuleType | None, scale: str) -> str:

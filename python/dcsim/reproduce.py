@@ -144,6 +144,8 @@ def _one(
                 "wall_seconds": round(time.perf_counter() - start, 3),
                 "claims": outcome["claims"],
                 "metrics": outcome["metrics"],
+                # Tables the source publishes, with its numbers beside ours (the report shows them).
+                "tables": outcome.get("tables", []),
                 "paper": paper,
                 "citation": citation,
                 "reproduces": reproduces(module.TITLE),

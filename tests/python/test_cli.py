@@ -178,7 +178,12 @@ def fake_experiment(exp_id: str, holds: list[bool], fail: bool = False) -> types
             }
             for i, h in enumerate(holds)
         ]
-        return {"claims": claims, "metrics": {"scale": scale, "jobs": jobs}}
+        table = {
+            "title": f"Table of {exp_id}",
+            "columns": ["n", "paper", "ours"],
+            "rows": [[1, 4.01, np.float64(3.987654)], [2, None, 0.5]],
+        }
+        return {"claims": claims, "metrics": {"scale": scale, "jobs": jobs}, "tables": [table]}
 
     module.run = run
     return module
@@ -222,6 +227,10 @@ def test_reproduce_writes_summaries_and_report(fake_registry: dict, tmp_path: Pa
     assert "2 of 3 claims hold" in index
     assert "✗" in index and "✓" in index
     assert "fake-broken" not in index
+    # A published table, with the source's numbers beside ours.
+    assert summary["tables"][0]["rows"][0] == [1, 4.01, 3.987654]
+    assert "<caption>Table of fake-a</caption>" in index
+    assert "<td>4.01</td><td>3.988</td>" in index and "<td>–</td>" in index
 
 
 def test_reproduce_reports_a_broken_experiment_and_goes_on(
