@@ -53,6 +53,17 @@ IDS = [
     "cs244-fig2",
     "cs244-fig3",
     "cs244-fig4",
+    "judd-task-completion-pdf",
+    "judd-impact-of-timeouts",
+    "judd-coexistence",
+    "judd-red-ecn",
+    "judd-connection-establishment",
+    "judd-throughput-fairness",
+    "judd-latency-table",
+    "judd-stability-tcp",
+    "judd-stability-dctcp",
+    "judd-stability-tcp-2flows",
+    "judd-scale-table",
 ]
 
 

@@ -13,7 +13,7 @@ from types import ModuleType
 
 SCALES = ("quick", "full")
 
-# Module names in paper order: DCTCP, ICTCP, then the CS244 reproduction.
+# Module names in paper order: DCTCP, ICTCP, the CS244 reproduction, then the Judd slides.
 _MODULES = (
     "dctcp_fig1",
     "dctcp_fig7",
@@ -54,6 +54,17 @@ _MODULES = (
     "cs244_fig2",
     "cs244_fig3",
     "cs244_fig4",
+    "judd_task_completion_pdf",
+    "judd_impact_of_timeouts",
+    "judd_coexistence",
+    "judd_red_ecn",
+    "judd_connection_establishment",
+    "judd_throughput_fairness",
+    "judd_latency_table",
+    "judd_stability_tcp",
+    "judd_stability_dctcp",
+    "judd_stability_tcp_2flows",
+    "judd_scale_table",
 )
 
 EXPERIMENTS: dict[str, ModuleType] = {

@@ -19,12 +19,14 @@ choice, stated with its reason (spec algorithms.md §7, experiments.md "judd-*")
 - Hosts: the Linux stack of the time. TCP is CUBIC (Linux's default since 2.6.19); RTO_min
   200 ms and a 1 s initial RTO (Linux ≥ 3.1, RFC 6298); 6 SYN and 5 SYN-ACK retries
   (Linux's `tcp_syn_retries` and `tcp_synack_retries`); initial window 10 segments (Linux ≥
-  2.6.39, RFC 6928); delayed ACKs every 2 segments or 40 ms; DCTCP with g = 1/16, α₀ = 1 and
-  a 2-segment minimum window (Linux `tcp_dctcp.c`).
+  2.6.39, RFC 6928); delayed ACKs every 2 segments or 40 ms; receive buffers auto-tuned from
+  64 KB up to 6 MB (Linux's default `tcp_moderate_rcvbuf`, `tcp_rmem`); DCTCP with g = 1/16,
+  α₀ = 1 and a 2-segment minimum window (Linux `tcp_dctcp.c`).
 - ECN on control packets: a host "of the time" follows RFC 3168: only new data is ECT, so
-  SYN, SYN-ACK, pure ACKs and retransmissions are not (``ect_on_control = "rfc3168"``). The
-  fixes are the two switches ``tcp.ect_on_syn`` (Linux's later ECT(0) SYNs for DCTCP) and
-  ``tcp.ect_on_ack``.
+  SYN, SYN-ACK, pure ACKs and retransmissions are not (``ect_on_control = "rfc3168"``,
+  :data:`RFC3168_HOSTS`). The fixes are ``tcp.ect_on_syn`` (Linux's later ECT(0) SYNs for
+  DCTCP) and ``tcp.ect_on_ack``, one at a time; :data:`FIXED_HOSTS` is a DCTCP host with
+  every fix: ECT on every packet, retransmissions included, as Linux's DCTCP sends them.
 - "DCTCP+" (the Latency table's column) is not defined in the slides. ASSUMPTION: DCTCP with
   the deployment fixes the slides name (segregated from TCP, ECT on SYNs and ACKs).
 """
@@ -54,11 +56,12 @@ LINUX_TCP: dict[str, Any] = {
     "dctcp_g": 1.0 / 16.0,
     "dctcp_alpha_init": 1.0,
     "dctcp_min_cwnd_segments": 2,
+    "rcv_autotune": True,
 }
 
-# RFC 3168 hosts: ECT on new data only (the pitfall); and the two fixes.
+# RFC 3168 hosts: ECT on new data only (the pitfall); and hosts with every fix.
 RFC3168_HOSTS: dict[str, Any] = {"ect_on_control": "rfc3168"}
-FIXED_HOSTS: dict[str, Any] = {"ect_on_control": "rfc3168", "ect_on_syn": True, "ect_on_ack": True}
+FIXED_HOSTS: dict[str, Any] = {"ect_on_control": "all"}
 
 
 def red_ecn(k: int = K, nonect: str = "drop") -> dict:
@@ -70,15 +73,21 @@ def red_ecn(k: int = K, nonect: str = "drop") -> dict:
 
 def segregated(k: int = K, by: str = "flow") -> dict:
     """QoS segregation (§7.2 fix, M18): two class queues per port with equal DRR weights,
-    class 0 for DCTCP with RED-ECN marking at K, class 1 for TCP with drop-tail. ``by =
+    class 0 for DCTCP with RED-ECN marking at K, class 1 for TCP with drop-tail, each held to
+    a static half of the port's buffer (ASSUMPTION: the slides give no per-queue limit;
+    without one TCP's class fills the whole port and DCTCP's packets find no room). ``by =
     "flow"`` classifies by the class the host gave the flow (a DSCP: DCTCP flows must carry
     class 0, TCP flows class 1); ``by = "ecn"`` by the packet's ECN codepoint (ECT → class 0),
     which sends a DCTCP host's non-ECT SYNs and ACKs to the TCP queue."""
     classify = {"by": "flow"} if by == "flow" else {"by": "ecn", "ect": 0, "not_ect": 1}
+    half = PORT_BUFFER_BYTES // 2
     return {
         "scheduler": "drr",
         "classify": classify,
-        "queues": [{"aqm": red_ecn(k)}, {"aqm": dict(c.DROP_TAIL)}],
+        "queues": [
+            {"aqm": red_ecn(k), "limit_bytes": half},
+            {"aqm": dict(c.DROP_TAIL), "limit_bytes": half},
+        ],
     }
 
 

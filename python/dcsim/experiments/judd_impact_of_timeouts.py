@@ -1,0 +1,260 @@
+"""Judd (Morgan Stanley) slides, "Impact of Timeouts": a synchronised incast's completion-time
+distribution for RTO_min 200, 10 and 1 ms, and DCTCP as the other fix.
+
+Slides: "Incast — Triggers timeouts — Exacerbated by synchronized requests — Common in
+distributed storage", then "Impact of Timeouts" (a figure only); the Conclusion's fixes for
+incast: "Lowest feasible RTO_min" and "DCTCP". Spec (experiments.md judd-impact-of-timeouts):
+ASSUMPTION scenario "synchronised incast completion-time distribution for RTO_min ∈ {200 ms,
+10 ms, 1 ms}"; algorithms.md §7.4.
+
+Our setup: the Judd testbed (``judd.fanin``: 10 Gbps links, 5 µs each, a 5.5 MB static port
+buffer, Linux hosts with IW 10, delayed ACK 2 / 40 ms; judd.py's docstring gives each
+choice). Host 0 (the client) queries hosts 1-100 over persistent connections; each answers
+64 KB at once; the next query goes out when every response is in (barrier, the incast
+experiments' ``incast.query``: 100-B requests, the first at 10 ms). TCP = CUBIC over
+drop-tail with RTO_min 200 ms (Linux's), 10 ms and 1 ms; DCTCP over RED-ECN marking at K = 20
+(hosts with the slides' fixes, ``judd.FIXED_HOSTS``: ECT on every packet) with Linux's
+200 ms, to show the other fix needs no RTO change. RTOs are exact (no timer tick; Linux's
+is 1-4 ms) and the RTO is RFC 6298's max(RTO_min, SRTT + 4 RTTVAR).
+
+Assumptions:
+- Fan-in and response size (NOT GIVEN): the port must overflow, and the slides' own 5.5 MB
+  buffer (judd.py; spec §7.6) holds any query of less than 5.5 MB: 40 servers × 64 KB
+  (2.6 MB; the 19-sender setup's would be 1.2 MB) never lose a packet, and 40 × 256 KB
+  (10.5 MB) lose some but recover all by fast retransmit. 100 servers (the Scale table's
+  smallest sender count into the same receiver) × 64 KB (a storage stripe unit,
+  ASSUMPTION) = 6.55 MB, 1.19 × the port: the synchronised responses overflow it and some
+  tails are lost, which only a timeout recovers (2010-era stacks had no tail-loss probe). We
+  keep the slides' buffer rather than a shallower one.
+- Queries per configuration: 2000 at full scale, 500 at quick (p99 between the 5th- and
+  6th-largest values). Fewer would not do at RTO_min 1 ms: three of its first 35 queries take
+  12-32 ms while the windows start up, and with 200 queries p99 is one of them.
+- Checks (thresholds ours): timeouts happen (≥ 1 query with a timeout with TCP at RTO_min
+  200 ms, and the port drops packets); the tail is the timeout: for RTO_min 200 and 10 ms,
+  RTO_min ≤ p99 − median ≤ 4 × RTO_min (one RTO and what follows it: a backed-off second RTO,
+  or the receiver's 40-ms delayed ACKs in the slow start after the RTO); the tail falls with
+  RTO_min (p99 at 200 > 10 > 1 ms), and at 1 ms p99 ≤ 2 × the median (the
+  RTO is then set by the RTT, up to 4.4 ms behind a full port, not by RTO_min); DCTCP with
+  RTO_min 200 ms: no query times out and p99 ≤ 1.1 × the ideal time (the 6.55 MB at the
+  10 × 1460/1538 Gbps goodput ceiling, 5.52 ms).
+
+Measured at full scale: TCP 200 ms: 10.7% of queries time out (port drops 4249, the queue
+reaching 5.5 MB), p99 284.7 ms, median 5.55 ms (a timed-out query takes 205 ms, or 285 ms
+when the slow start after the RTO waits twice for a 40-ms delayed ACK: with a 1-ms delayed-ACK
+timeout all take 205-207 ms); 10 ms: 10.3%, p99 34.6 ms (14.6 ms after one RTO, 34.6 ms
+after a second, backed-off one); 1 ms: 98% of queries see RTOs, nearly all spurious (the RTT
+behind the queue, up to 4.4 ms, outlasts RTO_min), which cost 0.3 ms (median 5.83 ms) but
+never a long wait (p99 5.83 ms); DCTCP: no timeouts, every query 5.55 ms (ideal 5.52). Quick
+scale: the same percentiles, 9.8% / 8.8% / 94% of queries with timeouts.
+
+Outputs: judd_impact_of_timeouts.csv (protocol, rto_min_ms, completion-time statistics,
+timeout_fraction, port drops and largest queue), judd_impact_of_timeouts_cdf.csv (config,
+qct_ms, cdf), judd_impact_of_timeouts.png/.svg ((a) completion-time CDFs, log time axis, with
+the RTO_min values marked; (b) p99 and median against RTO_min).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import common as c
+from . import incast as ic
+from . import judd
+
+ID = "judd-impact-of-timeouts"
+TITLE = "Judd slides: impact of timeouts — synchronised incast with RTO_min 200/10/1 ms, and DCTCP"
+DESCRIPTION = "100 servers answer 64 KB each at once into one 10 Gbps port with 5.5 MB: query completion-time distribution with TCP at RTO_min 200, 10, 1 ms and with DCTCP."
+
+SERVERS = 100
+RESPONSE_BYTES = 64 * 1024
+RTO_MINS_MS = (200.0, 10.0, 1.0)
+CONFIGS = (("TCP", 200.0), ("TCP", 10.0), ("TCP", 1.0), ("DCTCP", 200.0))
+COLORS = {
+    ("TCP", 200.0): "tab:red",
+    ("TCP", 10.0): "tab:orange",
+    ("TCP", 1.0): "tab:olive",
+    ("DCTCP", 200.0): "tab:blue",
+}
+SCALES = {
+    "quick": {"rounds": 500},
+    "full": {"rounds": 2000},
+}
+TAIL_FACTOR = 4.0  # p99 − median ≤ 4 × RTO_min
+LOW_RTO_TAIL = 2.0  # at 1 ms: p99 ≤ 2 × median
+DCTCP_TAIL = 1.1  # DCTCP: p99 ≤ 1.1 × the ideal time
+
+
+def label(proto: str, rto: float) -> str:
+    return f"{proto} RTO_min {rto:g} ms"
+
+
+def ideal_ms() -> float:
+    """One query's bytes at the goodput ceiling of a 10 Gbps link with 1500-B packets."""
+    return SERVERS * RESPONSE_BYTES * 8 / c.goodput_ceiling_bps(judd.RATE_GBPS, 38) * 1e3
+
+
+def scenario(proto: str, rto_min_ms: float, rounds: int) -> dict:
+    if proto == "TCP":
+        cc, aqm, hosts = judd.TCP_CC, dict(c.DROP_TAIL), {}
+    elif proto == "DCTCP":
+        cc, aqm, hosts = "dctcp", judd.red_ecn(), dict(judd.FIXED_HOSTS)
+    else:
+        raise ValueError(proto)
+    sc = judd.fanin(
+        f"{ID}-{proto.lower()}-rto{rto_min_ms:g}",
+        senders=SERVERS,
+        cc=cc,
+        aqm=aqm,
+        # A generous bound; the run ends when the last query completes.
+        duration_s=ic.many_to_one_duration_s(
+            rounds, rto_min_ms, SERVERS * RESPONSE_BYTES, judd.RATE_GBPS
+        ),
+        tcp=hosts | {"rto_min_ms": float(rto_min_ms)},
+    )
+    sc["flows"] = []
+    sc["queries"] = [ic.query(0, range(1, SERVERS + 1), RESPONSE_BYTES, rounds)]
+    sc["sim"]["stop_when_queries_done"] = True
+    return sc
+
+
+def scenarios(scale: str) -> list[tuple[str, float, dict]]:
+    """``(protocol, rto_min_ms, scenario)`` for every configuration."""
+    rounds = c.check_scale(scale, SCALES)["rounds"]
+    return [(p, rto, scenario(p, rto, rounds)) for p, rto in CONFIGS]
+
+
+def claims(stats: dict[tuple[str, float], dict], ideal: float) -> list[dict]:
+    """The checks on each configuration's :func:`incast.query_stats` (plus ``drops`` and
+    ``max_queue_bytes`` of the client's port)."""
+    t200, t10, t1 = (stats[("TCP", r)] for r in RTO_MINS_MS)
+    d = stats[("DCTCP", 200.0)]
+
+    def tail(s: dict) -> float:
+        return s["p99_ms"] - s["p50_ms"]
+
+    def bounded(s: dict, rto: float) -> bool:
+        return rto <= tail(s) <= TAIL_FACTOR * rto
+
+    p99s = [s["p99_ms"] for s in (t200, t10, t1)]
+    return [
+        c.claim(
+            "Incast triggers timeouts: with TCP at RTO_min 200 ms ≥ 1 query suffers a timeout, "
+            "the 5.5 MB port having overflowed",
+            "Incast — triggers timeouts — exacerbated by synchronized requests",
+            f"{100 * t200['timeout_fraction']:.1f}% of {t200['completed']} queries "
+            f"({t200['timeouts']} timeouts); port drops {t200['drops']}, largest queue "
+            f"{t200['max_queue_bytes'] / 1e6:.2f} MB",
+            t200["timeouts"] >= 1 and t200["timeout_fraction"] > 0 and t200["drops"] > 0,
+        ),
+        c.claim(
+            f"The tail is the timeout: for RTO_min 200 and 10 ms, RTO_min ≤ p99 − median ≤ "
+            f"{TAIL_FACTOR:g} × RTO_min",
+            "Impact of Timeouts (figure only)",
+            "; ".join(
+                f"{rto:g} ms: p99 {s['p99_ms']:.1f} − median {s['p50_ms']:.2f} = "
+                f"{tail(s):.1f} ms "
+                f"({100 * s['timeout_fraction']:.1f}% of queries time out)"
+                for rto, s in ((200.0, t200), (10.0, t10))
+            ),
+            bounded(t200, 200.0) and bounded(t10, 10.0),
+        ),
+        c.claim(
+            f"Lowest feasible RTO_min shortens the tail: p99 falls with RTO_min (200 > 10 > 1 ms), "
+            f"and at 1 ms p99 ≤ {LOW_RTO_TAIL:g} × median",
+            "Conclusion, Incast: Lowest feasible RTO_min",
+            f"p99 {' > '.join(f'{p:.2f}' for p in p99s)} ms; at 1 ms median {t1['p50_ms']:.2f} ms, "
+            f"{100 * t1['timeout_fraction']:.0f}% of queries see an RTO",
+            p99s[0] > p99s[1] > p99s[2] and t1["p99_ms"] <= LOW_RTO_TAIL * t1["p50_ms"],
+        ),
+        c.claim(
+            f"DCTCP avoids the timeouts without touching RTO_min (200 ms): no query times out "
+            f"and p99 ≤ {DCTCP_TAIL:g} × the ideal time",
+            "Conclusion, Incast: DCTCP",
+            f"DCTCP: {d['timeouts']} timeouts in {d['completed']} queries, "
+            f"p99 {d['p99_ms']:.2f} ms "
+            f"(ideal {ideal:.2f} ms, TCP at 200 ms: p99 {t200['p99_ms']:.1f} ms)",
+            d["timeouts"] == 0 and d["p99_ms"] <= DCTCP_TAIL * ideal,
+        ),
+        ic.all_completed_claim(
+            int(t200["issued"]),
+            "configuration",
+            sum(int(s["completed"]) for s in stats.values()),
+            sum(int(s["issued"]) for s in stats.values()),
+        ),
+    ]
+
+
+def plot(cdfs: dict, stats: dict, ideal: float, out: Path, stem: str) -> list[str]:
+    fig, (ax1, ax2) = c.figure(1, 2, size=(10.5, 4.0))
+    for key, v in cdfs.items():
+        x, y = c.cdf(v)
+        s = stats[key]
+        ax1.step(
+            x, y, where="post", color=COLORS[key],
+            label=f"{label(*key)}: {100 * s['timeout_fraction']:.0f}% with timeouts",
+        )
+    for rto in RTO_MINS_MS:
+        ax1.axvline(rto, color=COLORS[("TCP", rto)], ls=":", lw=0.8)
+    ax1.axvline(ideal, color="k", ls="--", lw=0.8, label=f"ideal {ideal:.2f} ms")
+    ax1.set_xscale("log")
+    ax1.set_xlabel("Query completion time (ms)")
+    ax1.set_ylabel("CDF of queries")
+    ax1.set_ylim(0, 1.02)
+    ax1.set_title(
+        f"(a) {SERVERS} × {RESPONSE_BYTES // 1024} KB incast (dotted: RTO_min)", fontsize=9
+    )
+    ax1.legend(fontsize=7, loc="center right")
+    ax1.set_xlim(0.2, 1000.0)
+    c.note(ax1, "slides: figure only; fixes:\n'Lowest feasible RTO_min', 'DCTCP'", loc="lower left")
+
+    rtos = np.array(RTO_MINS_MS)
+    tcp = [stats[("TCP", r)] for r in RTO_MINS_MS]
+    ax2.plot(rtos, [s["p99_ms"] for s in tcp], "o-", color="tab:red", label="TCP p99")
+    ax2.plot(rtos, [s["p50_ms"] for s in tcp], "s--", color="tab:red", label="TCP median")
+    ax2.plot(rtos, rtos + ideal, ":", color="gray", label="ideal + RTO_min")
+    ax2.axhline(
+        stats[("DCTCP", 200.0)]["p99_ms"], color="tab:blue", label="DCTCP p99 (RTO_min 200 ms)"
+    )
+    ax2.set_xscale("log")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("RTO_min (ms)")
+    ax2.set_ylabel("Query completion time (ms)")
+    ax2.set_title("(b) tail against RTO_min", fontsize=9)
+    ax2.legend(fontsize=7, loc="upper left")
+    return c.save_figure(fig, out, stem)
+
+
+def run(scale: str, out_dir: Path, jobs: int) -> dict:
+    c.check_scale(scale, SCALES)
+    out = c.prepare_out(out_dir)
+    stem = ID.replace("-", "_")
+    plan = scenarios(scale)
+    results = c.run_all([sc for *_, sc in plan], jobs)
+    ideal = ideal_ms()
+    stats, cdfs, rows, cdf_rows = {}, {}, [], []
+    for (proto, rto, _), res in zip(plan, results):
+        st = ic.query_stats(res)
+        p = c.port(res)
+        st["drops"] = int(p["drops_buffer"]) + int(p["drops_aqm"])
+        st["max_queue_bytes"] = int(p["max_bytes"])
+        stats[(proto, rto)] = st
+        cdfs[(proto, rto)] = ic.qct_ms(res)
+        rows.append({"protocol": proto, "rto_min_ms": rto, **st})
+        x, y = c.cdf(cdfs[(proto, rto)])
+        cdf_rows += [{"config": label(proto, rto), "qct_ms": a, "cdf": b} for a, b in zip(x, y)]
+    pd.DataFrame(rows).to_csv(out / f"{stem}.csv", index=False)
+    pd.DataFrame(cdf_rows).to_csv(out / f"{stem}_cdf.csv", index=False)
+    files = plot(cdfs, stats, ideal, out, stem)
+    metrics = {
+        "servers": SERVERS,
+        "response_bytes": RESPONSE_BYTES,
+        "query_bytes": SERVERS * RESPONSE_BYTES,
+        "port_buffer_bytes": judd.PORT_BUFFER_BYTES,
+        "ideal_ms": ideal,
+        "stats": {label(*k): v for k, v in stats.items()},
+        "files": [f"{stem}.csv", f"{stem}_cdf.csv", *files],
+    }
+    return {"claims": claims(stats, ideal), "metrics": c.jsonable(metrics)}

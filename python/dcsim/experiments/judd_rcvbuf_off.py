@@ -1,0 +1,697 @@
+"""Judd (Morgan Stanley) slides, "Receive Buffer Tuning Off: TCP": TCP with Linux's
+receive-buffer auto-tuning (the default) against a small fixed receive buffer, side by side.
+
+Paper setup: the slide is a figure only (two images, no numbers); the Conclusion lists
+"Receive buffer tuning" among TCP's datacenter problems (spec experiments.md judd-rcvbuf-off,
+algorithms.md §7.5 ASSUMPTION: auto-tuning lets the advertised window grow far past the path's
+BDP, so TCP fills the switch queue; a small fixed buffer caps each flow's in-flight data and
+so its share of the queue). ICTCP §II-B / Fig. 4 makes the same point for incast: "a small
+static TCP receive buffer may throttle TCP throughput and thus prevent TCP incast congestion
+collapse", and warns that a static buffer "cannot work for a changing number of connections".
+
+Our setup: the Judd testbed (``judd.fanin``; judd.py's docstring gives each choice): 10 Gbps
+links of 5 µs, a 5.5 MB static port buffer, drop-tail, TCP = CUBIC, Linux hosts (RTO_min
+200 ms, IW 10, delayed ACK 2 / 40 ms). Two host configurations, everything else equal:
+- "tuning on": Linux's default (``judd.LINUX_TCP``, ``rcv_autotune``): every receive buffer
+  starts at 64 KB and, once per receiver-measured RTT, grows to 2 × the bytes read in that RTT
+  + 16 MSS (more while the rate grows), up to 6 MiB (``tcp_rmem[2]``).
+- "tuning off": ``rcv_autotune = False`` and a fixed buffer B for every connection (as
+  SO_RCVBUF), chosen from the path: the base RTT of a 1500-B packet and its ACK is 4 × 5 µs
+  + serialisation = 22.6 µs, so the pipe holds BDP = 10 Gbps × 22.6 µs = 28.3 KB ≈ 18.4
+  packets. B = w segments with w = max(⌈BDP / N⌉, 2): the N = 19 flows together just fill the
+  pipe (⌈18.4 / 19⌉ = 1), and at least 2 segments, the delayed-ACK unit (with 1 segment the
+  19 packets would exceed the 18.4-packet pipe by 0.6 packet: no margin). So B = 2 × 1460 =
+  2920 B, and the standing queue should be N·w − BDP ≈ 38 − 18.4 ≈ 20 packets (≈ 24 µs; the
+  queue DCTCP+ keeps with K = 20) instead of the 5.5 MB port.
+Three workloads, each run with both configurations where it says so:
+1. Long flows (the slides' 19-sender fan-in): hosts 1-19 each send one long-lived flow to host
+   0; both configurations. The queue is the receiver's port, sampled every 1 ms; each flow's
+   delivered bytes and receive buffer every 1 ms.
+2. Static-buffer sweep (tuning off only): the same fan-in with N = 1 … 16 senders and the same
+   B; hand check: while the pipe is not full, a window of B gives each flow B / RTT with RTT
+   = base RTT + one more packet's serialisation (the delayed ACK leaves with the window's
+   second segment), 2920 B / 23.8 µs = 0.98 Gbps; the total is min(N × that, ceiling), so
+   with this B fewer than ≈ 10 flows cannot fill the link (ICTCP's objection).
+3. Incast (both configurations): host 0 queries hosts 1-100 over persistent connections, each
+   answers 64 KB at once, the next query when all are in (barrier; ``incast.query``), as
+   judd-impact-of-timeouts (100 × 64 KB = 6.55 MB, 1.19 × the port). With tuning off the same
+   B caps the burst at 100 × 2 = 200 packets in flight, ≪ the 3,667-packet port.
+
+Assumptions:
+- The slide's scenario is NOT GIVEN; these two workloads are the spec's ASSUMPTION ("TCP
+  incast / long flows ... auto-tuning on vs a fixed small buffer").
+- The engine's receive buffer is the advertised window (Linux advertises only part of
+  SO_RCVBUF, ``tcp_adv_win_scale``; a Linux host would set about twice B).
+- Durations: long flows quick 2 s with 0.5 s warm-up, full 20 s with 2 s (tuning on: the
+  slow start overflows the port within 5 ms and most flows wait out a 200-ms RTO, so the
+  window starts after that); sweep 0.1 s (0.02 s warm-up) at quick, 1 s (0.1 s) at full;
+  incast 300 queries at quick, 2000 at full.
+- Throughput = goodput over the window; ceiling = 10 × 1460 / 1538 = 9.493 Gbps. Queue: the
+  exact time-weighted occupancy of the receiver's port over the window (mean, p99 from the
+  engine's histogram); queueing delay = (bytes + 38 B framing per packet) × 8 / 10 Gbps; RTT
+  = the flows' final smoothed RTT. Drops and timeouts are counted over the whole run.
+- Checks (thresholds ours):
+  (1) tuning on, buffers: the median flow's final buffer ≥ 2 × its fair share of BDP + port
+  buffer ((28.3 KB + 5.5 MB) / 19 = 291 KB; the tuning rule gives 2 × the bytes read per RTT,
+  i.e. 2 × the window of a flow at its fair share), and the sum of the buffers exceeds BDP +
+  port buffer (the windows admit enough to fill the port);
+  (2) tuning on, queue: time-mean ≥ 80% of the 5.5 MB port (after a loss CUBIC keeps 0.7 of
+  the window, so the queue falls to no lower than ≈ 70% and regrows), with drops and timeouts;
+  (3) tuning off: throughput ≥ 98% of the ceiling, the mean queue within ±50% of N·w − BDP
+  and ≤ 1/50 of tuning on's (predicted ratio ≥ 0.7 × 3,667 / 19.6 ≈ 130), no drops;
+  (4) hand check: for every N whose predicted total is ≤ 90% of the ceiling (pipe not full),
+  each flow's goodput within ±10% of B / RTT; for every N with N·B / RTT ≥ 1.2 × the ceiling,
+  the total ≥ 98% of it;
+  (5) incast: tuning on, ≥ 1 query times out and the port drops packets; tuning off, no
+  query times out and p99 ≤ 1.1 × the ideal 5.52 ms (6.55 MB at the ceiling);
+  (6) all queries complete.
+
+Outputs: rcvbuf_off_summary.csv (per configuration and workload: throughput, Jain, queue mean /
+p99 / max, queueing delay, RTT, receive buffers, drops, timeouts), rcvbuf_off_flows.csv
+(config, flow, goodput, final buffer, srtt, timeouts), rcvbuf_off_series.csv (config, t_s,
+aggregate Gbps per 10 ms), rcvbuf_off_queue.csv (config, t_s, packets, bytes),
+rcvbuf_off_buffers.csv (config, flow, t_s, rcv_buffer_bytes; 1-ms samples for the first
+200 ms, then every 10 ms), rcvbuf_off_sweep.csv (senders, measured and predicted per-flow and
+total Gbps, queue), rcvbuf_off_incast.csv (config, query statistics, drops, largest queue),
+rcvbuf_off_incast_cdf.csv, rcvbuf_off.png/.svg.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import common as c
+from . import incast as ic
+from . import judd
+
+ID = "judd-rcvbuf-off"
+TITLE = "Judd slides: receive buffer tuning off — TCP with Linux auto-tuning vs a small fixed receive buffer"
+DESCRIPTION = "CUBIC into a 5.5 MB 10 Gbps port, receive-buffer auto-tuning on (Linux default) vs off with a 2-MSS fixed buffer: 19 long flows, a static-buffer sweep and a 100 × 64 KB incast."
+
+SENDERS = 19
+INCAST_SERVERS = 100
+RESPONSE_BYTES = 64 * 1024
+MSS = c.MSS
+MTU_BYTES = 1500
+HEADER_BYTES = 40
+FRAMING_BYTES = 38
+ACK_BYTES = HEADER_BYTES  # a pure ACK: headers only
+MIN_WINDOW_SEGMENTS = 2  # the delayed-ACK unit (judd.LINUX_TCP delayed_ack_segments)
+QUEUE_SAMPLE_US = 1000.0
+FLOW_SAMPLE_US = 1000.0
+STARTUP_FLOW_SAMPLE_US = 200.0
+# The engine's default host transmit jitter (``host.tx_jitter_us``, uniform in [0, 1] µs per
+# packet): a window's cycle waits on average half of it at the sender and half at the receiver.
+HOST_TX_JITTER_US = 1.0
+SWEEP_SENDERS = (1, 2, 4, 6, 8, 10, 12, 16)
+CONFIGS = ("tuning on", "tuning off")
+SCALES = {
+    "quick": {
+        "duration_s": 2.0, "warmup_s": 0.5,
+        "sweep_duration_s": 0.1, "sweep_warmup_s": 0.02,
+        "rounds": 300,
+    },
+    "full": {
+        "duration_s": 20.0, "warmup_s": 2.0,
+        "sweep_duration_s": 1.0, "sweep_warmup_s": 0.1,
+        "rounds": 2000,
+    },
+}
+
+# Claim thresholds (module docstring, "Checks").
+BUFFER_SHARE_FACTOR = 2.0
+ON_QUEUE_FRACTION = 0.80
+FILL_FRACTION = 0.98
+QUEUE_PREDICTION_TOL = 0.5
+QUEUE_REDUCTION = 50.0
+HAND_TOL = 0.05
+NOT_FULL = 0.90
+FULL = 1.2
+INCAST_TAIL = 1.1
+BUFFER_SERIES_DENSE_S = 0.05
+BUFFER_SERIES_SPARSE_S = 0.01
+
+COLORS = {"tuning on": "tab:red", "tuning off": "tab:blue"}
+
+
+# --- the path, by hand -------------------------------------------------------------------
+
+
+def wire_s(nbytes: int, rate_gbps: float = judd.RATE_GBPS) -> float:
+    """Serialisation time of an IP packet of ``nbytes`` plus Ethernet framing."""
+    return (nbytes + FRAMING_BYTES) * 8 / (rate_gbps * 1e9)
+
+
+def base_rtt_s(delay_us: float = judd.DELAY_US, rate_gbps: float = judd.RATE_GBPS) -> float:
+    """RTT of a full-size segment and its ACK on the idle star: 4 link delays, the segment
+    serialised on two links, the ACK on two (22.6 µs on the Judd testbed)."""
+    return 4 * delay_us * 1e-6 + 2 * wire_s(MTU_BYTES, rate_gbps) + 2 * wire_s(ACK_BYTES, rate_gbps)
+
+
+def bdp_packets(rate_gbps: float = judd.RATE_GBPS, rtt_s: float | None = None) -> float:
+    """Full-size packets the pipe holds: C × base RTT / wire size of a packet."""
+    rtt = base_rtt_s(rate_gbps=rate_gbps) if rtt_s is None else rtt_s
+    return rate_gbps * 1e9 * rtt / ((MTU_BYTES + FRAMING_BYTES) * 8)
+
+
+def fixed_window_segments(n: int, bdp: float, min_segments: int = MIN_WINDOW_SEGMENTS) -> int:
+    """The fixed buffer, in segments: enough for ``n`` flows together to fill a pipe of
+    ``bdp`` packets, and at least the delayed-ACK unit."""
+    if n < 1:
+        raise ValueError("n must be ≥ 1")
+    return max(math.ceil(bdp / n - 1e-9), int(min_segments))
+
+
+def fixed_buffer_bytes(n: int = SENDERS) -> int:
+    """B for ``n`` flows on the Judd path: 2 × 1460 = 2920 B for the 19-sender fan-in."""
+    return fixed_window_segments(n, bdp_packets()) * MSS
+
+
+def predicted_queue_packets(n: int, window_segments: float, bdp: float) -> float:
+    """Standing queue of ``n`` window-limited flows: what is in flight beyond the pipe."""
+    return max(n * window_segments - bdp, 0.0)
+
+
+def window_rtt_s(rate_gbps: float = judd.RATE_GBPS, jitter_us: float = HOST_TX_JITTER_US) -> float:
+    """The cycle of a 2-segment window: the base RTT plus one more packet's serialisation
+    (the ACK leaves when the second segment arrives) plus the hosts' mean transmit jitter
+    (half of ``jitter_us`` at the data sender, half at the ACKing receiver): 24.8 µs."""
+    return base_rtt_s(rate_gbps=rate_gbps) + wire_s(MTU_BYTES, rate_gbps) + jitter_us * 1e-6
+
+
+def window_limited_bps(buffer_bytes: int, rtt_s: float) -> float:
+    """Goodput of a flow whose window is a fixed receive buffer: B / RTT."""
+    return buffer_bytes * 8 / rtt_s
+
+
+def ceiling_bps() -> float:
+    return c.goodput_ceiling_bps(judd.RATE_GBPS, FRAMING_BYTES)
+
+
+def predicted_total_bps(n: int, buffer_bytes: int, rtt_s: float, ceiling: float) -> float:
+    return min(n * window_limited_bps(buffer_bytes, rtt_s), ceiling)
+
+
+def ideal_incast_ms() -> float:
+    return INCAST_SERVERS * RESPONSE_BYTES * 8 / ceiling_bps() * 1e3
+
+
+# --- scenarios ---------------------------------------------------------------------------
+
+
+def hosts(config: str, buffer_bytes: int | None = None) -> dict:
+    """The ``tcp`` overrides of a configuration (on top of ``judd.LINUX_TCP``)."""
+    if config == "tuning on":
+        return {"rcv_autotune": True}
+    if config == "tuning off":
+        b = fixed_buffer_bytes() if buffer_bytes is None else int(buffer_bytes)
+        return {"rcv_autotune": False, "rcv_buffer_bytes": b}
+    raise ValueError(f"config must be one of {CONFIGS}, got {config!r}")
+
+
+def _slug(config: str) -> str:
+    return config.replace(" ", "-")
+
+
+def long_scenario(config: str, scale: str, senders: int = SENDERS, kind: str = "long") -> dict:
+    """The fan-in of ``senders`` long flows with ``config``'s hosts. ``kind``: "long" (the
+    measurement run), "startup" (the same run's warm-up alone, measured from t = 0 with denser
+    flow samples: the buffers' growth) or "sweep" (short, no time series)."""
+    s = c.check_scale(scale, SCALES)
+    dur, warm, q_us, f_us = {
+        "long": (s["duration_s"], s["warmup_s"], QUEUE_SAMPLE_US, FLOW_SAMPLE_US),
+        "startup": (s["warmup_s"], 0.0, QUEUE_SAMPLE_US, STARTUP_FLOW_SAMPLE_US),
+        "sweep": (s["sweep_duration_s"], s["sweep_warmup_s"], 0.0, 0.0),
+    }[kind]
+    return judd.fanin(
+        f"{ID}-{_slug(config)}-{senders}-{kind}",
+        senders=senders,
+        cc=judd.TCP_CC,
+        aqm=dict(c.DROP_TAIL),
+        duration_s=dur,
+        warmup_s=warm,
+        tcp=hosts(config),
+        queue_sample_us=q_us,
+        flow_sample_us=f_us,
+    )
+
+
+def incast_scenario(config: str, scale: str) -> dict:
+    rounds = c.check_scale(scale, SCALES)["rounds"]
+    sc = judd.fanin(
+        f"{ID}-incast-{_slug(config)}",
+        senders=INCAST_SERVERS,
+        cc=judd.TCP_CC,
+        aqm=dict(c.DROP_TAIL),
+        # A generous bound; the run ends when the last query completes.
+        duration_s=ic.many_to_one_duration_s(
+            rounds, judd.LINUX_TCP["rto_min_ms"], INCAST_SERVERS * RESPONSE_BYTES, judd.RATE_GBPS
+        ),
+        tcp=hosts(config),
+    )
+    sc["flows"] = []
+    sc["queries"] = [ic.query(0, range(1, INCAST_SERVERS + 1), RESPONSE_BYTES, rounds)]
+    sc["sim"]["stop_when_queries_done"] = True
+    return sc
+
+
+def scenarios(scale: str) -> list[tuple[str, str, int, dict]]:
+    """``(workload, config, senders, scenario)`` for every run: "long" and "startup" (both
+    configurations, 19 senders), "sweep" (tuning off, N of :data:`SWEEP_SENDERS`), "incast"
+    (both)."""
+    c.check_scale(scale, SCALES)
+    plan = [
+        (kind, cf, SENDERS, long_scenario(cf, scale, SENDERS, kind))
+        for kind in ("long", "startup")
+        for cf in CONFIGS
+    ]
+    plan += [
+        ("sweep", "tuning off", n, long_scenario("tuning off", scale, n, "sweep"))
+        for n in SWEEP_SENDERS
+    ]
+    plan += [("incast", cf, INCAST_SERVERS, incast_scenario(cf, scale)) for cf in CONFIGS]
+    return plan
+
+
+# --- analysis ----------------------------------------------------------------------------
+
+
+def queue_delay_s(mean_bytes: float, mean_packets: float) -> float:
+    return (mean_bytes + FRAMING_BYTES * mean_packets) * 8 / (judd.RATE_GBPS * 1e9)
+
+
+def first_time_at_least(fs: pd.DataFrame, threshold: float) -> float:
+    """First sample time at which the flows' receive buffers together hold ≥ ``threshold``
+    bytes (NaN if never)."""
+    tot = fs.groupby("t_s").rcv_buffer_bytes.sum().sort_index()
+    hit = tot[tot >= threshold]
+    return float(hit.index[0]) if len(hit) else float("nan")
+
+
+def summarize_long(res: dict, config: str) -> dict[str, Any]:
+    fl = c.flows(res)
+    g = np.array([f["goodput_bps"] for f in fl], dtype=float)
+    bufs = np.array([f["rcv_buffer_bytes"] for f in fl], dtype=float)
+    qs = c.queue_stats(res)
+    p = c.port(res)
+    srtt = np.array([f["srtt_s"] for f in fl], dtype=float)
+    return {
+        "config": config,
+        "senders": len(fl),
+        "total_gbps": float(g.sum()) / 1e9,
+        "per_flow_gbps": float(g.mean()) / 1e9 if len(g) else float("nan"),
+        "jain": c.jain(g),
+        "min_flow_gbps": float(g.min()) / 1e9 if len(g) else float("nan"),
+        "max_flow_gbps": float(g.max()) / 1e9 if len(g) else float("nan"),
+        "queue_mean_packets": qs["mean_packets"],
+        "queue_mean_kb": float(p["mean_bytes"]) / 1e3,
+        "queue_p99_packets": qs["p99_packets"],
+        "queue_max_packets": qs["max_packets"],
+        "queue_max_kb": qs["max_bytes"] / 1e3,
+        "queue_delay_ms": queue_delay_s(float(p["mean_bytes"]), qs["mean_packets"]) * 1e3,
+        "queue_p99_delay_ms": qs["p99_packets"] * wire_s(MTU_BYTES) * 1e3,
+        "srtt_mean_ms": float(np.nanmean(srtt)) * 1e3 if len(srtt) else float("nan"),
+        "rcv_buffer_median_kb": float(np.median(bufs)) / 1e3 if len(bufs) else float("nan"),
+        "rcv_buffer_min_kb": float(bufs.min()) / 1e3 if len(bufs) else float("nan"),
+        "rcv_buffer_max_kb": float(bufs.max()) / 1e3 if len(bufs) else float("nan"),
+        "rcv_buffer_sum_kb": float(bufs.sum()) / 1e3,
+        "drops": qs["drops"],
+        "retransmits": c.total(res, "retransmits"),
+        "timeouts": c.total(res, "timeouts"),
+    }
+
+
+def sweep_row(n: int, res: dict, buffer_bytes: int) -> dict[str, Any]:
+    fl = c.flows(res)
+    g = np.array([f["goodput_bps"] for f in fl], dtype=float)
+    rtt = window_rtt_s()
+    ceil = ceiling_bps()
+    return {
+        "senders": int(n),
+        "buffer_bytes": int(buffer_bytes),
+        "per_flow_gbps": float(g.mean()) / 1e9,
+        "min_flow_gbps": float(g.min()) / 1e9,
+        "max_flow_gbps": float(g.max()) / 1e9,
+        "total_gbps": float(g.sum()) / 1e9,
+        "predicted_per_flow_gbps": window_limited_bps(buffer_bytes, rtt) / 1e9,
+        "predicted_total_gbps": predicted_total_bps(n, buffer_bytes, rtt, ceil) / 1e9,
+        "ceiling_gbps": ceil / 1e9,
+        "queue_mean_packets": float(c.port(res)["mean_packets"]),
+        "srtt_mean_us": float(np.nanmean([f["srtt_s"] for f in fl])) * 1e6,
+    }
+
+
+def claims(
+    on: dict,
+    off: dict,
+    sweep: list[dict],
+    inc: dict[str, dict],
+    *,
+    buffer_bytes: int,
+    t_fill_s: float,
+    bdp: float | None = None,
+) -> list[dict]:
+    """The checks (module docstring) on the long-flow summaries (:func:`summarize_long`), the
+    sweep rows (:func:`sweep_row`) and the incast statistics (``incast.query_stats`` plus
+    ``drops`` and ``max_queue_packets``); ``t_fill_s`` is when tuning on's buffers first
+    summed to BDP + port buffer."""
+    bdp = bdp_packets() if bdp is None else bdp
+    n = int(on["senders"])
+    ceil = ceiling_bps() / 1e9
+    port_b = judd.PORT_BUFFER_BYTES
+    bdp_bytes = bdp * (MTU_BYTES + FRAMING_BYTES)
+    share_kb = (bdp_bytes + port_b) / n / 1e3
+    bdp_share_kb = bdp_bytes / n / 1e3
+    w = buffer_bytes / MSS
+    q_pred = predicted_queue_packets(n, w, bdp)
+    on_q_frac = on["queue_mean_kb"] * 1e3 / port_b
+    ratio = on["queue_mean_packets"] / max(off["queue_mean_packets"], 1e-9)
+    rtt = window_rtt_s()
+    pred = window_limited_bps(buffer_bytes, rtt) / 1e9
+    not_full = [r for r in sweep if r["predicted_total_gbps"] <= NOT_FULL * ceil]
+    full = [r for r in sweep if r["senders"] * pred >= FULL * ceil]
+    hand_ok = bool(not_full) and all(
+        abs(r["per_flow_gbps"] / pred - 1) <= HAND_TOL for r in not_full
+    )
+    full_ok = bool(full) and all(r["total_gbps"] >= FILL_FRACTION * ceil for r in full)
+    ion, ioff = inc["tuning on"], inc["tuning off"]
+    ideal = ideal_incast_ms()
+    return [
+        c.claim(
+            f"Tuning on: the receive buffers grow from 64 KB far past the path's needs — the "
+            f"median flow's final buffer ≥ {BUFFER_SHARE_FACTOR:g} × its fair share of BDP + "
+            f"port buffer ({share_kb:.0f} KB), and together they exceed BDP + port buffer",
+            "Conclusion: 'Receive buffer tuning' is a TCP datacenter problem (spec §7.5 "
+            "ASSUMPTION: auto-tuned windows grow far beyond the BDP)",
+            f"final buffers median {on['rcv_buffer_median_kb'] / 1e3:.2f} MB "
+            f"({on['rcv_buffer_median_kb'] / share_kb:.1f} × the fair share, "
+            f"{on['rcv_buffer_median_kb'] / bdp_share_kb:.0f} × the {bdp_share_kb:.1f}-KB BDP "
+            f"share), min {on['rcv_buffer_min_kb'] / 1e3:.2f} MB, max "
+            f"{on['rcv_buffer_max_kb'] / 1e3:.2f} MB; sum {on['rcv_buffer_sum_kb'] / 1e3:.1f} MB, "
+            f"first ≥ BDP + port ({(bdp_bytes + port_b) / 1e6:.2f} MB) at "
+            f"{t_fill_s * 1e3:.1f} ms",
+            on["rcv_buffer_median_kb"] >= BUFFER_SHARE_FACTOR * share_kb
+            and on["rcv_buffer_sum_kb"] * 1e3 >= bdp_bytes + port_b
+            and math.isfinite(t_fill_s),
+        ),
+        c.claim(
+            f"Tuning on: TCP fills the port — time-mean queue ≥ {ON_QUEUE_FRACTION:.0%} of the "
+            f"{port_b / 1e6:.1f} MB buffer, with drops and timeouts",
+            "'By design, TCP fills queues … microseconds → milliseconds' (spec §7.0)",
+            f"mean {on['queue_mean_kb'] / 1e3:.2f} MB ({on_q_frac:.0%}; "
+            f"{on['queue_mean_packets']:.0f} packets), p99 {on['queue_p99_packets']} packets; "
+            f"queueing delay {on['queue_delay_ms']:.2f} ms, flows' RTT {on['srtt_mean_ms']:.2f} ms; "
+            f"{on['drops']} drops, {on['timeouts']} timeouts; {on['total_gbps']:.3f} Gbps, "
+            f"Jain {on['jain']:.3f}",
+            on_q_frac >= ON_QUEUE_FRACTION and on["drops"] > 0 and on["timeouts"] > 0,
+        ),
+        c.claim(
+            f"Tuning off (fixed {buffer_bytes} B = {w:g} MSS): throughput ≥ {FILL_FRACTION:.0%} "
+            f"of the {ceil:.3f} Gbps ceiling while the mean queue is N·w − BDP = "
+            f"{q_pred:.1f} packets ±{QUEUE_PREDICTION_TOL:.0%} and ≤ 1/{QUEUE_REDUCTION:g} of "
+            "tuning on's, with no drops",
+            "slide title: 'Receive Buffer Tuning Off: TCP' (figure only)",
+            f"{off['total_gbps']:.3f} Gbps ({off['total_gbps'] / ceil:.1%}), Jain "
+            f"{off['jain']:.3f}; mean queue {off['queue_mean_packets']:.1f} packets "
+            f"({off['queue_delay_ms'] * 1e3:.1f} µs), p99 {off['queue_p99_packets']}, RTT "
+            f"{off['srtt_mean_ms'] * 1e3:.1f} µs; {ratio:.0f}× below tuning on; "
+            f"{off['drops']} drops, {off['timeouts']} timeouts",
+            off["total_gbps"] >= FILL_FRACTION * ceil
+            and abs(off["queue_mean_packets"] / q_pred - 1) <= QUEUE_PREDICTION_TOL
+            and ratio >= QUEUE_REDUCTION
+            and off["drops"] == 0,
+        ),
+        c.claim(
+            f"Hand check: a fixed buffer B gives each flow B / RTT = {buffer_bytes} B / "
+            f"{rtt * 1e6:.1f} µs = {pred:.3f} Gbps (±{HAND_TOL:.0%}) while the pipe is not full "
+            f"(N·B/RTT ≤ {NOT_FULL:.0%} of the ceiling), and the total ≥ {FILL_FRACTION:.0%} of "
+            f"the ceiling once N·B/RTT ≥ {FULL:g} × it",
+            "ICTCP §II-B: a small static buffer throttles TCP; it cannot suit a changing "
+            "number of connections",
+            "; ".join(
+                f"N={r['senders']}: {r['per_flow_gbps']:.3f} Gbps/flow, total "
+                f"{r['total_gbps']:.2f}"
+                for r in sweep
+            ),
+            hand_ok and full_ok,
+        ),
+        c.claim(
+            f"Incast ({INCAST_SERVERS} × {RESPONSE_BYTES // 1024} KB): with tuning on queries "
+            f"time out and the port overflows; with tuning off none does and p99 ≤ "
+            f"{INCAST_TAIL:g} × the ideal {ideal:.2f} ms",
+            "ICTCP §II-B / Fig. 4: a small static receive buffer prevents incast collapse",
+            f"on: {100 * ion['timeout_fraction']:.1f}% of {ion['completed']} queries time out, "
+            f"p99 {ion['p99_ms']:.1f} ms, {ion['drops']} drops, largest queue "
+            f"{ion['max_queue_packets']} packets; off: {ioff['timeouts']} timeouts, p99 "
+            f"{ioff['p99_ms']:.2f} ms, {ioff['drops']} drops, largest queue "
+            f"{ioff['max_queue_packets']} packets",
+            ion["timeouts"] >= 1
+            and ion["drops"] > 0
+            and ioff["timeouts"] == 0
+            and ioff["p99_ms"] <= INCAST_TAIL * ideal,
+        ),
+        ic.all_completed_claim(
+            int(ion["issued"]),
+            "configuration",
+            int(ion["completed"]) + int(ioff["completed"]),
+            int(ion["issued"]) + int(ioff["issued"]),
+        ),
+    ]
+
+
+def _on_grid(t_s: np.ndarray, step_s: float) -> np.ndarray:
+    """Which sample times are whole multiples of ``step_s`` (to the microsecond)."""
+    us = np.rint(np.asarray(t_s, dtype=float) * 1e6).astype(np.int64)
+    return us % int(round(step_s * 1e6)) == 0
+
+
+def aggregate_series(fs: pd.DataFrame, bin_s: float = 0.01) -> pd.DataFrame:
+    """Aggregate goodput (Gbps) per ``bin_s`` from the flows' delivered bytes (each row: the
+    bin ending at ``t_s``)."""
+    tot = fs.groupby("t_s").delivered_bytes.sum().sort_index()
+    s = tot[_on_grid(tot.index.to_numpy(), bin_s)]
+    t = s.index.to_numpy()
+    v = s.to_numpy(dtype=float)
+    return pd.DataFrame({"t_s": t[1:], "gbps": np.diff(v) * 8 / np.diff(t) / 1e9})
+
+
+def thin_buffers(fs: pd.DataFrame) -> pd.DataFrame:
+    """Buffer samples to keep: every sample up to :data:`BUFFER_SERIES_DENSE_S`, then one per
+    :data:`BUFFER_SERIES_SPARSE_S`."""
+    t = fs.t_s.to_numpy()
+    keep = (t <= BUFFER_SERIES_DENSE_S + 1e-9) | _on_grid(t, BUFFER_SERIES_SPARSE_S)
+    return fs[keep][["flow", "t_s", "rcv_buffer_bytes"]]
+
+
+# --- run ---------------------------------------------------------------------------------
+
+
+def run(scale: str, out_dir: Path, jobs: int) -> dict:
+    s = c.check_scale(scale, SCALES)
+    out = c.prepare_out(out_dir)
+    plan = scenarios(scale)
+    results = c.run_all([sc for *_, sc in plan], jobs)
+    buf = fixed_buffer_bytes()
+    bdp = bdp_packets()
+    port_b = judd.PORT_BUFFER_BYTES
+
+    summ: dict[str, dict] = {}
+    sweep: list[dict] = []
+    inc: dict[str, dict] = {}
+    flow_rows, series, queue, buffers, cdf_rows = [], [], [], [], []
+    t_fill = float("nan")
+    for (work, cf, n, _), res in zip(plan, results):
+        if work in ("long", "startup"):
+            fs = c.flow_samples(res)
+            series.append(aggregate_series(fs).assign(config=cf, run=work))
+            buffers.append(thin_buffers(fs).assign(config=cf, run=work))
+            t, pk, by = c.queue_series(res)
+            queue.append(pd.DataFrame({"config": cf, "run": work, "t_s": t, "packets": pk,
+                                       "bytes": by}))
+        if work == "startup" and cf == "tuning on":
+            t_fill = first_time_at_least(fs, bdp * (MTU_BYTES + FRAMING_BYTES) + port_b)
+        if work == "long":
+            summ[cf] = summarize_long(res, cf)
+            if cf == "tuning off":
+                long_off = res
+            for i, f in enumerate(c.flows(res)):
+                flow_rows.append({
+                    "config": cf, "flow": i, "src": int(f["src"]),
+                    "goodput_mbps": f["goodput_bps"] / 1e6,
+                    "rcv_buffer_bytes": int(f["rcv_buffer_bytes"]),
+                    "srtt_ms": f["srtt_s"] * 1e3,
+                    "retransmits": int(f["retransmits"]), "timeouts": int(f["timeouts"]),
+                })
+        elif work == "sweep":
+            sweep.append(sweep_row(n, res, buf))
+        elif work == "incast":
+            st = ic.query_stats(res)
+            p = c.port(res)
+            st["drops"] = int(p["drops_buffer"]) + int(p["drops_aqm"])
+            st["max_queue_packets"] = int(p["max_packets"])
+            st["max_queue_kb"] = int(p["max_bytes"]) / 1e3
+            inc[cf] = st
+            x, y = c.cdf(ic.qct_ms(res))
+            cdf_rows += [{"config": cf, "qct_ms": a, "cdf": b} for a, b in zip(x, y)]
+
+    off = summ["tuning off"]
+    sweep_all = sweep + [sweep_row(SENDERS, long_off, buf)]
+    sdf = pd.DataFrame([{"workload": "long", **v} for v in summ.values()])
+    sdf.to_csv(out / "rcvbuf_off_summary.csv", index=False)
+    pd.DataFrame(flow_rows).to_csv(out / "rcvbuf_off_flows.csv", index=False)
+    ser = pd.concat(series, ignore_index=True)[["config", "run", "t_s", "gbps"]]
+    ser.to_csv(out / "rcvbuf_off_series.csv", index=False)
+    qdf = pd.concat(queue, ignore_index=True)
+    qdf.to_csv(out / "rcvbuf_off_queue.csv", index=False)
+    bdf = pd.concat(buffers, ignore_index=True)[
+        ["config", "run", "flow", "t_s", "rcv_buffer_bytes"]
+    ]
+    bdf.to_csv(out / "rcvbuf_off_buffers.csv", index=False)
+    wdf = pd.DataFrame(sweep_all)
+    wdf.to_csv(out / "rcvbuf_off_sweep.csv", index=False)
+    pd.DataFrame([{"config": k, **v} for k, v in inc.items()]).to_csv(
+        out / "rcvbuf_off_incast.csv", index=False
+    )
+    pd.DataFrame(cdf_rows).to_csv(out / "rcvbuf_off_incast_cdf.csv", index=False)
+    figs = plot(summ, ser, qdf, bdf, wdf, cdf_rows, inc, buf, out)
+
+    files = [
+        "rcvbuf_off_summary.csv", "rcvbuf_off_flows.csv", "rcvbuf_off_series.csv",
+        "rcvbuf_off_queue.csv", "rcvbuf_off_buffers.csv", "rcvbuf_off_sweep.csv",
+        "rcvbuf_off_incast.csv", "rcvbuf_off_incast_cdf.csv", *figs,
+    ]
+    metrics = {
+        "duration_s": s["duration_s"],
+        "warmup_s": s["warmup_s"],
+        "senders": SENDERS,
+        "base_rtt_us": base_rtt_s() * 1e6,
+        "bdp_packets": bdp,
+        "fixed_buffer_bytes": buf,
+        "predicted_queue_packets": predicted_queue_packets(SENDERS, buf / MSS, bdp),
+        "window_rtt_us": window_rtt_s() * 1e6,
+        "predicted_per_flow_gbps": window_limited_bps(buf, window_rtt_s()) / 1e9,
+        "ceiling_gbps": ceiling_bps() / 1e9,
+        "buffers_fill_port_at_s": t_fill,
+        "long": summ,
+        "sweep": sweep_all,
+        "incast": inc,
+        "incast_ideal_ms": ideal_incast_ms(),
+        "files": files,
+    }
+    cl = claims(summ["tuning on"], off, sweep, inc, buffer_bytes=buf, t_fill_s=t_fill, bdp=bdp)
+    return {"claims": cl, "metrics": c.jsonable(metrics), "files": files}
+
+
+# --- plot --------------------------------------------------------------------------------
+
+
+def plot(
+    summ: dict, ser: pd.DataFrame, qdf: pd.DataFrame, bdf: pd.DataFrame, wdf: pd.DataFrame,
+    cdf_rows: list[dict], inc: dict, buf: int, out: Path,
+) -> list[str]:
+    fig, axes = c.figure(2, 3, size=(15.0, 8.0))
+    ceil = ceiling_bps() / 1e9
+    bdp = bdp_packets()
+    port_b = judd.PORT_BUFFER_BYTES
+
+    ax = axes[0][0]
+    for cf in CONFIGS:
+        d = ser[ser.config == cf].sort_values("t_s")
+        ax.plot(d.t_s, d.gbps, lw=0.8, color=COLORS[cf],
+                label=f"{cf}: {summ[cf]['total_gbps']:.2f} Gbps, Jain {summ[cf]['jain']:.2f}")
+    ax.axhline(ceil, color="k", ls=":", lw=0.8, label=f"ceiling {ceil:.2f}")
+    ax.set_ylim(0, 15)
+    ax.set_xlabel("Time (s)")
+    ax.set_ylabel("Aggregate throughput (Gbps, 10-ms bins)")
+    c.note(ax, "above line rate: data held behind a hole,\ndelivered when the retransmission lands",
+           loc="upper right")
+    ax.set_title(f"(a) {SENDERS} long CUBIC flows: throughput", fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
+
+    ax = axes[0][1]
+    for cf in CONFIGS:
+        d = qdf[qdf.config == cf].sort_values("t_s")
+        st = summ[cf]
+        ax.plot(d.t_s, np.maximum(d.bytes / 1e3, 0.1), lw=0.7, color=COLORS[cf],
+                label=f"{cf}: mean {st['queue_mean_kb']:.0f} KB = {st['queue_delay_ms']:.3f} ms")
+    ax.axhline(port_b / 1e3, color="k", ls="--", lw=0.8, label="port buffer 5.5 MB")
+    q_pred = predicted_queue_packets(SENDERS, buf / MSS, bdp) * MTU_BYTES / 1e3
+    ax.axhline(q_pred, color="gray", ls=":", lw=0.8, label=f"N·B − BDP ≈ {q_pred:.0f} KB")
+    ax.set_yscale("log")
+    ax.set_xlabel("Time (s)")
+    ax.set_ylabel("Receiver port queue (KB, 1-ms samples)")
+    ax.set_title("(b) queue and queueing delay", fontsize=9)
+    ax.legend(fontsize=7, loc="center right")
+
+    ax = axes[0][2]
+    for cf in CONFIGS:
+        d = bdf[(bdf.config == cf) & (bdf.t_s > 0)]
+        for k, (_, g) in enumerate(d.groupby("flow")):
+            g = g.sort_values("t_s")
+            ax.plot(g.t_s * 1e3, g.rcv_buffer_bytes / 1e3, lw=0.6, color=COLORS[cf], alpha=0.7,
+                    label=cf if k == 0 else None)
+    bdp_b = bdp * (MTU_BYTES + FRAMING_BYTES)
+    ax.axhline((bdp_b + port_b) / SENDERS / 1e3, color="k", ls="--", lw=0.8,
+               label="(BDP + port) / N")
+    ax.axhline(bdp_b / SENDERS / 1e3, color="gray", ls=":", lw=0.8, label="BDP / N")
+    ax.axhline(judd.LINUX_TCP.get("rcv_autotune_max_bytes", 6 << 20) / 1e3, color="tab:red",
+               ls=":", lw=0.8, label="cap 6 MiB")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("Time (ms)")
+    ax.set_ylabel("Receive buffer per flow (KB)")
+    ax.set_title("(c) receive buffers: auto-tuned vs fixed", fontsize=9)
+    ax.legend(fontsize=7, loc="center right")
+    c.note(ax, "slides: figure only", loc="upper left")
+
+    ax = axes[1][0]
+    ns = wdf.senders.to_numpy()
+    grid = np.arange(1, max(ns) + 1)
+    rtt = window_rtt_s()
+    ax.plot(grid, [predicted_total_bps(int(n), buf, rtt, ceiling_bps()) / 1e9 for n in grid],
+            ":", color="gray", label=f"min(N·B/RTT, ceiling), RTT {rtt * 1e6:.1f} µs")
+    ax.plot(ns, wdf.total_gbps, "o-", color=COLORS["tuning off"], label=f"tuning off, B = {buf} B")
+    ax.plot([SENDERS], [summ["tuning on"]["total_gbps"]], "s", color=COLORS["tuning on"],
+            label="tuning on, 19 flows")
+    ax.set_xlabel("Senders N")
+    ax.set_ylabel("Aggregate throughput (Gbps)")
+    ax.set_ylim(0, 11)
+    ax.set_title("(d) a static buffer caps each flow at B / RTT", fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
+
+    ax = axes[1][1]
+    cdf = pd.DataFrame(cdf_rows)
+    for cf in CONFIGS:
+        d = cdf[cdf.config == cf]
+        st = inc[cf]
+        ax.step(d.qct_ms, d.cdf, where="post", color=COLORS[cf],
+                label=f"{cf}: {100 * st['timeout_fraction']:.0f}% time out, p99 {st['p99_ms']:.1f} ms")
+    ax.axvline(ideal_incast_ms(), color="k", ls="--", lw=0.8, label="ideal")
+    ax.set_xscale("log")
+    ax.set_xlabel("Query completion time (ms)")
+    ax.set_ylabel("CDF of queries")
+    ax.set_ylim(0, 1.02)
+    ax.set_title(f"(e) incast {INCAST_SERVERS} × {RESPONSE_BYTES // 1024} KB", fontsize=9)
+    ax.legend(fontsize=7, loc="center right")
+
+    ax = axes[1][2]
+    labels = ["queue mean", "queue p99", "flows' RTT"]
+    x = np.arange(len(labels))
+    for k, cf in enumerate(CONFIGS):
+        st = summ[cf]
+        v = [st["queue_delay_ms"], st["queue_p99_delay_ms"], st["srtt_mean_ms"]]
+        ax.bar(x + (k - 0.5) * 0.4, np.maximum(v, 1e-4), width=0.4, color=COLORS[cf], label=cf)
+        for xi, vi in zip(x + (k - 0.5) * 0.4, v):
+            ax.text(xi, max(vi, 1e-4) * 1.15, f"{vi * 1e3:.0f} µs" if vi < 1 else f"{vi:.2f} ms",
+                    ha="center", fontsize=7)
+    ax.set_xticks(x, labels)
+    ax.set_yscale("log")
+    ax.set_ylabel("ms")
+    ax.set_title(f"(f) latency, {SENDERS} long flows", fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")
+    return c.save_figure(fig, out, "rcvbuf_off")

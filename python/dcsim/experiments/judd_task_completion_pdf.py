@@ -1,0 +1,237 @@
+"""Judd (Morgan Stanley) slides, "Motivation: Task Completion PDF": a latency-sensitive
+Partition/Aggregate task's completion-time distribution with and without a competing bulk
+job, TCP vs DCTCP.
+
+Slides: "Application Types — Large-scale computation (Monte Carlo simulation, Data analysis) —
+Latency-sensitive computation (End-user-facing) — Multiple groups sharing the datacenter",
+then "Motivation: Task Completion PDF" (a figure only), and "Latency & Application Coupling —
+By design, TCP fills queues — Latency microseconds → milliseconds — Application coupling —
+Shared congested link — Buffer pressure — Disparate groups coupled through network". Spec
+(experiments.md judd-task-completion-pdf): ASSUMPTION scenario "a Partition/Aggregate task's
+completion time PDF with and without a competing bulk job, TCP vs DCTCP".
+
+Our setup: the Judd testbed (``judd.fanin``: 10 Gbps links, 5 µs each, a 5.5 MB static port
+buffer, Linux hosts with RTO_min 200 ms, IW 10, delayed ACK 2 / 40 ms; judd.py's docstring
+gives each choice). The task: host 0 (the aggregator) asks hosts 1-43 for 2 KB each over
+persistent connections (incast.query's 100-B requests), tasks arriving as a Poisson process
+with a mean gap of 5 ms from t = 0.1 s; a task completes when all 43 responses are in. The
+bulk job: hosts 44 and 45 each send one long-lived flow to host 0 from t = 0, so its queue is
+the task's queue (the aggregator's switch port). TCP = CUBIC over drop-tail everywhere;
+DCTCP = DCTCP over RED-ECN marking at K = 20 everywhere (hosts with the slides' fixes,
+``judd.FIXED_HOSTS``: ECT on every packet). Four runs: each protocol with and without the bulk job.
+
+Assumptions:
+- The task (NOT GIVEN): the DCTCP paper's production Partition/Aggregate pattern (§2.2,
+  §2.3.3; spec experiments.md dctcp-fig7): an aggregator and the 43 other servers of its
+  rack, 2 KB responses (86 KB per task, 70 µs at 10 Gbps). Poisson arrivals (mean 5 ms: the
+  tasks load the port by 1.4%) so that tasks are independent samples of the port's state.
+- The bulk job (NOT GIVEN): two long-lived flows into the aggregator's host, the DCTCP paper's
+  queue-buildup setup (§4.2.2: "the 75th percentile of concurrent connections"). They start
+  at t = 0 and fill the 5.5 MB buffer (TCP) before the first task at 0.1 s; goodput is
+  measured from 0.1 s (``sim.warmup_s``).
+- Durations: full = 20 s of tasks (≈ 4000), quick = 2 s (≈ 400).
+- PDF: the fraction of tasks per bin of 20 log-spaced bins a decade, 10 µs to 1 s.
+- Checks (thresholds ours): "microseconds → milliseconds" = with TCP, the median task takes
+  < 1 ms alone, and ≥ 1 ms and ≥ 10 × that with the bulk job; DCTCP's bulk job raises the
+  median by ≤ 2 ×; and the fix costs the bulk job nothing: DCTCP's bulk goodput ≥ 95% of TCP's.
+
+Measured at full scale: TCP median 99 µs → 3.78 ms (38 ×: the bulk job's standing queue
+averages 3000 packets, 4.5 MB; p99 4.5 ms, the slowest 32 ms after losses at the full port,
+no timeouts); DCTCP 99 → 126 µs (1.27 ×: ≈ 21 packets of queue); bulk goodput 9.35 Gbps with
+both. Quick scale: TCP 99 µs → 3.48 ms (35 ×, p99 12.3 ms), DCTCP 1.27 ×.
+
+Outputs: judd_task_completion_pdf.csv (protocol, bulk, completion-time statistics,
+timeout_fraction, bulk goodput, port queue mean and drops), judd_task_completion_pdf_hist.csv
+(protocol, bulk, bin_lo_ms, bin_hi_ms, fraction), judd_task_completion_pdf.png/.svg ((a) TCP,
+(b) DCTCP: the PDF alone and with the bulk job).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import common as c
+from . import incast as ic
+from . import judd
+
+ID = "judd-task-completion-pdf"
+TITLE = "Judd slides: task completion PDF — a Partition/Aggregate task with and without a bulk job, TCP vs DCTCP"
+DESCRIPTION = "43 workers answer 2 KB each to one aggregator on a 10 Gbps port with 5.5 MB, alone or beside two bulk flows into it: task completion-time PDF, CUBIC vs DCTCP."
+
+WORKERS = 43
+RESPONSE_BYTES = 2000
+BULK_FLOWS = 2
+MEAN_INTERVAL_MS = 5.0
+TASK_START_S = 0.1
+PROTOCOLS = ("TCP", "DCTCP")
+SCALES = {
+    "quick": {"task_s": 2.0},
+    "full": {"task_s": 20.0},
+}
+BINS_PER_DECADE = 20
+BIN_RANGE_MS = (0.01, 1000.0)
+TCP_FACTOR = 10.0  # TCP: median with bulk ≥ 10 × alone (and ≥ 1 ms)
+DCTCP_FACTOR = 2.0  # DCTCP: median with bulk ≤ 2 × alone
+BULK_SHARE = 0.95  # DCTCP's bulk goodput ≥ 95% of TCP's
+
+
+def setup(proto: str) -> tuple[str, dict, dict]:
+    if proto == "TCP":
+        return judd.TCP_CC, dict(c.DROP_TAIL), {}
+    if proto == "DCTCP":
+        return "dctcp", judd.red_ecn(), dict(judd.FIXED_HOSTS)
+    raise ValueError(proto)
+
+
+def scenario(proto: str, bulk: bool, scale: str) -> dict:
+    task_s = c.check_scale(scale, SCALES)["task_s"]
+    cc, aqm, hosts = setup(proto)
+    end = TASK_START_S + task_s
+    sc = judd.fanin(
+        f"{ID}-{proto.lower()}-{'bulk' if bulk else 'alone'}",
+        senders=WORKERS + BULK_FLOWS,
+        cc=cc,
+        aqm=aqm,
+        # Room for the last tasks to finish (one RTO_min and more).
+        duration_s=end + 0.5,
+        warmup_s=TASK_START_S,
+        tcp=hosts,
+    )
+    sc["flows"] = (
+        c.bulk_flows(range(WORKERS + 1, WORKERS + BULK_FLOWS + 1), 0, jitter_us=100.0)
+        if bulk
+        else []
+    )
+    q = ic.query(0, range(1, WORKERS + 1), RESPONSE_BYTES, rounds=10**6, start_s=TASK_START_S)
+    q["arrival"] = {"kind": "poisson", "mean_interval_ms": MEAN_INTERVAL_MS}
+    q["stop_s"] = end
+    sc["queries"] = [q]
+    sc["measure"]["ideal_fct"] = False
+    return sc
+
+
+def scenarios(scale: str) -> list[tuple[str, bool, dict]]:
+    """``(protocol, bulk, scenario)`` for the four runs."""
+    c.check_scale(scale, SCALES)
+    return [(p, b, scenario(p, b, scale)) for p in PROTOCOLS for b in (False, True)]
+
+
+def log_bins() -> np.ndarray:
+    lo, hi = np.log10(BIN_RANGE_MS[0]), np.log10(BIN_RANGE_MS[1])
+    return np.logspace(lo, hi, int(round((hi - lo) * BINS_PER_DECADE)) + 1)
+
+
+def pdf(values_ms, edges: np.ndarray) -> np.ndarray:
+    """Fraction of the values in each bin (values outside the edges go to the end bins)."""
+    v = np.clip(np.asarray(values_ms, dtype=float), edges[0], edges[-1])
+    counts, _ = np.histogram(v, bins=edges)
+    return counts / max(len(v), 1)
+
+
+def claims(stats: dict[tuple[str, bool], dict]) -> list[dict]:
+    ta, tb = stats[("TCP", False)], stats[("TCP", True)]
+    da, db = stats[("DCTCP", False)], stats[("DCTCP", True)]
+    t_ratio = tb["p50_ms"] / ta["p50_ms"]
+    d_ratio = db["p50_ms"] / da["p50_ms"]
+    gt, gd = tb["bulk_gbps"], db["bulk_gbps"]
+    completed = sum(int(s["completed"]) for s in stats.values())
+    issued = sum(int(s["issued"]) for s in stats.values())
+    return [
+        c.claim(
+            f"With TCP the bulk job moves the task from microseconds to milliseconds: median "
+            f"< 1 ms alone, ≥ 1 ms and ≥ {TCP_FACTOR:g} × that with the bulk job",
+            "TCP fills queues: latency microseconds → milliseconds; application coupling",
+            f"TCP median {1e3 * ta['p50_ms']:.0f} µs → {tb['p50_ms']:.2f} ms ({t_ratio:.0f}×); "
+            f"p99 {ta['p99_ms']:.3f} → {tb['p99_ms']:.1f} ms; "
+            f"{100 * tb['timeout_fraction']:.1f}% of tasks with a timeout",
+            ta["p50_ms"] < 1.0 and tb["p50_ms"] >= 1.0 and t_ratio >= TCP_FACTOR,
+        ),
+        c.claim(
+            "With DCTCP the bulk job barely moves the task: median with it "
+            f"≤ {DCTCP_FACTOR:g} × alone",
+            "DCTCP: reduced queueing delay; demonstrated reduction in coupling",
+            f"DCTCP median {1e3 * da['p50_ms']:.0f} → {1e3 * db['p50_ms']:.0f} µs "
+            f"({d_ratio:.2f}×); "
+            f"p99 {1e3 * da['p99_ms']:.0f} → {1e3 * db['p99_ms']:.0f} µs",
+            d_ratio <= DCTCP_FACTOR,
+        ),
+        c.claim(
+            "The fix costs the bulk job nothing: its goodput with DCTCP "
+            f"≥ {100 * BULK_SHARE:g}% of its goodput with TCP",
+            "DCTCP: significantly improves performance",
+            f"bulk job {gt:.2f} Gbps (TCP) vs {gd:.2f} Gbps (DCTCP)",
+            gt > 0 and gd >= BULK_SHARE * gt,
+        ),
+        c.claim(
+            "All tasks complete within the simulated horizon",
+            f"Poisson tasks, mean gap {MEAN_INTERVAL_MS:g} ms",
+            f"{completed}/{issued} completed",
+            completed == issued,
+        ),
+    ]
+
+
+def plot(qcts: dict, stats: dict, edges: np.ndarray, out: Path, stem: str) -> list[str]:
+    fig, axes = c.figure(1, 2, size=(10.5, 3.8), sharey=True)
+    centres = np.sqrt(edges[:-1] * edges[1:])
+    for ax, proto, tag in zip(axes, PROTOCOLS, "ab"):
+        loaded = "tab:red" if proto == "TCP" else "tab:blue"
+        for bulk, color in ((False, "tab:green"), (True, loaded)):
+            s = stats[(proto, bulk)]
+            ax.step(
+                centres, pdf(qcts[(proto, bulk)], edges), where="mid", color=color,
+                label=f"{'with' if bulk else 'without'} bulk job: median {s['p50_ms']:.3g} ms",
+            )
+        ax.set_xscale("log")
+        ax.set_xlabel("Task completion time (ms)")
+        ax.set_title(f"({tag}) {proto}", fontsize=9)
+        ax.legend(fontsize=7, loc="upper right")
+    axes[0].set_ylabel(f"Fraction of tasks (1/{BINS_PER_DECADE} decade bins)")
+    c.note(
+        axes[0], "slides: figure only;\n'latency microseconds → milliseconds'", loc="center right"
+    )
+    c.note(axes[1], "the fix: DCTCP,\n'reduced queueing delay'", loc="center right")
+    return c.save_figure(fig, out, stem)
+
+
+def run(scale: str, out_dir: Path, jobs: int) -> dict:
+    c.check_scale(scale, SCALES)
+    out = c.prepare_out(out_dir)
+    stem = ID.replace("-", "_")
+    plan = scenarios(scale)
+    # The bulk runs are the slow ones: start them first.
+    order = sorted(range(len(plan)), key=lambda i: not plan[i][1])
+    done = c.run_all([plan[i][2] for i in order], jobs)
+    results: list = [None] * len(plan)
+    for i, r in zip(order, done):
+        results[i] = r
+    edges = log_bins()
+    stats, qcts, rows, hist = {}, {}, [], []
+    for (proto, bulk, _), res in zip(plan, results):
+        st = ic.query_stats(res)
+        p = c.port(res)
+        st["bulk_gbps"] = ic.bulk_goodput_gbps(res)
+        st["queue_mean_packets"] = float(p["mean_packets"])
+        st["drops"] = int(p["drops_buffer"]) + int(p["drops_aqm"])
+        stats[(proto, bulk)] = st
+        qcts[(proto, bulk)] = ic.qct_ms(res)
+        rows.append({"protocol": proto, "bulk": bulk, **st})
+        hist += [
+            {"protocol": proto, "bulk": bulk, "bin_lo_ms": a, "bin_hi_ms": b, "fraction": f}
+            for a, b, f in zip(edges[:-1], edges[1:], pdf(qcts[(proto, bulk)], edges))
+        ]
+    pd.DataFrame(rows).to_csv(out / f"{stem}.csv", index=False)
+    pd.DataFrame(hist).to_csv(out / f"{stem}_hist.csv", index=False)
+    files = plot(qcts, stats, edges, out, stem)
+    metrics = {
+        "workers": WORKERS,
+        "response_bytes": RESPONSE_BYTES,
+        "bulk_flows": BULK_FLOWS,
+        "mean_interval_ms": MEAN_INTERVAL_MS,
+        "stats": {f"{p.lower()}_{'bulk' if b else 'alone'}": v for (p, b), v in stats.items()},
+        "files": [f"{stem}.csv", f"{stem}_hist.csv", *files],
+    }
+    return {"claims": claims(stats), "metrics": c.jsonable(metrics)}
