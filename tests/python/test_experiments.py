@@ -63,6 +63,7 @@ IDS = [
     "judd-stability-tcp",
     "judd-stability-dctcp",
     "judd-stability-tcp-2flows",
+    "judd-rcvbuf-off",
     "judd-scale-table",
 ]
 

@@ -80,6 +80,23 @@ fn each_field_at_its_bound_runs() {
             ("tcp", "mss = 65000"),
         ],
         &[("tcp", "mss = 64"), ("tcp", "header_bytes = 10000")],
+        &[("tcp", "mtu_bytes = 65040")],
+        &[
+            ("tcp", "syn_retries = 127"),
+            ("tcp", "synack_retries = 127"),
+            ("tcp", "ect_on_syn = true"),
+            ("tcp", "ect_on_ack = false"),
+        ],
+        &[
+            ("tcp", "rcv_autotune = true"),
+            ("tcp", "rcv_autotune_initial_bytes = 1460"),
+            ("tcp", "rcv_autotune_max_bytes = 1073741824"),
+        ],
+        &[
+            ("tcp", "rcv_autotune = true"),
+            ("tcp", "rcv_autotune_initial_bytes = 1073741824"),
+            ("tcp", "rcv_autotune_max_bytes = 1073741824"),
+        ],
         &[("tcp", "cc = \"cubic\""), ("tcp", "cubic = { c = 100.0, beta = 1.0, ecn = true }")],
         &[("host", "tx_jitter_us = 1000000.0"), ("host", "clock_ppm = 10000.0")],
         &[
@@ -130,6 +147,23 @@ fn each_field_at_its_bound_runs() {
     for extra in cases {
         run_with(extra);
     }
+}
+
+#[test]
+fn udp_sources_at_their_bounds_run() {
+    // The fastest source with the largest packets (its 1 Gbps NIC drops most of them), the
+    // slowest with the smallest, echoed, and one that starts at the latest time allowed.
+    let udp = "[[udp]]\nsrc = 1\ndst = 0\nrate_gbps = 10000.0\npacket_bytes = 65535\nstop_s = 0.01\nclass = 7\n\
+               [[udp]]\nsrc = 2\ndst = 0\nrate_gbps = 0.000001\npacket_bytes = 29\necho = true\n\
+               [[udp]]\nsrc = 3\ndst = 0\nrate_gbps = 1.0\nstart_s = 1000000.0\n";
+    let s = Scenario::from_toml(&format!("{BASE}{udp}")).unwrap_or_else(|e| panic!("{e}"));
+    let r = Simulation::new(&s).unwrap_or_else(|e| panic!("{e}")).run();
+    let c = &r.conservation;
+    assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight);
+    assert_eq!(r.udp[0].sent_packets, 190_738); // packets 0..=190,737 leave before 0.01 s · 10^13 bit/s / 524,280 bit = 190,737.8
+                                                // Its NIC queue holds 1,000 of them and its 1 Gbps link sends about 19: the rest are dropped.
+    assert!(r.udp[0].dropped_packets > 189_000, "{:?}", r.udp[0]);
+    assert!(r.udp[1].sent_packets == 1 && r.udp[2].sent_packets == 0);
 }
 
 #[test]

@@ -64,6 +64,7 @@ _MODULES = (
     "judd_stability_tcp",
     "judd_stability_dctcp",
     "judd_stability_tcp_2flows",
+    "judd_rcvbuf_off",
     "judd_scale_table",
 )
 

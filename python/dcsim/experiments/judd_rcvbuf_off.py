@@ -26,12 +26,17 @@ links of 5 µs, a 5.5 MB static port buffer, drop-tail, TCP = CUBIC, Linux hosts
 Three workloads, each run with both configurations where it says so:
 1. Long flows (the slides' 19-sender fan-in): hosts 1-19 each send one long-lived flow to host
    0; both configurations. The queue is the receiver's port, sampled every 1 ms; each flow's
-   delivered bytes and receive buffer every 1 ms.
+   delivered bytes and receive buffer every 1 ms. The window excludes the warm-up, so a second
+   "startup" run of each configuration, the same scenario and seed cut at the warm-up and
+   measured from t = 0 (flows sampled every 0.2 ms), shows the buffers' growth; its
+   trajectory is the long run's (same events: the queue at the seam agrees to the packet).
 2. Static-buffer sweep (tuning off only): the same fan-in with N = 1 … 16 senders and the same
    B; hand check: while the pipe is not full, a window of B gives each flow B / RTT with RTT
-   = base RTT + one more packet's serialisation (the delayed ACK leaves with the window's
-   second segment), 2920 B / 23.8 µs = 0.98 Gbps; the total is min(N × that, ceiling), so
-   with this B fewer than ≈ 10 flows cannot fill the link (ICTCP's objection).
+   = base RTT + one more packet's serialisation (the ACK leaves with the window's second
+   segment) + the hosts' mean transmit jitter (the engine's default ``host.tx_jitter_us`` =
+   1 µs, uniform: ½ µs at each end) = 22.6 + 1.2 + 1.0 = 24.8 µs, so 2920 B / 24.8 µs =
+   0.941 Gbps; the total is min(N × that, ceiling): with this B fewer than 10 flows cannot
+   fill the link (ICTCP's objection to a static buffer).
 3. Incast (both configurations): host 0 queries hosts 1-100 over persistent connections, each
    answers 64 KB at once, the next query when all are in (barrier; ``incast.query``), as
    judd-impact-of-timeouts (100 × 64 KB = 6.55 MB, 1.19 × the port). With tuning off the same
@@ -43,9 +48,10 @@ Assumptions:
 - The engine's receive buffer is the advertised window (Linux advertises only part of
   SO_RCVBUF, ``tcp_adv_win_scale``; a Linux host would set about twice B).
 - Durations: long flows quick 2 s with 0.5 s warm-up, full 20 s with 2 s (tuning on: the
-  slow start overflows the port within 5 ms and most flows wait out a 200-ms RTO, so the
-  window starts after that); sweep 0.1 s (0.02 s warm-up) at quick, 1 s (0.1 s) at full;
-  incast 300 queries at quick, 2000 at full.
+  slow start overflows the port within 5 ms, flows that lost their tail wait out a 200-ms
+  RTO, and the queue is back at the buffer by ≈ 250 ms; the window starts after that);
+  sweep 0.1 s (0.02 s warm-up) at quick, 1 s (0.1 s) at full; incast 300 queries at quick,
+  2000 at full.
 - Throughput = goodput over the window; ceiling = 10 × 1460 / 1538 = 9.493 Gbps. Queue: the
   exact time-weighted occupancy of the receiver's port over the window (mean, p99 from the
   engine's histogram); queueing delay = (bytes + 38 B framing per packet) × 8 / 10 Gbps; RTT
@@ -60,20 +66,31 @@ Assumptions:
   (3) tuning off: throughput ≥ 98% of the ceiling, the mean queue within ±50% of N·w − BDP
   and ≤ 1/50 of tuning on's (predicted ratio ≥ 0.7 × 3,667 / 19.6 ≈ 130), no drops;
   (4) hand check: for every N whose predicted total is ≤ 90% of the ceiling (pipe not full),
-  each flow's goodput within ±10% of B / RTT; for every N with N·B / RTT ≥ 1.2 × the ceiling,
+  each flow's goodput within ±5% of B / RTT; for every N with N·B / RTT ≥ 1.2 × the ceiling,
   the total ≥ 98% of it;
   (5) incast: tuning on, ≥ 1 query times out and the port drops packets; tuning off, no
   query times out and p99 ≤ 1.1 × the ideal 5.52 ms (6.55 MB at the ceiling);
   (6) all queries complete.
 
-Outputs: rcvbuf_off_summary.csv (per configuration and workload: throughput, Jain, queue mean /
+Measured (quick; full in brackets): tuning on: the buffers sum past BDP + port buffer at
+2.2 ms, final median 6.29 MB (the cap); queue mean 4.97 MB = 90% of the port [5.07 MB, 92%],
+4.08 ms of queueing [4.16 ms], 7409 drops and 26 timeouts [8639, 26], 9.51 Gbps, Jain 0.92
+[9.49, 0.99]. Tuning off (2920 B): 9.493 Gbps (100% of the ceiling), Jain 1.000, queue mean
+18.8 packets (23 µs; predicted 19.6), p99 20, no drops: 176× [180×] less queue. Sweep: 0.933-
+0.942 Gbps per flow for N ≤ 8 (B / RTT = 0.941), 9.19 Gbps at N = 10, the ceiling from 12.
+Incast: tuning on 9.3% [10.7%] of the queries time out, p99 284.7 ms; tuning off none, every
+query 5.55 ms (ideal 5.52), the largest queue 287 KB ≤ 100 × B.
+
+Outputs: rcvbuf_off_summary.csv (long flows, per configuration: throughput, Jain, queue mean /
 p99 / max, queueing delay, RTT, receive buffers, drops, timeouts), rcvbuf_off_flows.csv
-(config, flow, goodput, final buffer, srtt, timeouts), rcvbuf_off_series.csv (config, t_s,
-aggregate Gbps per 10 ms), rcvbuf_off_queue.csv (config, t_s, packets, bytes),
-rcvbuf_off_buffers.csv (config, flow, t_s, rcv_buffer_bytes; 1-ms samples for the first
-200 ms, then every 10 ms), rcvbuf_off_sweep.csv (senders, measured and predicted per-flow and
-total Gbps, queue), rcvbuf_off_incast.csv (config, query statistics, drops, largest queue),
-rcvbuf_off_incast_cdf.csv, rcvbuf_off.png/.svg.
+(config, flow, goodput, final buffer, srtt, timeouts), rcvbuf_off_series.csv (config, run
+= startup / long, t_s, aggregate Gbps per 10 ms), rcvbuf_off_queue.csv (config, run, t_s,
+packets, bytes), rcvbuf_off_buffers.csv (config, run, flow, t_s, rcv_buffer_bytes; every
+sample up to 50 ms, then every 10 ms), rcvbuf_off_sweep.csv (senders, measured and predicted
+per-flow and total Gbps, queue), rcvbuf_off_incast.csv (config, query statistics, drops, largest queue),
+rcvbuf_off_incast_cdf.csv, rcvbuf_off.png/.svg ((a) aggregate throughput, (b) port queue,
+(c) per-flow receive buffers (log time), (d) sweep against min(N·B/RTT, ceiling), (e) incast
+completion-time CDFs, (f) mean / p99 queueing delay and RTT).
 """
 
 from __future__ import annotations
@@ -405,7 +422,8 @@ def claims(
             "'By design, TCP fills queues … microseconds → milliseconds' (spec §7.0)",
             f"mean {on['queue_mean_kb'] / 1e3:.2f} MB ({on_q_frac:.0%}; "
             f"{on['queue_mean_packets']:.0f} packets), p99 {on['queue_p99_packets']} packets; "
-            f"queueing delay {on['queue_delay_ms']:.2f} ms, flows' RTT {on['srtt_mean_ms']:.2f} ms; "
+            f"queueing delay {on['queue_delay_ms']:.2f} ms, flows' RTT "
+            f"{on['srtt_mean_ms']:.2f} ms; "
             f"{on['drops']} drops, {on['timeouts']} timeouts; {on['total_gbps']:.3f} Gbps, "
             f"Jain {on['jain']:.3f}",
             on_q_frac >= ON_QUEUE_FRACTION and on["drops"] > 0 and on["timeouts"] > 0,
@@ -429,8 +447,8 @@ def claims(
         c.claim(
             f"Hand check: a fixed buffer B gives each flow B / RTT = {buffer_bytes} B / "
             f"{rtt * 1e6:.1f} µs = {pred:.3f} Gbps (±{HAND_TOL:.0%}) while the pipe is not full "
-            f"(N·B/RTT ≤ {NOT_FULL:.0%} of the ceiling), and the total ≥ {FILL_FRACTION:.0%} of "
-            f"the ceiling once N·B/RTT ≥ {FULL:g} × it",
+            f"(N·B/RTT ≤ {NOT_FULL:.0%} of the ceiling), and the total ≥ "
+            f"{FILL_FRACTION:.0%} of the ceiling once N·B/RTT ≥ {FULL:g} × it",
             "ICTCP §II-B: a small static buffer throttles TCP; it cannot suit a changing "
             "number of connections",
             "; ".join(
@@ -447,9 +465,10 @@ def claims(
             "ICTCP §II-B / Fig. 4: a small static receive buffer prevents incast collapse",
             f"on: {100 * ion['timeout_fraction']:.1f}% of {ion['completed']} queries time out, "
             f"p99 {ion['p99_ms']:.1f} ms, {ion['drops']} drops, largest queue "
-            f"{ion['max_queue_packets']} packets; off: {ioff['timeouts']} timeouts, p99 "
-            f"{ioff['p99_ms']:.2f} ms, {ioff['drops']} drops, largest queue "
-            f"{ioff['max_queue_packets']} packets",
+            f"{ion.get('max_queue_kb', float('nan')) / 1e3:.2f} MB; off: {ioff['timeouts']} "
+            f"timeouts, p99 {ioff['p99_ms']:.2f} ms, {ioff['drops']} drops, largest queue "
+            f"{ioff.get('max_queue_kb', float('nan')):.0f} KB (≤ {INCAST_SERVERS} × B = "
+            f"{INCAST_SERVERS * buffer_bytes / 1e3:.0f} KB)",
             ion["timeouts"] >= 1
             and ion["drops"] > 0
             and ioff["timeouts"] == 0
@@ -670,7 +689,8 @@ def plot(
         d = cdf[cdf.config == cf]
         st = inc[cf]
         ax.step(d.qct_ms, d.cdf, where="post", color=COLORS[cf],
-                label=f"{cf}: {100 * st['timeout_fraction']:.0f}% time out, p99 {st['p99_ms']:.1f} ms")
+                label=f"{cf}: {100 * st['timeout_fraction']:.0f}% time out, "
+                f"p99 {st['p99_ms']:.1f} ms")
     ax.axvline(ideal_incast_ms(), color="k", ls="--", lw=0.8, label="ideal")
     ax.set_xscale("log")
     ax.set_xlabel("Query completion time (ms)")

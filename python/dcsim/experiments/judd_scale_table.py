@@ -26,14 +26,13 @@ Assumptions:
 - MTU 9000, minimum window 2 segments, 5.5 MB per port: spec §7.6 DERIVED, the only reading
   under which "Min. Load" = N × 2 × 9000 B × 8 / 4.4 ms fits every row (:func:`min_load_gbps`)
   and 4.4 ms is the 5.5 MB buffer's drain time at 10 Gbps (611 jumbo packets × 7.23 µs).
-- Hosts mark every packet ECT (``tcp.ect_on_control = "all"``, Linux's DCTCP: its
-  ``tcp_ca_needs_ecn`` keeps ECT on SYNs, ACKs and retransmissions), not judd.FIXED_HOSTS,
-  whose retransmissions stay non-ECT (RFC 3168 §6.1.5). DERIVED: with N ≥ 100 flows pinned at
-  2 segments the queue never falls below K (≥ 200 packets), so RED-ECN would drop every non-ECT
-  retransmission (and, with RFC 3168 hosts, every SYN: no connection opens at all); the
-  slide's 300-sender row, 3 retransmissions and no timeout, shows retransmissions got through
-  a queue above K (with judd.FIXED_HOSTS at 400 senders, quick scale, every retransmission
-  is a timeout's and 105 of the 400 flows starve below 1 Mbps). The ECT pitfalls are
+- Hosts mark every packet ECT (``judd.FIXED_HOSTS``: Linux's DCTCP keeps ECT on SYNs, ACKs
+  and retransmissions). DERIVED: with N ≥ 100 flows pinned at 2 segments the queue never
+  falls below K (≥ 200 packets), so RED-ECN would drop every non-ECT retransmission (and,
+  with RFC 3168 hosts, every SYN: no connection opens at all); the slide's 300-sender row,
+  3 retransmissions and no timeout, shows retransmissions got through a queue above K (with
+  non-ECT retransmissions at 400 senders, quick scale, every retransmission is a timeout's
+  and 105 of the 400 flows starve below 1 Mbps). The ECT pitfalls are
   judd-connection-establishment's subject, not this one's.
 - Start schedule (NOT GIVEN): flow i (0-based) starts at i × 5 ms (+ up to 100 µs of
   jitter), one joiner per maximum RTT (4.4 ms), so one initial window (10 × 9 KB) at a time
@@ -90,7 +89,7 @@ RTT_MAX_S = 4.4e-3  # the slide's RTT plateau, in its Min. Load column
 START_SPACING_S = 0.005
 SETTLE_S = 0.5
 QUEUE_SAMPLE_US = 1000.0
-HOSTS = {"ect_on_control": "all"}
+HOSTS = judd.FIXED_HOSTS
 SCALES = {
     "quick": {"senders": SENDERS, "measure_s": 2.0},
     "full": {"senders": SENDERS, "measure_s": 30.0},

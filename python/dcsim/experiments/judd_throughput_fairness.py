@@ -15,7 +15,8 @@ receiver holds 5.5 MB (static), Linux hosts of the time (RTO_min 200 ms, IW 10, 
 - "TCP": CUBIC (Linux's default) over drop-tail.
 - "DCTCP+": DCTCP (g = 1/16, α₀ = 1, minimum window 2) over RED-ECN marking at K = 20
   packets on the instantaneous queue (``judd.red_ecn()``: non-ECT packets above K are dropped),
-  hosts with the slides' fixes (``judd.FIXED_HOSTS``: ECT on SYNs and pure ACKs).
+  hosts with the slides' fixes (``judd.FIXED_HOSTS``: ECT on every packet, SYNs, pure ACKs
+  and retransmissions included, as Linux's DCTCP sends them).
 - "DCTCP" (built by :func:`scenario`, not run here): the same with RFC 3168 hosts
   (``judd.RFC3168_HOSTS``), whose non-ECT SYNs are dropped above K: senders that open their
   connection once the queue is above K wait for SYN retries (1 s, 2 s, ...); that pitfall is
