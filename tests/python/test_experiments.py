@@ -48,6 +48,7 @@ IDS = [
     "ictcp-fig12",
     "ictcp-fig13",
     "ictcp-fig14",
+    "ictcp-bg-udp",
     "ictcp-fig15",
     "ictcp-sec5-buffer",
     "cs244-fig2",

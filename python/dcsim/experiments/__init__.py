@@ -49,6 +49,7 @@ _MODULES = (
     "ictcp_fig12",
     "ictcp_fig13",
     "ictcp_fig14",
+    "ictcp_bg_udp",
     "ictcp_fig15",
     "ictcp_sec5_buffer",
     "cs244_fig2",

@@ -1,0 +1,449 @@
+"""ICTCP paper (Wu et al., IEEE/ACM ToN 2013), §VII-C (no figure): incast beside a 200 Mb/s
+constant-bit-rate UDP flow to the same receiver, ICTCP vs TCP vs DCTCP.
+
+Paper setup (§VII-C): the incast of §VII-A (Figs. 8/9: 47 servers on one Quanta LB4G, rounds on
+pre-established connections, NewReno + SACK, timeout 300 ms, ICTCP minimum window 2 MSS) with
+"a background UDP connection at 200 Mb/s" to the receiving server. The paper gives only "ICTCP
+also performs well. We skip the results for the background UDP as ICTCP performs similarly
+well" (as with the background TCP flow of Figs. 13/14).
+
+Our setup: as ictcp-fig13/14 (:mod:`ictcp_compare`, the same senders grid, amounts and rounds;
+ICTCP 2 MSS min, TCP, DCTCP on the same rounds) with the background TCP flow replaced by one UDP
+source (:data:`BACKGROUND_UDP`): from host 47 (the switch's 48th port, where fig13's background
+flow comes from) to the receiver (host 0), 200 Mb/s of 1,500-B IP packets (one every 60 µs),
+from t = 0 until the run ends; the rounds start at 0.2 s (fig13's lead). The receiver's ICTCP
+counts the UDP packets in BW_T (the engine counts every packet arriving at the host), so its
+available bandwidth BW_A = 0.9·C − BW_T already leaves out the UDP's share. Measurement window
+= the rounds (warm-up = the lead; runs stop at their last round), so the UDP received rate is
+its rate while the incast runs. Reference without background: the ictcp-fig8 runs (the same
+scenarios, so a cached ictcp-fig8 run is reused; otherwise they are rerun, ~2 s at quick).
+
+Assumptions:
+- The UDP rate is of IP packets (1,500 B incl. IP/UDP headers; 1,538 B on the wire, so it
+  takes 205 Mb/s of the 1 Gb/s link); packet size NOT GIVEN (MTU-sized assumed).
+- Per-sender amounts 64/128/256 kB and the senders grid of ictcp-fig8/fig13 (NOT GIVEN for
+  §VII-C); the UDP flow starts before the rounds (when is NOT GIVEN; a CBR source needs no
+  ramp-up, the 0.2 s lead is fig13's).
+- Thresholds of the claims (the paper's claim is only qualitative, "performs well"):
+  * timeouts: at every point (amount, n) where TCP's ratio of rounds with a timeout exceeds
+    :data:`TCP_INCAST_RATIO` (50%: TCP is in incast), ICTCP's is ≤ :data:`ICTCP_LIMIT` = 10%
+    (spec §6 claim 21's bound for Fig. 9, the paper's "highest ratio ... 6%" plus slack);
+  * goodput beside TCP: beyond TCP's collapse point (goodput < ½ its peak), ICTCP's goodput
+    exceeds TCP's at every n (:func:`ictcp_compare.beyond_tcp_collapse`, as ictcp-fig13);
+  * goodput against no background: the UDP takes 205/1000 of the wire, so the best ICTCP can
+    keep is ≈ 0.795 of its goodput alone; ICTCP with UDP ≥ :data:`KEEP_FRACTION` = 0.7 × its
+    ictcp-fig8 goodput (0.795 less ≈ 0.1 for ICTCP's 10% headroom α = 0.9 and its window
+    adjustment) at every n where ICTCP alone does not time out (where it does, there is no
+    "performs well" baseline to keep);
+  * the UDP flow, without congestion control, keeps its rate: under ICTCP, in every run where
+    the network dropped none of its packets, received rate ≥ :data:`UDP_KEEP` = 0.99 × 200 Mb/s
+    (1% for whole packets and the ≤ 1 ms of queue still holding some at the window's end, over
+    a window of ≥ 20 ms); its loss, and the first n with a loss, is reported per transport;
+  * where ICTCP's 2-MSS floor overflows (DERIVED, ours, not the paper's): Eq. 8 of §V
+    (n senders at w = 2 packets of δ = 1,500 B need Q ≥ n·w·δ − R·C) with the UDP holding a
+    share u of the link becomes Q ≥ n·w·δ/(1 − u) − R·C (the incast then gets (1 − u)·C and
+    its in-flight bytes n·w·δ = (1 − u)·(R·C + Q)); with u = 0.205, R·C = 12,500 B and the
+    LB4G's one-busy-port 128.5 kB, the floor fits up to n* = 37.4 senders (47.0 without
+    UDP), so it overflows from n = ⌊n*⌋ + 1 = 38. Claim: ICTCP's first n with any timeout
+    (with UDP) is ≥ 38 − :data:`FLOOR_TOLERANCE` and no grid point ≥ 38 + FLOOR_TOLERANCE
+    comes before it (on the quick grid, whose points near it are 32 and 40: the first timeout
+    is at 40); FLOOR_TOLERANCE = 2 senders (≈ 7.5 kB of queue, 5 packets) for the rounds'
+    synchronised starts, which already make our runs without background time out one sender
+    before Eq. 8's 47.
+- The UDP packets are not ECN-capable, so DCTCP's K = 20 marking switch drops them above K
+  (RFC 3168 §7, the engine's marking AQM): under DCTCP the UDP loses a large share of its
+  packets (reported, not claimed; the paper has no DCTCP here).
+
+Outputs: bg_udp_runs.csv (variant, workload, senders, goodput, timeout ratio, rounds, UDP
+send/receive rate and sent/received/dropped packets, goodput_no_bg_mbps from ictcp-fig8,
+goodput_vs_no_bg), no_bg_runs.csv (the ictcp-fig8 rows used as reference),
+bg_udp_goodput.png/.svg (incast goodput vs senders, as Fig. 13), bg_udp_timeouts.png/.svg (ratio of rounds with a timeout, as Fig. 14), bg_udp_rate.png/.svg
+(the UDP flow's received rate during the rounds), bg_udp_vs_no_bg.png/.svg (goodput with UDP
+/ goodput without background).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..results import rows
+from . import common as c
+from . import ictcp_compare as cmp
+from . import ictcp_fig8 as fig8
+from . import ictcp_sec5_buffer as sec5
+from . import ictcp_testbed as tb
+
+ID = "ictcp-bg-udp"
+TITLE = "ICTCP §VII-C: incast beside a 200 Mb/s background UDP flow, ICTCP vs TCP vs DCTCP"
+DESCRIPTION = "Incast to a receiver that also takes 200 Mb/s of CBR UDP: ICTCP counts it in BW_T and still avoids incast."
+
+SCALES = fig8.SCALES
+
+UDP_RATE_GBPS = 0.2
+UDP_PACKET_BYTES = 1500
+LEAD_S = cmp.BACKGROUND_LEAD_S  # rounds start here; the UDP source starts at 0
+BACKGROUND_UDP = {
+    "src": tb.BACKGROUND_HOST,
+    "dst": tb.RECEIVER,
+    "rate_gbps": UDP_RATE_GBPS,
+    "packet_bytes": UDP_PACKET_BYTES,
+    "start_s": 0.0,
+}
+# The share of the wire the UDP leaves to the incast (1,538-B frames of 1,500-B packets).
+UDP_WIRE_SHARE = UDP_RATE_GBPS * (UDP_PACKET_BYTES + 38) / UDP_PACKET_BYTES
+# First guess at the incast's share of the link, for the run length only (runs stop at their
+# last round; unfinished ones are rerun longer): ICTCP's α·C − BW_T ≈ 0.9 − 0.2.
+INCAST_SHARE = 0.7
+
+TCP_INCAST_RATIO = 0.5
+ICTCP_LIMIT = 0.10
+KEEP_FRACTION = 0.7
+UDP_KEEP = 0.99
+FLOOR_TOLERANCE = 2
+PORT_SHARE_BYTES = sec5.PAPER_Q47_BYTES  # the LB4G preset's one-busy-port share, 128.5 kB
+
+PAPER = "We also obtain the experimental results for a background UDP connection at 200 Mb/s, and ICTCP also performs well."
+
+
+def runs(scale: str) -> list[cmp.Run]:
+    """The incast sweep of ictcp-fig13 with the UDP source instead of the background TCP flow
+    (``Run.background`` stays False: it means fig13's TCP flow)."""
+    s = c.check_scale(scale, SCALES)
+    g = c.check_scale(scale, cmp.GRIDS)
+    out = []
+    for v in cmp.COMPARED:
+        for name, size in cmp.per_sender_workloads(s["amounts_kb"]):
+            for n in g["senders"]:
+                by = int(size(n))
+                sc = tb.scenario(
+                    f"{ID}-{v.label}-{name}-n{n}".replace(" ", "_"),
+                    duration_s=tb.incast_duration_s(
+                        n, by, g["rounds"], LEAD_S, INCAST_SHARE, cmp.ROUND_SLACK_S
+                    ),
+                    warmup_s=LEAD_S,
+                    queries=[tb.incast_query(n, by, g["rounds"], start_s=LEAD_S)],
+                )
+                sc["udp"] = [dict(BACKGROUND_UDP)]
+                out.append(
+                    cmp.Run(
+                        v,
+                        name,
+                        n,
+                        by,
+                        g["rounds"],
+                        False,
+                        tb.with_protocol(sc, v.protocol, v.min_rwnd_segments),
+                    )
+                )
+    return out
+
+
+def scenarios(scale: str) -> list[tuple[str, str, int, dict]]:
+    return cmp.plan(runs(scale))
+
+
+def udp_stats(res: dict) -> dict:
+    """The UDP source's row: rates (Mb/s, IP bits, over the rounds) and packets (whole run)."""
+    u = rows(res["udp"])
+    if not u:
+        nan = float("nan")
+        return {
+            "udp_send_mbps": nan,
+            "udp_receive_mbps": nan,
+            "udp_sent": 0,
+            "udp_received": 0,
+            "udp_dropped": 0,
+            "udp_loss": nan,
+        }
+    u = u[0]
+    sent = int(u["sent_packets"])
+    return {
+        "udp_send_mbps": float(u["send_rate_bps"]) / 1e6,
+        "udp_receive_mbps": float(u["receive_rate_bps"]) / 1e6,
+        "udp_sent": sent,
+        "udp_received": int(u["received_packets"]),
+        "udp_dropped": int(u["dropped_packets"]),
+        "udp_loss": int(u["dropped_packets"]) / sent if sent else float("nan"),
+    }
+
+
+def run_sweep(rs: list[cmp.Run], jobs: int) -> pd.DataFrame:
+    results = tb.run_incast([r.scenario for r in rs], jobs, [r.rounds for r in rs])
+    return pd.DataFrame(
+        [
+            {
+                "variant": r.variant.label,
+                "workload": r.workload,
+                "senders": r.senders,
+                "response_bytes": r.response_bytes,
+                **tb.incast_stats(res),
+                **udp_stats(res),
+            }
+            for r, res in zip(rs, results)
+        ]
+    )
+
+
+def with_reference(df: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the same point's goodput and timeout ratio without background (``ref``:
+    ictcp-fig8 rows) and the goodput ratio."""
+    keys = ["variant", "workload", "senders"]
+    r = ref[keys + ["goodput_mbps", "timeout_ratio"]].rename(
+        columns={"goodput_mbps": "goodput_no_bg_mbps", "timeout_ratio": "timeout_ratio_no_bg"}
+    )
+    out = df.merge(r, on=keys, how="left")
+    out["goodput_vs_no_bg"] = out.goodput_mbps / out.goodput_no_bg_mbps
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Claims (functions of the runs' table, testable on hand inputs)
+# ---------------------------------------------------------------------------------------
+
+
+def timeouts_claim(df: pd.DataFrame) -> tuple[str, bool]:
+    """ICTCP's timeout ratio ≤ ICTCP_LIMIT wherever TCP's > TCP_INCAST_RATIO."""
+    points, over = 0, []
+    for w in dict.fromkeys(df.workload):
+        tcp = cmp.curve(df, cmp.TCP, w).set_index("senders").timeout_ratio
+        ic = cmp.curve(df, cmp.ICTCP_2MSS, w).set_index("senders").timeout_ratio
+        for n in tcp.index:
+            if tcp[n] > TCP_INCAST_RATIO:
+                points += 1
+                if not (n in ic.index and ic[n] <= ICTCP_LIMIT):
+                    over.append((w, int(n), float(ic.get(n, float("nan"))), float(tcp[n])))
+    imax, n_i, w_i = cmp.worst(df, cmp.ICTCP_2MSS, "timeout_ratio")
+    text = (
+        f"{points} points where TCP > {TCP_INCAST_RATIO:.0%}; ICTCP highest overall {c.fmt(100 * imax, 1)}% "
+        f"(n={n_i}, {w_i}); ICTCP above {ICTCP_LIMIT:.0%} at {len(over)} of them: "
+        + (
+            ", ".join(
+                f"{w} n={n}: ICTCP {100 * a:.0f}% vs TCP {100 * b:.0f}%" for w, n, a, b in over[:6]
+            )
+            or "none"
+        )
+    )
+    return text, points > 0 and not over
+
+
+def keeps_goodput_claim(df: pd.DataFrame) -> tuple[str, bool]:
+    """ICTCP's goodput with UDP ≥ KEEP_FRACTION × without, at every n where ICTCP alone had
+    no timeout. ``df`` carries :func:`with_reference`'s columns."""
+    d = df[(df.variant == cmp.ICTCP_2MSS.label) & (df.timeout_ratio_no_bg == 0)]
+    d = d[d.goodput_vs_no_bg.notna()]
+    if not len(d):
+        return "no ICTCP point without timeouts in the reference runs", False
+    i = int(d.goodput_vs_no_bg.values.argmin())
+    lo = d.iloc[i]
+    low = d[~(d.goodput_vs_no_bg >= KEEP_FRACTION)]
+    fit = d[d.senders < floor_limit_senders()].goodput_vs_no_bg
+    text = (
+        f"over {len(d)} points, lowest ratio {lo.goodput_vs_no_bg:.2f} ({lo.workload} n={int(lo.senders)}: "
+        f"{lo.goodput_mbps:.0f} vs {lo.goodput_no_bg_mbps:.0f} Mb/s), median {float(d.goodput_vs_no_bg.median()):.2f} "
+        f"(UDP leaves {1 - UDP_WIRE_SHARE:.3f} of the wire)"
+        + (
+            f"; lowest where the floor fits (n < {floor_limit_senders():.1f}) {float(fit.min()):.2f}"
+            if len(fit)
+            else ""
+        )
+        + (
+            f"; below {KEEP_FRACTION} at {len(low)} points: "
+            + ", ".join(f"{w} n={int(n)}" for w, n in list(zip(low.workload, low.senders))[:6])
+            if len(low)
+            else ""
+        )
+    )
+    return text, not len(low)
+
+
+def udp_claim(df: pd.DataFrame) -> tuple[str, bool]:
+    """Under ICTCP, the UDP's received rate ≥ UDP_KEEP × its rate in every run where none of its
+    packets was dropped. The text reports each transport's worst loss and first n with a loss."""
+    target = UDP_RATE_GBPS * 1e3
+    ic = df[df.variant == cmp.ICTCP_2MSS.label]
+    clean = ic[ic.udp_dropped == 0]
+    short = clean[~(clean.udp_receive_mbps >= UDP_KEEP * target)]
+    parts = []
+    for v in cmp.COMPARED:
+        d = df[df.variant == v.label]
+        lossy = d[d.udp_dropped > 0]
+        parts.append(
+            f"{v.label}: worst loss {c.fmt(100 * float(d.udp_loss.max()), 2)}%, lowest {c.fmt(float(d.udp_receive_mbps.min()), 1)} Mb/s, "
+            + (f"losses from n={int(lossy.senders.min())}" if len(lossy) else "no loss")
+        )
+    text = (
+        f"ICTCP runs without UDP loss: {len(clean)}/{len(ic)}, lowest received rate there "
+        f"{c.fmt(float(clean.udp_receive_mbps.min()) if len(clean) else float('nan'), 1)} Mb/s; "
+        + "; ".join(parts)
+        + (
+            f"; below {UDP_KEEP * target:.0f} Mb/s: "
+            + ", ".join(f"{w} n={int(n)}" for w, n in zip(short.workload, short.senders))
+            if len(short)
+            else ""
+        )
+    )
+    return text, len(clean) > 0 and not len(short)
+
+
+def floor_limit_senders(u: float = UDP_WIRE_SHARE) -> float:
+    """n* = (port + R·C)·(1 − u) / (w·δ): the most senders whose 2-packet floor fits the port
+    beside a CBR share u (Eq. 8 extended; docstring)."""
+    return (PORT_SHARE_BYTES + sec5.PAPER_RC_BYTES) * (1 - u) / (sec5.WINDOW_PACKETS * sec5.PACKET)
+
+
+def floor_claim(df: pd.DataFrame, n_star: float | None = None) -> tuple[str, bool]:
+    """ICTCP's first n with a timeout, per workload, against the first n above ``n_star``."""
+    n_star = floor_limit_senders() if n_star is None else n_star
+    n_over = math.floor(n_star) + 1
+    parts, ok = [], True
+    for w in dict.fromkeys(df.workload):
+        d = cmp.curve(df, cmp.ICTCP_2MSS, w)
+        grid = [int(n) for n in d.senders]
+        hit = [int(n) for n, r in zip(d.senders, d.timeout_ratio) if r > 0]
+        if not hit:
+            parts.append(f"{w}: no timeout up to n={max(grid, default=0)}")
+            ok = False
+            continue
+        first = hit[0]
+        before = [n for n in grid if n < first]
+        good = first >= n_over - FLOOR_TOLERANCE and not any(
+            n >= n_over + FLOOR_TOLERANCE for n in before
+        )
+        ok &= good
+        parts.append(f"{w}: first at n={first}" + ("" if good else " (outside)"))
+    text = f"predicted n* = {n_star:.1f} (first overflow n={n_over}); " + "; ".join(parts)
+    return text, bool(parts) and ok
+
+
+# ---------------------------------------------------------------------------------------
+# Run
+# ---------------------------------------------------------------------------------------
+
+
+def run(scale: str, out_dir: Path, jobs: int) -> dict:
+    out = c.prepare_out(out_dir)
+    df = run_sweep(runs(scale), jobs)
+    ref = cmp.run_sweep(fig8.runs(scale), jobs, out / "no_bg_runs.csv")
+    df = with_reference(df, ref)
+    df.to_csv(out / "bg_udp_runs.csv", index=False)
+    rounds = cmp.GRIDS[scale]["rounds"]
+    files = cmp.plot(
+        df,
+        out,
+        "bg_udp_goodput",
+        "goodput_mbps",
+        "Incast goodput (Mb/s)",
+        f"Incast goodput beside 200 Mb/s UDP, {rounds} rounds per point (as paper Fig. 13)",
+        cmp.COMPARED,
+        ymax=1000,
+    )
+    files += cmp.plot(
+        df,
+        out,
+        "bg_udp_timeouts",
+        "timeout_ratio",
+        "Ratio of rounds with ≥ 1 timeout",
+        "Rounds with timeouts beside 200 Mb/s UDP (as paper Fig. 14)",
+        cmp.COMPARED,
+        ymax=1.05,
+        levels=[(ICTCP_LIMIT, f"ICTCP bound used here {ICTCP_LIMIT:.0%}")],
+    )
+    files += cmp.plot(
+        df,
+        out,
+        "bg_udp_rate",
+        "udp_receive_mbps",
+        "UDP received rate during the rounds (Mb/s)",
+        "The 200 Mb/s UDP flow while incast rounds run",
+        cmp.COMPARED,
+        ymax=250,
+    )
+    files += cmp.plot(
+        df,
+        out,
+        "bg_udp_vs_no_bg",
+        "goodput_vs_no_bg",
+        "Goodput with UDP / without background",
+        "Incast goodput beside UDP relative to ictcp-fig8 (no background)",
+        cmp.COMPARED,
+        ymax=1.5,
+    )
+
+    t_text, t_holds = timeouts_claim(df)
+    b_text, b_holds = cmp.beyond_tcp_collapse_text(cmp.beyond_tcp_collapse(df))
+    k_text, k_holds = keeps_goodput_claim(df)
+    u_text, u_holds = udp_claim(df)
+    f_text, f_holds = floor_claim(df)
+    claims = [
+        c.claim(
+            f"With 200 Mb/s UDP, ICTCP still controls timeouts (§VII-C): wherever TCP's ratio of rounds with a "
+            f"timeout exceeds {TCP_INCAST_RATIO:.0%}, ICTCP's is ≤ {ICTCP_LIMIT:.0%}",
+            PAPER,
+            t_text,
+            t_holds,
+        ),
+        c.claim(
+            "With 200 Mb/s UDP, ICTCP beats TCP once TCP collapses (§VII-C): beyond TCP's collapse point "
+            "(< ½ its peak) ICTCP's goodput exceeds TCP's at every n",
+            PAPER,
+            b_text,
+            b_holds,
+        ),
+        c.claim(
+            f"ICTCP with UDP keeps ≥ {KEEP_FRACTION} × its goodput without background (ictcp-fig8 runs) at every n "
+            f"where it alone has no timeout (the UDP takes {UDP_WIRE_SHARE:.3f} of the wire)",
+            PAPER + ' (ICTCP "performs similarly well")',
+            k_text,
+            k_holds,
+        ),
+        c.claim(
+            f"The UDP flow (no congestion control) keeps its rate under ICTCP: ≥ {UDP_KEEP} × 200 Mb/s received in "
+            "every ICTCP run where the port dropped none of its packets (losses reported per transport)",
+            "background UDP connection at 200 Mb/s (its rate during incast NOT GIVEN)",
+            u_text,
+            u_holds,
+        ),
+        c.claim(
+            f"ICTCP's timeouts with UDP begin where its 2-MSS floor overflows the port (DERIVED, Eq. 8 with the UDP's "
+            f"share): first n with a timeout within {FLOOR_TOLERANCE} senders of the first n above n*",
+            "not in the paper (§V's Eq. 8: Q ≥ n·w·δ − R·C, 47 senders need 128.5 kB)",
+            f_text,
+            f_holds,
+        ),
+    ]
+    ic = df[df.variant == cmp.ICTCP_2MSS.label]
+    metrics = {
+        "udp": {
+            "rate_gbps": UDP_RATE_GBPS,
+            "packet_bytes": UDP_PACKET_BYTES,
+            "src": tb.BACKGROUND_HOST,
+            "start_s": 0.0,
+        },
+        "thresholds": {
+            "tcp_incast_ratio": TCP_INCAST_RATIO,
+            "ictcp_limit": ICTCP_LIMIT,
+            "keep_fraction": KEEP_FRACTION,
+            "udp_keep": UDP_KEEP,
+        },
+        "udp_receive_mbps_min": {
+            v.label: float(df[df.variant == v.label].udp_receive_mbps.min()) for v in cmp.COMPARED
+        },
+        "udp_loss_max": {
+            v.label: float(df[df.variant == v.label].udp_loss.max()) for v in cmp.COMPARED
+        },
+        "ictcp_goodput_vs_no_bg_median": float(np.nanmedian(ic.goodput_vs_no_bg))
+        if len(ic)
+        else float("nan"),
+        "floor_limit_senders": {
+            "with_udp": floor_limit_senders(),
+            "without": floor_limit_senders(0.0),
+        },
+        "max_timeout_ratio": {v.label: cmp.worst(df, v, "timeout_ratio")[0] for v in cmp.COMPARED},
+        "at_40": cmp.metrics_table(df, cmp.COMPARED, 40),
+        "files": ["bg_udp_runs.csv", "no_bg_runs.csv", *files],
+    }
+    return {"claims": claims, "metrics": c.jsonable(metrics)}
