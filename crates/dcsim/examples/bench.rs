@@ -212,7 +212,7 @@ fn main() {
             }
         }
         // Data packets delivered: in-order payload over the segment size.
-        let data_packets: u64 = r.flows.iter().map(|f| f.bytes_delivered).sum::<u64>() / s.tcp.mss as u64;
+        let data_packets: u64 = r.flows.iter().map(|f| f.bytes_delivered).sum::<u64>() / s.tcp.segment_bytes() as u64;
         // Flows with a size that finished (generated flows; long-lived flows never do).
         let completed = r.flows.iter().filter(|f| f.size_bytes > 0 && f.fct_s.is_finite()).count();
         let completed = if completed > 0 {

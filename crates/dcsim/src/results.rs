@@ -366,7 +366,8 @@ table! {
         /// 0 = left the port or the host (end of transmission), 1 = arrived at the host,
         /// 2 = refused by the port.
         pub event: Vec<u8>,
-        /// Connection index (flows first, then query connections).
+        /// Connection index (flows first, then query connections); for a UDP packet (flag
+        /// 128), the index of its source in `udp`.
         pub flow: Vec<u32>,
         /// Which end sent it: 0 = the end that opened the connection.
         pub from_end: Vec<u8>,
@@ -374,7 +375,7 @@ table! {
         pub src: Vec<u32>,
         pub dst: Vec<u32>,
         /// TCP flags: SYN 1, ACK 2, FIN 4, PSH 8, ECE 16, CWR 32; and 64 (not a TCP flag) on a
-        /// retransmitted segment.
+        /// retransmitted segment, 128 on a UDP source's packet (`from_end` 1: an echo).
         pub flags: Vec<u8>,
         /// IP ECN field: 0 not-ECT, 2 ECT(0), 3 CE.
         pub ecn: Vec<u8>,

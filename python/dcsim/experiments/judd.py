@@ -20,7 +20,7 @@ choice, stated with its reason (spec algorithms.md §7, experiments.md "judd-*")
   200 ms and a 1 s initial RTO (Linux ≥ 3.1, RFC 6298); 6 SYN and 5 SYN-ACK retries
   (Linux's `tcp_syn_retries` and `tcp_synack_retries`); initial window 10 segments (Linux ≥
   2.6.39, RFC 6928); delayed ACKs every 2 segments or 40 ms; receive buffers auto-tuned from
-  64 KB up to 6 MB (Linux's default `tcp_moderate_rcvbuf`, `tcp_rmem`); DCTCP with g = 1/16,
+  43 KB up to 3 MiB of window (Linux's default `tcp_moderate_rcvbuf`; half of `tcp_rmem`); DCTCP with g = 1/16,
   α₀ = 1 and a 2-segment minimum window (Linux `tcp_dctcp.c`).
 - ECN on control packets: a host "of the time" follows RFC 3168: only new data is ECT, so
   SYN, SYN-ACK, pure ACKs and retransmissions are not (``ect_on_control = "rfc3168"``,

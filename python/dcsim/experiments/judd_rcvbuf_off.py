@@ -13,8 +13,8 @@ Our setup: the Judd testbed (``judd.fanin``; judd.py's docstring gives each choi
 links of 5 µs, a 5.5 MB static port buffer, drop-tail, TCP = CUBIC, Linux hosts (RTO_min
 200 ms, IW 10, delayed ACK 2 / 40 ms). Two host configurations, everything else equal:
 - "tuning on": Linux's default (``judd.LINUX_TCP``, ``rcv_autotune``): every receive buffer
-  starts at 64 KB and, once per receiver-measured RTT, grows to 2 × the bytes read in that RTT
-  + 16 MSS (more while the rate grows), up to 6 MiB (``tcp_rmem[2]``).
+  starts at 43,690 B and, once per receiver-measured RTT, grows to 2 × the bytes read in that
+  RTT + 16 MSS (more while the rate grows), up to 3 MiB (the window of ``tcp_rmem[2]``).
 - "tuning off": ``rcv_autotune = False`` and a fixed buffer B for every connection (as
   SO_RCVBUF), chosen from the path: the base RTT of a 1500-B packet and its ACK is 4 × 5 µs
   + serialisation = 22.6 µs, so the pipe holds BDP = 10 Gbps × 22.6 µs = 28.3 KB ≈ 18.4
@@ -400,7 +400,7 @@ def claims(
     ideal = ideal_incast_ms()
     return [
         c.claim(
-            f"Tuning on: the receive buffers grow from 64 KB far past the path's needs — the "
+            f"Tuning on: the receive buffers grow from 43 KB far past the path's needs — the "
             f"median flow's final buffer ≥ {BUFFER_SHARE_FACTOR:g} × its fair share of BDP + "
             f"port buffer ({share_kb:.0f} KB), and together they exceed BDP + port buffer",
             "Conclusion: 'Receive buffer tuning' is a TCP datacenter problem (spec §7.5 "
@@ -658,8 +658,8 @@ def plot(
     ax.axhline((bdp_b + port_b) / SENDERS / 1e3, color="k", ls="--", lw=0.8,
                label="(BDP + port) / N")
     ax.axhline(bdp_b / SENDERS / 1e3, color="gray", ls=":", lw=0.8, label="BDP / N")
-    ax.axhline(judd.LINUX_TCP.get("rcv_autotune_max_bytes", 6 << 20) / 1e3, color="tab:red",
-               ls=":", lw=0.8, label="cap 6 MiB")
+    ax.axhline(judd.LINUX_TCP.get("rcv_autotune_max_bytes", 3 << 20) / 1e3, color="tab:red",
+               ls=":", lw=0.8, label="cap 3 MiB")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("Time (ms)")

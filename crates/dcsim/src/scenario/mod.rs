@@ -832,9 +832,10 @@ pub enum EctOnControl {
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
     pub cc: CcKind,
-    /// Payload bytes per segment (MTU 1500 minus 40 B of headers).
+    /// Payload bytes per segment. Default: 1460 (MTU 1500 minus 40 B of headers), or
+    /// `mtu_bytes − header_bytes` when `mtu_bytes` is set.
     #[schemars(range(min = 64, max = 65000))]
-    pub mss: u32,
+    pub mss: Option<u32>,
     /// The IP MTU, bytes, instead of `mss`: the MSS becomes `mtu_bytes − header_bytes`
     /// (jumbo frames: 9000, so 8960-B segments). Links still add `framing_bytes` per frame,
     /// so a 9000-B frame spends 0.4% of the wire on framing where a 1500-B one spends 2.5%.
@@ -876,11 +877,13 @@ pub struct TcpConfig {
     /// + 16 segments (more while the sender's rate grows), up to `rcv_autotune_max_bytes`.
     /// Off (the default): every buffer is `rcv_buffer_bytes` ("Receive Buffer Tuning Off").
     pub rcv_autotune: bool,
-    /// Auto-tuning's initial buffer, bytes: 65535, the window Linux offers from its default
-    /// `tcp_rmem[1]` = 87380 B.
+    /// Auto-tuning's initial buffer, bytes: 43,690, the window Linux (≥ 3.4, whose
+    /// `tcp_adv_win_scale` = 1 offers half of a socket's memory as window) gets from its
+    /// default `tcp_rmem[1]` = 87,380 B.
     #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
     pub rcv_autotune_initial_bytes: u64,
-    /// Auto-tuning's cap, bytes: 6 MiB, Linux's `tcp_rmem[2]` (spec §7.5).
+    /// Auto-tuning's cap, bytes: 3 MiB, the window of Linux's `tcp_rmem[2]` = 6 MiB of memory
+    /// (half of it, as for the initial buffer; spec §7.5 names the 6 MiB).
     #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
     pub rcv_autotune_max_bytes: u64,
     /// DCTCP estimation gain g (DCTCP paper §3.5: 1/16).
@@ -900,13 +903,15 @@ pub struct TcpConfig {
     pub ect_on_syn: Option<bool>,
     /// ECT on pure ACKs, overriding `ect_on_control` (default: as it; RFC 3168 §6.1.4: none).
     pub ect_on_ack: Option<bool>,
-    /// SYNs sent again, with the RTO doubling from `rto_initial_ms`, before the connection
-    /// gives up: Linux's `tcp_syn_retries`, 6 (the last wait ends 127 initial RTOs after the
-    /// first SYN). At most 127 (Linux's bound).
+    /// SYNs sent again, with the RTO doubling from `rto_initial_ms` up to `rto_max_ms`,
+    /// before the connection gives up: Linux's `tcp_syn_retries`, 6. With a 1 s initial RTO
+    /// Linux gives up 127 s after the first SYN; with the default `rto_max_ms` of 60 s (RFC
+    /// 6298's floor for a cap; Linux's is 120 s) the last wait is 60 s, so 123 s. At most
+    /// 127 (Linux's bound).
     #[schemars(range(max = 127))]
     pub syn_retries: u32,
-    /// SYN-ACKs sent again before a half-open connection gives up: Linux's
-    /// `tcp_synack_retries`, 5. At most 127.
+    /// SYN-ACKs sent again before the listener drops a half-open connection (and listens
+    /// again, as Linux drops the request): Linux's `tcp_synack_retries`, 5. At most 127.
     #[schemars(range(max = 127))]
     pub synack_retries: u32,
     /// SACK (RFC 2018) with RFC 6675 loss recovery; off = NewReno recovery (RFC 6582). Both
@@ -929,9 +934,13 @@ pub struct TcpConfig {
 const DEFAULT_MSS: u32 = 1460;
 
 impl TcpConfig {
-    /// Payload bytes per segment: from `mtu_bytes` if set, else `mss`.
+    /// Payload bytes per segment: `mss`, or from `mtu_bytes`, or 1460.
     pub fn segment_bytes(&self) -> u32 {
-        self.mtu_bytes.map_or(self.mss, |mtu| mtu.saturating_sub(self.header_bytes))
+        match (self.mss, self.mtu_bytes) {
+            (Some(mss), _) => mss,
+            (None, Some(mtu)) => mtu.saturating_sub(self.header_bytes),
+            (None, None) => DEFAULT_MSS,
+        }
     }
 }
 
@@ -939,7 +948,7 @@ impl Default for TcpConfig {
     fn default() -> Self {
         Self {
             cc: CcKind::NewReno,
-            mss: DEFAULT_MSS,
+            mss: None,
             mtu_bytes: None,
             header_bytes: 40,
             init_cwnd_segments: 2,
@@ -951,8 +960,8 @@ impl Default for TcpConfig {
             delayed_ack_timeout_ms: 40.0,
             rcv_buffer_bytes: 8_000_000,
             rcv_autotune: false,
-            rcv_autotune_initial_bytes: 65_535,
-            rcv_autotune_max_bytes: 6 << 20,
+            rcv_autotune_initial_bytes: 43_690,
+            rcv_autotune_max_bytes: 3 << 20,
             dctcp_g: 1.0 / 16.0,
             dctcp_alpha_init: 1.0,
             dctcp_min_cwnd_segments: 2,
@@ -1201,6 +1210,9 @@ impl Scenario {
                 for (i, g) in self.traffic.iter().enumerate() {
                     class(&format!("traffic[{i}].class"), g.class)?;
                 }
+                for (i, u) in self.udp.iter().enumerate() {
+                    class(&format!("udp[{i}].class"), u.class)?;
+                }
             }
             ClassifyConfig::Ecn { ect, not_ect } => {
                 class("switch.classes.classify.ect", ect)?;
@@ -1344,12 +1356,14 @@ impl Scenario {
             "segments",
         )?;
         let t = &self.tcp;
-        whole(&"tcp.mss", t.mss as u64, 64, 65_000, "bytes")?;
+        if let Some(mss) = t.mss {
+            whole(&"tcp.mss", mss as u64, 64, 65_000, "bytes")?;
+        }
         if let Some(mtu) = t.mtu_bytes {
-            if t.mss != DEFAULT_MSS {
+            if let Some(mss) = t.mss {
                 return err(
                     "tcp.mtu_bytes",
-                    format!("set either tcp.mss ({}) or tcp.mtu_bytes ({mtu}), not both", t.mss),
+                    format!("set either tcp.mss ({mss}) or tcp.mtu_bytes ({mtu}), not both"),
                 );
             }
             whole(&"tcp.mtu_bytes", mtu as u64, 576, 65_040, "bytes")?;

@@ -112,6 +112,7 @@ fn idle_network(s: &Scenario) -> Result<Option<Box<Simulation>>, ConfigError> {
     idle.flows.clear();
     idle.queries.clear();
     idle.traffic.clear();
+    idle.udp.clear();
     idle.sim.warmup_s = 0.0;
     idle.measure = MeasureConfig {
         queue_sample_us: 0.0,
@@ -1238,6 +1239,9 @@ impl Simulation {
         });
         let request = wl.request;
         for c in conns {
+            if self.conns.get(c).is_none() {
+                continue; // a persistent connection whose handshake failed: that server is unreachable
+            }
             self.drive(c, 0, |client, now, out| {
                 client.write(request);
                 if client.state == crate::tcp::State::Listen {

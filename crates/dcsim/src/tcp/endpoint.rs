@@ -60,7 +60,8 @@ pub enum State {
     SynSent,
     SynRcvd,
     Established,
-    /// The handshake gave up after its last retry (Linux: `connect()` fails with ETIMEDOUT).
+    /// The opener's handshake gave up after its last SYN retry (Linux: `connect()` fails
+    /// with ETIMEDOUT).
     Failed,
 }
 
@@ -89,6 +90,9 @@ impl EndpointCounters {
         }
     }
 }
+
+/// Linux's `TCP_INIT_CWND`: what receive-buffer auto-tuning expects of a first window.
+const LINUX_INIT_CWND: u64 = 10;
 
 /// Timestamps are sent as `now + 1` so that a segment sent at time 0 still carries a
 /// non-zero TSval (0 means "no echo").
@@ -182,21 +186,24 @@ struct RcvAutotune {
     /// `rcv_nxt` and time at the start of this measurement.
     seq: u64,
     since: Time,
-    /// The receiver's RTT estimate from echoed timestamps (`rcv_rtt_est`, gain 1/8).
+    /// The receiver's RTT estimate from echoed timestamps (`rcv_rtt_est`, gain 1/8), and
+    /// the echo it last sampled (`rcv_rtt_last_tsecr`: one sample per echoed timestamp).
     rtt: Option<Time>,
+    last_echo: Time,
 }
 
 impl Endpoint {
     pub fn new(p: TcpParams, cc: Cc, conn: u32, end: u8, (host, peer_host): (u32, u32), rtt: RttEstimator) -> Self {
         let rcv_buffer = p.rcv_buffer;
         // Linux `tcp_init_buffer_space`: the first measurement expects at most an initial
-        // window of data.
+        // window of data, TCP_INIT_CWND = 10 segments whatever the sender's.
         let autotune = p.rcv_autotune_max.map(|max| RcvAutotune {
             max,
-            space: rcv_buffer.min(p.init_cwnd_segments as u64 * p.mss as u64),
+            space: rcv_buffer.min(LINUX_INIT_CWND * p.mss as u64),
             seq: 0,
             since: Time::ZERO,
             rtt: None,
+            last_echo: Time::ZERO,
         });
         Endpoint {
             p,
@@ -389,6 +396,10 @@ impl Endpoint {
     fn become_established(&mut self, now: Time, pkt: &Packet) {
         self.state = State::Established;
         self.established_at = Some(now);
+        if self.counters.syn_retries > 0 || self.synack_resends > 0 {
+            // RFC 5681 §3.1: after a lost SYN or SYN-ACK the initial window is one segment.
+            self.cc.win.cwnd = self.cc.win.cwnd.min(self.p.mss as f64);
+        }
         if let Some(a) = self.autotune.as_mut() {
             (a.seq, a.since) = (self.rcv_nxt, now); // the first measurement starts here
         }
@@ -995,7 +1006,12 @@ impl Endpoint {
                 self.rtt.backoff += 1;
                 self.send_syn(now, out);
             }
-            State::SynRcvd if self.synack_resends >= self.p.synack_retries => self.state = State::Failed,
+            // Linux drops the half-open request; a later SYN from the peer starts afresh.
+            State::SynRcvd if self.synack_resends >= self.p.synack_retries => {
+                self.state = State::Listen;
+                self.synack_resends = 0;
+                self.rtt.backoff = 0;
+            }
             State::SynRcvd => {
                 self.synack_resends += 1;
                 self.rtt.backoff += 1;
@@ -1022,8 +1038,9 @@ impl Endpoint {
     fn autotune_buffer(&mut self, now: Time, pkt: &Packet) {
         let mss = self.p.mss as u64;
         let Some(a) = self.autotune.as_mut() else { return };
-        if pkt.ts_ecr > Time::ZERO && pkt.len as u64 >= mss {
+        if pkt.ts_ecr > a.last_echo && pkt.len as u64 >= mss {
             // The data echoes the TSval of an ACK we sent: one RTT as the receiver sees it.
+            a.last_echo = pkt.ts_ecr;
             let sample = (now + TS_OFFSET).saturating_sub(pkt.ts_ecr);
             a.rtt = Some(match a.rtt {
                 None => sample,
@@ -1043,6 +1060,11 @@ impl Endpoint {
         }
         a.seq = self.rcv_nxt;
         a.since = now;
+    }
+
+    /// The receiver's RTT estimate of receive-buffer auto-tuning, if on and sampled.
+    pub fn receiver_rtt(&self) -> Option<Time> {
+        self.autotune.and_then(|a| a.rtt)
     }
 
     /// The handshake gave up: this end sends nothing more and ignores what arrives.

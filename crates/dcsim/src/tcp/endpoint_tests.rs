@@ -242,7 +242,8 @@ fn syn_is_retransmitted_with_exponential_backoff() {
     assert_eq!(s.rtt.backoff, 0);
     assert_eq!(s.rtt.srtt, Some(100 * US));
     assert_eq!(s.rto_deadline, Some(t + 100 * US + 10 * MS));
-    assert_eq!(out.iter().filter(|p| p.len > 0).count(), 10);
+    // RFC 5681 §3.1: after a lost SYN the initial window is one segment, not IW = 10.
+    assert_eq!(out.iter().filter(|p| p.len > 0).count(), 1);
 }
 
 #[test]
@@ -1198,8 +1199,9 @@ fn once_the_retried_syn_gets_through_setup_takes_one_initial_rto_plus_the_rtt() 
 }
 
 #[test]
-fn a_listener_whose_syn_acks_are_lost_gives_up_after_its_synack_retries() {
-    // synack_retries = 5: SYN-ACKs at 50 µs + 0, 1, 3, 7, 15, 31 s; gives up at 63 s.
+fn a_listener_whose_syn_acks_are_lost_drops_the_request_after_its_synack_retries() {
+    // synack_retries = 5: SYN-ACKs at 50 µs + 0, 1, 3, 7, 15, 31 s; at 63 s it drops the
+    // half-open request (Linux) and listens again: a later SYN is answered afresh.
     let mut s = endpoint(CcKind::NewReno, 0);
     let mut r = endpoint(CcKind::NewReno, 1);
     let mut out = Vec::new();
@@ -1215,7 +1217,12 @@ fn a_listener_whose_syn_acks_are_lost_gives_up_after_its_synack_retries() {
     let t = r.rto_deadline.unwrap();
     assert_eq!(t, 50 * US + 63 * S);
     r.on_rto_timer(t, &mut out);
-    assert!(out.is_empty() && r.failed());
+    assert!(out.is_empty() && r.state == State::Listen && !r.failed() && r.rto_deadline.is_none());
+    r.on_segment(t + S, &syn, &mut out);
+    let synack = out.pop().expect("a new SYN-ACK");
+    assert!(synack.has(SYN | ACK) && r.state == State::SynRcvd);
+    // Its timer starts again from the initial RTO.
+    assert_eq!(r.rto_deadline, Some(t + S + S));
 }
 
 #[test]
@@ -1259,6 +1266,7 @@ fn receive_buffer_auto_tuning_grows_once_per_rtt_by_linux_rule() {
     let mut p = params(CcKind::NewReno, false);
     p.rcv_buffer = 65_535;
     p.rcv_autotune_max = Some(1_000_000);
+    p.init_cwnd_segments = 2; // the receiver expects Linux's TCP_INIT_CWND = 10 whatever this is
     let mut s = endpoint(CcKind::NewReno, 0);
     let mut r = endpoint_with(p, CcKind::NewReno, 1.0, 1);
     establish(&mut s, &mut r); // the receiver is established at 150 µs
@@ -1275,6 +1283,7 @@ fn receive_buffer_auto_tuning_grows_once_per_rtt_by_linux_rule() {
         assert_eq!(r.rcv_buffer, 65_535, "segment {i}");
     }
     feed(&mut r, 30, 250 * US);
+    assert_eq!(r.receiver_rtt(), Some(100 * US));
     // copied = 43,800 > 14,600: base = 2·43,800 + 16·1,460 = 110,960;
     // grow = 110,960 · (43,800 − 14,600) / 14,600 = 221,920; buffer = 110,960 + 2·221,920.
     assert_eq!(r.rcv_buffer, 554_800);
@@ -1293,4 +1302,23 @@ fn receive_buffer_auto_tuning_grows_once_per_rtt_by_linux_rule() {
         feed(&mut r, i, 450 * US + (i - 120) * 10 * US / 28);
     }
     assert_eq!(r.rcv_buffer, 1_000_000, "capped");
+}
+
+#[test]
+fn auto_tuning_takes_one_rtt_sample_per_echoed_timestamp() {
+    // A burst of segments echoing the same timestamp is one sample (Linux
+    // `rcv_rtt_last_tsecr`): the later ones, which left the sender later, do not inflate it.
+    let mut p = params(CcKind::NewReno, false);
+    p.rcv_autotune_max = Some(1_000_000);
+    let mut s = endpoint(CcKind::NewReno, 0);
+    let mut r = endpoint_with(p, CcKind::NewReno, 1.0, 1);
+    establish(&mut s, &mut r);
+    let mut out = Vec::new();
+    let echo = 100 * US + Time::from_ps(1); // an ACK sent at 100 µs
+    for i in 1..=10 {
+        let mut d = data_pkt(i, Ecn::NotEct, 0, 200 * US + i * 10 * US);
+        d.ts_ecr = echo;
+        r.on_segment(200 * US + i * 10 * US, &d, &mut out);
+    }
+    assert_eq!(r.receiver_rtt(), Some(110 * US), "the first segment's 110 µs only");
 }

@@ -56,7 +56,7 @@ pub fn endpoint_with(p: TcpParams, cc: CcKind, alpha_init: f64, end: u8) -> Endp
     let rtt = RttEstimator::new(p.rto_min, p.rto_initial, p.rto_max, p.timer_tick);
     // g = 1/16, a 2-segment DCTCP floor, IW and MSS of `p`.
     let t = TcpConfig {
-        mss: p.mss,
+        mss: Some(p.mss),
         init_cwnd_segments: p.init_cwnd_segments,
         dctcp_g: 1.0 / 16.0,
         dctcp_alpha_init: alpha_init,
