@@ -1403,8 +1403,10 @@ impl Scenario {
             "segments (1 = ACK every segment)",
         )?;
         check_rcv_buffer("tcp.rcv_buffer_bytes", t.rcv_buffer_bytes, t.segment_bytes())?;
-        check_rcv_buffer("tcp.rcv_autotune_initial_bytes", t.rcv_autotune_initial_bytes, t.segment_bytes())?;
-        check_rcv_buffer("tcp.rcv_autotune_max_bytes", t.rcv_autotune_max_bytes, t.segment_bytes())?;
+        // Auto-tuning's sizes matter (and must hold a segment) only when it is on.
+        let autotune_mss = if t.rcv_autotune { t.segment_bytes() } else { 1 };
+        check_rcv_buffer("tcp.rcv_autotune_initial_bytes", t.rcv_autotune_initial_bytes, autotune_mss)?;
+        check_rcv_buffer("tcp.rcv_autotune_max_bytes", t.rcv_autotune_max_bytes, autotune_mss)?;
         if t.rcv_autotune_max_bytes < t.rcv_autotune_initial_bytes {
             return err(
                 "tcp.rcv_autotune_max_bytes",
