@@ -73,12 +73,12 @@ Assumptions:
   (6) all queries complete.
 
 Measured (quick; full in brackets): tuning on: the buffers sum past BDP + port buffer at
-2.2 ms, final median 6.29 MB (the cap); queue mean 4.97 MB = 90% of the port [5.07 MB, 92%],
-4.08 ms of queueing [4.16 ms], 7409 drops and 26 timeouts [8639, 26], 9.51 Gbps, Jain 0.92
-[9.49, 0.99]. Tuning off (2920 B): 9.493 Gbps (100% of the ceiling), Jain 1.000, queue mean
-18.8 packets (23 µs; predicted 19.6), p99 20, no drops: 176× [180×] less queue. Sweep: 0.933-
+2.0 ms, final median 3.15 MB (the cap); queue mean 5.11 MB = 93% of the port [5.10 MB, 93%],
+4.20 ms of queueing [4.18 ms], 6448 drops and 17 timeouts [7673, 17], 9.50 Gbps, Jain 0.86
+[9.49, 0.98]. Tuning off (2920 B): 9.493 Gbps (100% of the ceiling), Jain 1.000, queue mean
+18.8 packets (23 µs; predicted 19.6), p99 20, no drops: 181× [181×] less queue. Sweep: 0.933-
 0.942 Gbps per flow for N ≤ 8 (B / RTT = 0.941), 9.19 Gbps at N = 10, the ceiling from 12.
-Incast: tuning on 9.3% [10.7%] of the queries time out, p99 284.7 ms; tuning off none, every
+Incast: tuning on 10.7% [10.4%] of the queries time out, p99 284.7 ms; tuning off none, every
 query 5.55 ms (ideal 5.52), the largest queue 287 KB ≤ 100 × B.
 
 Outputs: rcvbuf_off_summary.csv (long flows, per configuration: throughput, Jain, queue mean /
