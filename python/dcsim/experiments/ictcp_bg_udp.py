@@ -49,7 +49,7 @@ Assumptions:
     comes before it (on the quick grid, whose points near it are 32 and 40: the first timeout
     is at 40); FLOOR_TOLERANCE = 2 senders (≈ 7.5 kB of queue, 5 packets) for the rounds'
     synchronised starts, which already make our runs without background time out one sender
-    before Eq. 8's 47.
+    (quick grid: at 46) or two (full: at 45) before Eq. 8's 47.
 - The UDP packets are not ECN-capable, so DCTCP's K = 20 marking switch drops them above K
   (RFC 3168 §7, the engine's marking AQM): under DCTCP the UDP loses a large share of its
   packets (reported, not claimed; the paper has no DCTCP here).

@@ -49,7 +49,7 @@ Assumptions:
   the srtt the engine reports at the end of the run, the base RTT 4 × 5 µs plus a data
   packet's serialisation on two 10 Gbps hops and an ACK's on two (22.6 µs). It counts
   DCTCP's packets wherever they wait: with one DCTCP flow alone at the line rate ((a) 1 + 1)
-  most wait in its own NIC (srtt ≈ 150 µs with the port at ≈ 15 packets), so the claims use
+  most wait in its own NIC (srtt ≈ 140-150 µs with the port at ≈ 12 packets), so the claims use
   the sampled port queue for (a) and (b) and Little's law for (c) only, where DCTCP's class
   gets half the link and the port is its bottleneck.
 - Bands (claims): "starves" = TCP's share ≤ 0.1 (a fifth of its fair half); "TCP dominates" =
@@ -61,11 +61,12 @@ Assumptions:
   and stays two orders of magnitude below TCP's thousands. "Much larger" drop rate = at least
   10 × the largest of the other two configurations' in the same mix.
 
-Measured (full scale; quick agrees within a few %): (a) TCP gets ≤ 0.001 Gbps of 9.49 in both
-mixes, its drop rate 24 % (1 + 1) and 58 % (4 + 4) against ≤ 0.06 % in (b) and (c); (b) TCP
-takes 99.8-99.9 % with a mean queue of 2,600-3,300 packets and DCTCP's srtt ≈ 4 ms; (c) the
-shares are 0.500 / 0.500 and DCTCP's queue is 21-24 packets (srtt 73-83 µs) beside TCP's
-≈ 1,600 in the same port.
+Measured (full scale; quick agrees within a few % except the drop rates, 41 % and 81 % in (a)
+and ≤ 0.7 % in (b) and (c), and (b)'s 1 + 1 queue, 1,865 packets): (a) TCP gets ≤ 0.001 Gbps
+of 9.49 in both mixes, its drop rate 27 % (1 + 1) and 58 % (4 + 4) against ≤ 0.05 % in (b)
+and (c); (b) TCP takes 99.8-99.9 % with a mean queue of 2,100-3,300 packets and DCTCP's srtt
+2.7-4.3 ms; (c) the shares are 0.500 / 0.500 and DCTCP's queue is 22-26 packets (srtt
+77-86 µs) beside TCP's ≈ 1,600 in the same port.
 
 Outputs: coexistence_summary.csv (mix, config, per-protocol throughput and share, the port's
 sampled queue in the window, DCTCP's Little's-law queue and srtt, TCP's srtt, TCP drops, data

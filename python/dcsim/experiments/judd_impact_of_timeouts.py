@@ -38,14 +38,14 @@ Assumptions:
   RTO_min 200 ms: no query times out and p99 ≤ 1.1 × the ideal time (the 6.55 MB at the
   10 × 1460/1538 Gbps goodput ceiling, 5.52 ms).
 
-Measured at full scale: TCP 200 ms: 10.7% of queries time out (port drops 4249, the queue
+Measured at full scale: TCP 200 ms: 10.4% of queries time out (port drops 4539, the queue
 reaching 5.5 MB), p99 284.7 ms, median 5.55 ms (a timed-out query takes 205 ms, or 285 ms
 when the slow start after the RTO waits twice for a 40-ms delayed ACK: with a 1-ms delayed-ACK
-timeout all take 205-207 ms); 10 ms: 10.3%, p99 34.6 ms (14.6 ms after one RTO, 34.6 ms
+timeout all take 205-207 ms); 10 ms: 10.7%, p99 34.6 ms (14.6 ms after one RTO, 34.6 ms
 after a second, backed-off one); 1 ms: 98% of queries see RTOs, nearly all spurious (the RTT
-behind the queue, up to 4.4 ms, outlasts RTO_min), which cost 0.3 ms (median 5.83 ms) but
-never a long wait (p99 5.83 ms); DCTCP: no timeouts, every query 5.55 ms (ideal 5.52). Quick
-scale: the same percentiles, 9.8% / 8.8% / 94% of queries with timeouts.
+behind the queue, up to 4.4 ms, outlasts RTO_min), which cost 0.2 ms (median 5.74 ms) but
+never a long wait (p99 5.74 ms); DCTCP: no timeouts, every query 5.55 ms (ideal 5.52). Quick
+scale: the same percentiles, 10.2% / 10.0% / 94% of queries with timeouts.
 
 Outputs: judd_impact_of_timeouts.csv (protocol, rto_min_ms, completion-time statistics,
 timeout_fraction, port drops and largest queue), judd_impact_of_timeouts_cdf.csv (config,

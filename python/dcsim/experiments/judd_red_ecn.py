@@ -57,10 +57,10 @@ the second congested port and the two short-connection workloads are the least t
 every packet kind the slide's mechanism names through a queue above K in both directions,
 and 500 connections/s per workload give hundreds of handshakes in the quick run's second.
 
-Measured (full scale, 10 s): RFC 3168 hosts in one queue lose 6,671 SYN/SYN-ACKs and 7,300
+Measured (full scale, 10 s): RFC 3168 hosts in one queue lose 6,621 SYN/SYN-ACKs and 7,310
 pure ACKs above K, 40 % of 9,900 short connections lose a handshake packet; segregation alone
-keeps the TCP flow out (it gets 4.75 Gbps, no drop) but the DCTCP class still drops 8,178
-SYN/SYN-ACKs and 8,081 ACKs; hosts with ECT on every packet drop none, and with both fixes
+keeps the TCP flow out (it gets 4.75 Gbps, no drop) but the DCTCP class still drops 8,325
+SYN/SYN-ACKs and 8,306 ACKs; hosts with ECT on every packet drop none, and with both fixes
 no switch port drops anything. Quick scale (1 s, no SYN retry yet): 340 SYN/SYN-ACK and 684
 ACK drops, 39 % of 868 handshakes lost, zeros in the same places.
 

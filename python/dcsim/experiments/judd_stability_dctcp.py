@@ -29,9 +29,9 @@ Assumptions:
   packet, so the CoV grows with N (≈ 0.02 with two flows, ≈ 0.04 with five); at a 10-ms bin it
   would be ≈ 0.12.
 
-Measured at full scale (30-s phases): DCTCP's Jain ≥ 0.99997 in every phase, mean CoV 0.035
-(0.024 with two flows, 0.042 with five); TCP's Jain ≥ 0.954, mean CoV 0.158. At quick scale:
-DCTCP's Jain ≥ 0.9998, mean CoV 0.035; TCP's 0.093.
+Measured at full scale (30-s phases): DCTCP's Jain ≥ 0.99996 in every phase, mean CoV 0.035
+(0.025 with two flows, 0.043 with five); TCP's Jain ≥ 0.928, mean CoV 0.194. At quick scale:
+DCTCP's Jain ≥ 0.9998, mean CoV 0.033; TCP's 0.049.
 
 Outputs: judd_stability_dctcp_phases.csv (protocol, phase, start_s, end_s, active,
 flow_mbps - the active flows' throughputs joined by ";" - total_mbps, jain, settled_s,

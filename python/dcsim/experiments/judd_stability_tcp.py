@@ -28,14 +28,16 @@ Assumptions:
 - Time scale: with a 5.5 MB buffer CUBIC's windows reach ≈ 3700 packets and its epochs last
   seconds at 10 Gbps: a joining CUBIC flow overflows the buffer in slow start (a timeout or
   two at 200 ms) and then converges over several seconds. 3-s phases are too short for that:
-  at quick scale TCP's phase averages are not fair (the first claim fails at quick scale
-  only), and within a phase CUBIC's shares drift slowly rather than oscillate, so its CoV is
-  lower than at full scale. With drop-tail overflow the flows mostly lose in the same
-  overflow and keep their ratio; a share moves when one flow loses alone.
+  at quick scale TCP's phase averages are not fair (the first claim fails at quick scale,
+  and at full scale too, in one phase), and within a phase CUBIC's shares drift slowly
+  rather than oscillate, so its CoV is lower than at full scale. With drop-tail overflow the
+  flows mostly lose in the same overflow and keep their ratio; a share moves when one flow
+  loses alone.
 
-Measured at full scale (30-s phases): TCP's Jain 0.954-0.999 per phase (fair on average),
-mean CoV 0.158, 4.5 × DCTCP's 0.035; DCTCP's Jain ≥ 0.99997. At quick scale: TCP's lowest
-Jain 0.763 (the claim fails), mean CoV 0.093 against DCTCP's 0.035 (2.7×).
+Measured at full scale (30-s phases): TCP's Jain 0.928-0.996 per phase (the fairness claim
+fails), mean CoV 0.194, 5.5 × DCTCP's 0.035; DCTCP's Jain ≥ 0.99996. At quick scale: TCP's
+lowest Jain 0.910 (the claim fails), mean CoV 0.049 against DCTCP's 0.033 (1.5×: the
+variation claim fails too).
 
 Outputs: judd_stability_tcp_phases.csv (protocol, phase, start_s, end_s, active, flow_mbps -
 the active flows' throughputs joined by ";" - total_mbps, jain, settled_s, fair_share_mbps,

@@ -27,14 +27,14 @@ Assumptions:
 
 Known sensitivity: TCP's variation comes from the overflows in which one flow loses alone;
 when both lose in the same overflow (drop-tail usually hits both) they keep their ratio. Over
-the 15-s quick window, seeds 1-5 gave TCP/DCTCP CoV ratios of 4.2, 10.3, 3.4, 6.7 and 0.35
+the 15-s quick window, seeds 1-5 gave TCP/DCTCP CoV ratios of 2.6, 10.3, 3.4, 6.7 and 0.35
 (seed 5: the flows stayed at 4.79 / 4.70 Gbps throughout, CoV 0.009), so the quick-scale
 variation check depends on the seed (we run seed 1); over the full window seeds 1-6 gave TCP
-CoVs of 0.10-0.16 (DCTCP's, seed 1: 0.024).
+CoVs of 0.10-0.17 (DCTCP's, seed 1: 0.024).
 
-Measured: full scale, TCP's Jain of means 0.9947 (5.09 / 4.40 Gbps), mean CoV 0.128, 5.4 ×
-DCTCP's 0.024, lowest per-sample Jain 0.815 (DCTCP 0.994); quick scale, TCP 0.9999 and CoV
-0.104, 4.2 × DCTCP's 0.025.
+Measured: full scale, TCP's Jain of means 0.9904 (5.21 / 4.28 Gbps), mean CoV 0.169, 7.2 ×
+DCTCP's 0.024, lowest per-sample Jain 0.883 (DCTCP 0.994); quick scale, TCP 0.9991 and CoV
+0.063, 2.6 × DCTCP's 0.025.
 
 Outputs: judd_stability_tcp_2flows.csv (protocol, flow, mean_mbps, cov),
 judd_stability_tcp_2flows_series.csv (protocol, flow, t_s, mbps per 100-ms interval),

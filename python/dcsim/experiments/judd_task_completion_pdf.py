@@ -35,10 +35,10 @@ Assumptions:
   < 1 ms alone, and ≥ 1 ms and ≥ 10 × that with the bulk job; DCTCP's bulk job raises the
   median by ≤ 2 ×; and the fix costs the bulk job nothing: DCTCP's bulk goodput ≥ 95% of TCP's.
 
-Measured at full scale: TCP median 99 µs → 3.78 ms (38 ×: the bulk job's standing queue
-averages 3000 packets, 4.5 MB; p99 4.5 ms, the slowest 32 ms after losses at the full port,
-no timeouts); DCTCP 99 → 126 µs (1.27 ×: ≈ 21 packets of queue); bulk goodput 9.35 Gbps with
-both. Quick scale: TCP 99 µs → 3.48 ms (35 ×, p99 12.3 ms), DCTCP 1.27 ×.
+Measured at full scale: TCP median 99 µs → 3.79 ms (38 ×: the bulk job's standing queue
+averages 3000 packets, 4.5 MB; p99 4.5 ms, the slowest 29 ms after losses at the full port,
+no timeouts); DCTCP 99 → 126 µs (1.27 ×: ≈ 22 packets of queue); bulk goodput 9.35 Gbps with
+both. Quick scale: TCP 99 µs → 3.61 ms (36 ×, p99 4.7 ms), DCTCP 1.27 ×.
 
 Outputs: judd_task_completion_pdf.csv (protocol, bulk, completion-time statistics,
 timeout_fraction, bulk goodput, port queue mean and drops), judd_task_completion_pdf_hist.csv
