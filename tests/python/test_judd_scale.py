@@ -28,17 +28,6 @@ def test_interface(module):
         module.scenarios("huge")
 
 
-@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.ID)
-def test_every_scenario_is_valid_for_the_engine(module):
-    from dcsim import _core
-
-    for scale in ("quick", "full"):
-        for item in module.scenarios(scale):
-            sc = item[-1]
-            _core.validate_json(json.dumps(sc))
-            assert sc["sim"]["warmup_s"] < sc["sim"]["duration_s"]
-
-
 # --- judd-throughput-fairness ----------------------------------------------------------------
 
 

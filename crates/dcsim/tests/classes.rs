@@ -2,13 +2,11 @@
 //! deficit round robin, classification by flow, ECN capability and packet type), marking at
 //! dequeue and the PI AQM. Two senders h1, h2 → h0 at 1 Gbps share the port s0->h0.
 
-use dcsim::results::{ClassStats, FlowStats, PortStats};
-use dcsim::{Results, Scenario, Simulation};
+use dcsim::results::{ClassStats, FlowStats};
+use dcsim::Results;
 
-fn run(toml: &str) -> Results {
-    let s = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("scenario does not parse: {e}\n{toml}"));
-    Simulation::new(&s).expect("scenario builds").run()
-}
+mod common;
+use common::{port, run};
 
 /// Goodput ceiling of a 1 Gbps link: 1460-B segments in 1538-B frames.
 const GOODPUT_1G: f64 = 1e9 * 1460.0 / 1538.0;
@@ -44,14 +42,6 @@ fn two_flows(cc0: &str, cc1: &str, switch: &str) -> String {
         class = 1
 "#
     )
-}
-
-fn port<'a>(r: &'a Results, name: &str) -> (usize, &'a PortStats) {
-    r.ports
-        .iter()
-        .enumerate()
-        .find(|(_, p)| p.name == name)
-        .unwrap_or_else(|| panic!("no port {name}"))
 }
 
 /// The class queues of port `name`, class 0 first.

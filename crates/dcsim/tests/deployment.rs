@@ -3,21 +3,11 @@
 //! QoS segregation keeps TCP out of the DCTCP class's AQM, a dropped SYN costs exactly the
 //! initial RTO, and jumbo frames change the segment and frame sizes.
 
-use dcsim::results::{ClassStats, FlowStats, PortStats};
-use dcsim::{Results, Scenario, Simulation};
+use dcsim::results::{ClassStats, FlowStats};
+use dcsim::{Results, Scenario};
 
-fn run(toml: &str) -> Results {
-    let s = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("scenario does not parse: {e}\n{toml}"));
-    Simulation::new(&s).expect("scenario builds").run()
-}
-
-fn port<'a>(r: &'a Results, name: &str) -> (usize, &'a PortStats) {
-    r.ports
-        .iter()
-        .enumerate()
-        .find(|(_, p)| p.name == name)
-        .unwrap_or_else(|| panic!("no port {name}"))
-}
+mod common;
+use common::{port, run};
 
 /// h1 (DCTCP, class 0) and h2 (TCP NewReno, class 1) → h0 at 1 Gbps, 200-packet ports,
 /// with the given `[switch]` tables.

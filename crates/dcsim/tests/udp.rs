@@ -2,12 +2,10 @@
 //! loss, every packet is accounted for, an echo's round trip is the path's by hand, and
 //! ICTCP counts UDP in its interface's traffic.
 
-use dcsim::{Results, Scenario, Simulation};
+use dcsim::Scenario;
 
-fn run(toml: &str) -> Results {
-    let s = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("scenario does not parse: {e}\n{toml}"));
-    Simulation::new(&s).expect("scenario builds").run()
-}
+mod common;
+use common::run;
 
 /// A star of `hosts` at 10 Gbps, 5 µs links, no transmit jitter, and the given tables.
 fn star(hosts: u32, rest: &str) -> String {

@@ -873,8 +873,9 @@ pub struct TcpConfig {
     pub rcv_buffer_bytes: u64,
     /// Receive-buffer auto-tuning, Linux's dynamic right-sizing (`tcp_rcv_space_adjust`,
     /// spec §7.5): each receiver starts at `rcv_autotune_initial_bytes` and, once per RTT it
-    /// measures from echoed timestamps, grows its buffer to 2 × the bytes it read in that RTT
-    /// + 16 segments (more while the sender's rate grows), up to `rcv_autotune_max_bytes`.
+    /// measures from echoed timestamps, grows its buffer to twice the bytes it read in that
+    /// RTT plus 16 segments (more while the sender's rate grows), up to
+    /// `rcv_autotune_max_bytes`.
     /// Off (the default): every buffer is `rcv_buffer_bytes` ("Receive Buffer Tuning Off").
     pub rcv_autotune: bool,
     /// Auto-tuning's initial buffer, bytes: 43,690, the window Linux (≥ 3.4, whose

@@ -94,7 +94,7 @@ impl UdpSource {
     /// A packet of this source reached its destination; the echo to send back, if it echoes.
     pub(super) fn on_delivered(&mut self, pkt: &Packet) -> Option<Packet> {
         self.received += 1;
-        self.echo.then(|| Packet {
+        self.echo.then_some(Packet {
             src: pkt.dst,
             dst: pkt.src,
             from_end: 1,

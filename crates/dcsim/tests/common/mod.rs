@@ -1,4 +1,23 @@
-//! Scenarios shared by the integration test files.
+//! Scenarios and helpers shared by the integration test files (each file uses some of them).
+#![allow(dead_code)]
+
+use dcsim::results::PortStats;
+use dcsim::{Results, Scenario, Simulation};
+
+/// Runs a TOML scenario to its end.
+pub fn run(toml: &str) -> Results {
+    let s = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("scenario does not parse: {e}\n{toml}"));
+    Simulation::new(&s).expect("scenario builds").run()
+}
+
+/// The port named `name` (`node->peer`) and its index in `ports`.
+pub fn port<'a>(r: &'a Results, name: &str) -> (usize, &'a PortStats) {
+    r.ports
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.name == name)
+        .unwrap_or_else(|| panic!("no port {name}"))
+}
 
 /// DCTCP paper Fig. 1 / Fig. 13 setup, N = 2 senders h1, h2 → h0 at 1 Gbps, K = 20, m = 2.
 pub const DCTCP_TWO_FLOWS: &str = r#"
