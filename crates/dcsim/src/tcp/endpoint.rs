@@ -168,8 +168,9 @@ pub struct Endpoint {
     pub delivered: u64,
     /// The receive buffer now, bytes: the advertised window is its free space.
     pub rcv_buffer: u64,
-    /// Its auto-tuning state, when on.
-    autotune: Option<RcvAutotune>,
+    /// Its auto-tuning state, when on (boxed: most connections run without it, and a box
+    /// keeps their state 48 bytes smaller).
+    autotune: Option<Box<RcvAutotune>>,
     pub counters: EndpointCounters,
 }
 
@@ -197,13 +198,15 @@ impl Endpoint {
         let rcv_buffer = p.rcv_buffer;
         // Linux `tcp_init_buffer_space`: the first measurement expects at most an initial
         // window of data, TCP_INIT_CWND = 10 segments whatever the sender's.
-        let autotune = p.rcv_autotune_max.map(|max| RcvAutotune {
-            max,
-            space: rcv_buffer.min(LINUX_INIT_CWND * p.mss as u64),
-            seq: 0,
-            since: Time::ZERO,
-            rtt: None,
-            last_echo: Time::ZERO,
+        let autotune = p.rcv_autotune_max.map(|max| {
+            Box::new(RcvAutotune {
+                max,
+                space: rcv_buffer.min(LINUX_INIT_CWND * p.mss as u64),
+                seq: 0,
+                since: Time::ZERO,
+                rtt: None,
+                last_echo: Time::ZERO,
+            })
         });
         Endpoint {
             p,
@@ -1064,7 +1067,7 @@ impl Endpoint {
 
     /// The receiver's RTT estimate of receive-buffer auto-tuning, if on and sampled.
     pub fn receiver_rtt(&self) -> Option<Time> {
-        self.autotune.and_then(|a| a.rtt)
+        self.autotune.as_ref().and_then(|a| a.rtt)
     }
 
     /// The handshake gave up: this end sends nothing more and ignores what arrives.
