@@ -215,7 +215,16 @@ def plot(conns: dict[str, pd.DataFrame], summ: dict, out: Path) -> list[str]:
     for ax, group, title in zip(axes, (PITFALLS, FIXES), ("pitfalls", "fixes")):
         for cfg in group:
             x, y = c.cdf(conns[cfg].setup_s.dropna())
-            ax.step(x * 1e3, y, where="post", color=COLORS[cfg], label=f"{cfg} ({summ[cfg]['retried_share']:.0%} retried)")
+            # Dashed lines for the second of each pair: the two pitfalls can coincide (by DSCP,
+            # every packet here is in the DCTCP class, as in one queue).
+            ax.step(
+                x * 1e3,
+                y,
+                where="post",
+                color=COLORS[cfg],
+                ls="--" if cfg in (SEG_DSCP, SEG_ECN) else "-",
+                label=f"{cfg} ({summ[cfg]['retried_share']:.0%} retried)",
+            )
         ax.set_xscale("log")
         ax.set_xlabel("Connection setup time (ms)")
         ax.set_title(title, fontsize=9)
