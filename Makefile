@@ -42,10 +42,12 @@ docs: ## Regenerate docs/scenario-reference.md from the engine's schema
 	$(PYTHON) -m dcsim.docgen scenario-reference > docs/scenario-reference.md.tmp
 	mv docs/scenario-reference.md.tmp docs/scenario-reference.md
 
-validation: ## Run the quick suite into build/validation and regenerate docs/validation.md
+validation: ## Run the quick suite into build/validation; regenerate docs/validation.md and the expected claim outcomes
 	$(PYTHON) -m dcsim reproduce --out build/validation --quiet || true
 	$(PYTHON) -m dcsim.docgen validation build/validation > docs/validation.md.tmp
 	mv docs/validation.md.tmp docs/validation.md
+	$(PYTHON) -m dcsim.docgen outcomes build/validation > tests/python/data/claim_outcomes.json.tmp
+	mv tests/python/data/claim_outcomes.json.tmp tests/python/data/claim_outcomes.json
 
 reproduce: ## Run the quick paper suite and write dcsim-results/index.html
 	$(PYTHON) -m dcsim reproduce

@@ -2,11 +2,15 @@
 
     python -m dcsim.docgen scenario-reference > docs/scenario-reference.md
     python -m dcsim.docgen validation RESULTS_DIR > docs/validation.md
+    python -m dcsim.docgen outcomes RESULTS_DIR > tests/python/data/claim_outcomes.json
 
 The scenario reference comes from the engine's JSON Schema (`make docs`; a test fails while
 the committed page differs). The validation page lists every claim each experiment checks,
 with the paper's value and ours, from a `dcsim reproduce` results directory
-(`make validation`; a test fails while an experiment is missing from it).
+(`make validation`; a test fails while an experiment is missing from it). The claim outcomes
+are the same run's `holds`, per experiment in claim order: the README's test reruns the quick
+suite and fails when any outcome differs from the committed file, so changing an expected
+outcome is a deliberate commit (`make validation`, then commit with the reason).
 """
 
 from __future__ import annotations
@@ -235,15 +239,30 @@ def validation(results_dir: Path) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-USAGE = "usage: python -m dcsim.docgen scenario-reference | validation RESULTS_DIR"
+def outcomes(results_dir: Path) -> str:
+    """Every experiment's claim outcomes in `results_dir` as JSON, in registry order: the
+    expected outcomes the quick suite's test holds the code to."""
+    from .experiments import EXPERIMENTS
+
+    table = {}
+    for exp_id in EXPERIMENTS:
+        path = results_dir / exp_id / "summary.json"
+        if path.is_file():
+            summary = json.loads(path.read_text(encoding="utf-8"))
+            table[exp_id] = {"scale": summary["scale"], "holds": [c["holds"] for c in summary["claims"]]}
+    rows = (f"  {json.dumps(exp_id)}: {json.dumps(entry, ensure_ascii=False)}" for exp_id, entry in table.items())
+    return "{\n" + ",\n".join(rows) + "\n}\n"
+
+
+USAGE = "usage: python -m dcsim.docgen scenario-reference | validation RESULTS_DIR | outcomes RESULTS_DIR"
 
 
 def main(argv: list[str]) -> int:
     if argv == ["scenario-reference"]:
         sys.stdout.write(scenario_reference(json.loads(_core.scenario_schema())))
         return 0
-    if len(argv) == 2 and argv[0] == "validation" and Path(argv[1]).is_dir():
-        sys.stdout.write(validation(Path(argv[1])))
+    if len(argv) == 2 and argv[0] in ("validation", "outcomes") and Path(argv[1]).is_dir():
+        sys.stdout.write((validation if argv[0] == "validation" else outcomes)(Path(argv[1])))
         return 0
     print(USAGE, file=sys.stderr)
     return 2

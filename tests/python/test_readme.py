@@ -43,3 +43,21 @@ def test_the_first_command_reproduces_every_experiment_with_its_report(readme_wo
     for exp_id in experiments.EXPERIMENTS:
         summary = json.loads((results / exp_id / "summary.json").read_text())
         assert summary["scale"] == "quick" and summary["claims"], exp_id
+
+
+def test_every_claim_keeps_its_expected_outcome(readme_workdir: Path) -> None:
+    """The quick suite's claim outcomes are those committed in data/claim_outcomes.json
+    (`make validation` writes it): an outcome that changes, or an experiment that appears or
+    disappears, fails here until the file is regenerated and committed with the reason."""
+    from dcsim import experiments
+
+    expected = json.loads((Path(__file__).parent / "data" / "claim_outcomes.json").read_text())
+    assert list(expected) == list(experiments.EXPERIMENTS), "experiments added or removed"
+    results = readme_workdir / "dcsim-results"
+    changed = []
+    for exp_id, want in expected.items():
+        summary = json.loads((results / exp_id / "summary.json").read_text())
+        got = [c["holds"] for c in summary["claims"]]
+        if got != want["holds"] or summary["scale"] != want["scale"]:
+            changed.append(f"{exp_id}: expected {want['holds']}, got {got}")
+    assert not changed, "claim outcomes changed:\n" + "\n".join(changed)
