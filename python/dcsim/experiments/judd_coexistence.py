@@ -136,11 +136,6 @@ def mix_name(n_dctcp: int, n_tcp: int) -> str:
     return f"{n_dctcp}+{n_tcp}"
 
 
-def segregated_classes() -> dict:
-    """``judd.segregated()`` by flow (each class holds a static half of the port)."""
-    return judd.segregated(by="flow")
-
-
 def scenario(config: str, n_dctcp: int, n_tcp: int, scale: str) -> dict:
     """One run: ``n_dctcp`` DCTCP flows (class 0) then ``n_tcp`` TCP flows (class 1) into host
     0 through the receiver's port configured as ``config``."""
@@ -155,7 +150,7 @@ def scenario(config: str, n_dctcp: int, n_tcp: int, scale: str) -> dict:
         duration_s=s["duration_s"],
         warmup_s=0.0,
         tcp=judd.RFC3168_HOSTS,
-        classes=segregated_classes() if config == SEGREGATED else None,
+        classes=judd.segregated(by="flow") if config == SEGREGATED else None,
         queue_sample_us=s["queue_sample_us"],
         flow_sample_us=s["flow_sample_us"],
         jitter_us=JITTER_US,

@@ -43,7 +43,7 @@ Assumptions:
   queue, and DCTCP keeps its queues near K; each run reports its buffer drops (0).
 - Segregation classifies by flow (the DSCP a host gives the flow: its SYNs and ACKs carry it
   too), and gives each class a static half of the port's buffer, as judd-coexistence does
-  (``judd_coexistence.segregated_classes``). "Non-ECT drops in the DCTCP queue" = the AQM
+  (``judd.segregated(by="flow")``, as judd-coexistence). "Non-ECT drops in the DCTCP queue" = the AQM
   drops of the single queue, or of class 0 when segregated (an ECT packet above K is marked,
   never dropped).
 - Long flows start within 5 µs of each other, so every long flow's handshake is over before
@@ -83,7 +83,6 @@ import pandas as pd
 from ..results import rows
 from . import common as c
 from . import judd
-from .judd_coexistence import segregated_classes
 
 ID = "judd-red-ecn"
 TITLE = "Judd: RED-ECN AQM implementation — non-ECT drops above K by packet type"
@@ -161,7 +160,7 @@ def scenario(config: str, scale: str) -> dict:
         aqm=judd.red_ecn(),
         duration_s=dur,
         tcp=hosts_of(config),
-        classes=segregated_classes() if segregated(config) else None,
+        classes=judd.segregated(by="flow") if segregated(config) else None,
         jitter_us=JITTER_US,
     )
     long_dctcp = [(s_, RECEIVER) for s_ in DCTCP_INTO_RECEIVER] + list(REVERSE)

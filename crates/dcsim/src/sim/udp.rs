@@ -5,7 +5,7 @@
 use crate::net::packet::{Ecn, Packet, UDP};
 use crate::results::{ProbeSamples, UdpStats};
 use crate::scenario::UdpSpec;
-use crate::units::Time;
+use crate::units::{Rate, Time};
 
 /// Bytes of IP and UDP headers in a datagram.
 const HEADERS: u32 = 28;
@@ -41,7 +41,7 @@ impl UdpSource {
             class: spec.class,
             echo: spec.echo,
             packet_bytes: spec.packet_bytes,
-            bps: (spec.rate_gbps * 1e9).round().max(1.0) as u64,
+            bps: Rate::from_gbps(spec.rate_gbps).bps,
             start: Time::from_secs_f64(spec.start_s),
             stop: spec.stop_s.map(Time::from_secs_f64),
             sent: 0,
