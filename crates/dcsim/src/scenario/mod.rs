@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::ConfigError;
 pub use crate::tcp::cc::{cubic::CubicConfig, CcKind};
 
+pub mod profiles;
 mod traffic;
+pub use profiles::StackProfile;
 pub use traffic::{DestinationRule, FlowArrival, SizeDist, TrafficSpec, MAX_CDF_POINTS};
 
 /// One simulation: a topology, the switches' queues, the hosts' TCP, and the flows.
@@ -814,6 +816,64 @@ pub enum DctcpReceiver {
     Linux,
 }
 
+/// How an ACK counts towards window growth (`tcp.ack_counting`; M3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AckCounting {
+    /// Every ACK that advances snd_una counts as one segment, however much it covers: slow
+    /// start adds 1 MSS per ACK (×1.5 per RTT with delayed ACKs), congestion avoidance
+    /// MSS²/cwnd (RFC 5681 §3.1 as written; Linux 2.6 with `tcp_abc` = 0, ns-2).
+    PerAck,
+    /// The segments it acknowledges, a short one counting as one, up to
+    /// `abc_limit_segments` per ACK in slow start (Linux ≥ 3.9 counts packets; M3).
+    #[default]
+    Segments,
+    /// Appropriate byte counting (RFC 3465): the bytes it acknowledges, up to
+    /// `abc_limit_segments`·SMSS per ACK in slow start (§2.2), and in congestion avoidance
+    /// SMSS·bytes/cwnd (§2.1's byte counter, in its fractional form).
+    Bytes,
+}
+
+/// What restarts the window after an idle period longer than the RTO (`tcp.idle_restart`,
+/// when `slow_start_after_idle`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleRestart {
+    /// RFC 5681 §4.1: cwnd = min(IW, cwnd).
+    #[default]
+    Rfc5681,
+    /// Linux `tcp_cwnd_restart`: ssthresh = max(ssthresh, ¾·cwnd), then cwnd halves once per
+    /// RTO of idle time, not below min(IW, cwnd).
+    Linux,
+}
+
+/// When an application-limited sender may still grow cwnd (`tcp.cwnd_validation`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndValidation {
+    /// RFC 7661 §4.3: while the window is validated, what was in flight ≥ cwnd/2 (current
+    /// Linux's `tcp_is_cwnd_limited` in slow start).
+    #[default]
+    Rfc7661,
+    /// Linux 2.6's `tcp_is_cwnd_limited`: while cwnd − what was in flight ≤ 3 segments
+    /// (`tcp_max_burst`, the reordering degree).
+    MaxBurst,
+    /// Every ACK may grow cwnd, whether the sender used its window or not.
+    Off,
+}
+
+/// How the window is set during SACK loss recovery (`tcp.recovery`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// RFC 6675 §5: cwnd = ssthresh at once, send while pipe < cwnd.
+    #[default]
+    Rfc6675,
+    /// Proportional rate reduction (RFC 6937, PRR-SSRB): what is sent in recovery follows
+    /// what is delivered, converging on ssthresh by the end of recovery.
+    Prr,
+}
+
 /// Whether control packets (SYN, SYN-ACK, pure ACKs, retransmissions) carry ECT (M8, §7.3).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -831,6 +891,9 @@ pub enum EctOnControl {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
+    /// A named stack (`docs/stacks.md`) whose fields, each with its source, fill in what
+    /// this table does not set. Default: none, the engine's defaults (the papers' assumptions).
+    pub profile: Option<StackProfile>,
     pub cc: CcKind,
     /// Payload bytes per segment. Default: 1460 (MTU 1500 minus 40 B of headers), or
     /// `mtu_bytes − header_bytes` when `mtu_bytes` is set.
@@ -928,6 +991,31 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// RFC 5681 §4.1: restart from the initial window after an idle period longer than the RTO.
     pub slow_start_after_idle: bool,
+    /// How the window restarts after idle (`slow_start_after_idle`): RFC 5681 §4.1, or
+    /// Linux's halving per idle RTO.
+    pub idle_restart: IdleRestart,
+    /// How ACKs count towards window growth: per ACK, per segment acknowledged, or
+    /// appropriate byte counting (RFC 3465).
+    pub ack_counting: AckCounting,
+    /// L: the most an ACK may add in slow start, segments (RFC 3465 §2.2: 2), with
+    /// `ack_counting` = `segments` or `bytes`; 0 = no limit (current Linux). At most 1000.
+    #[schemars(range(max = 1000))]
+    pub abc_limit_segments: u32,
+    /// When an application-limited sender may still grow cwnd.
+    pub cwnd_validation: CwndValidation,
+    /// The window during SACK loss recovery: RFC 6675, or proportional rate reduction
+    /// (RFC 6937). Without SACK, recovery is NewReno's (RFC 6582) either way.
+    pub recovery: Recovery,
+    /// Tail loss probe (RFC 8985 §7): with SACK, outside recovery and with an RTT sample, a
+    /// probe timeout of 2·SRTT (plus the worst-case delayed ACK, 200 ms, when one segment
+    /// is out; never beyond the RTO) sends new data or resends the last segment, so a tail
+    /// loss is repaired by SACK recovery instead of the RTO. Loss detection stays RFC 6675's
+    /// (RACK's time-based detection, RFC 8985 §6, is not modelled).
+    pub tail_loss_probe: bool,
+    /// Early retransmit (RFC 5827): with fewer than 4 segments out and nothing new the
+    /// windows let it send, DupThresh falls to the segments out minus one, so a short
+    /// response's loss is repaired by fast retransmit instead of the RTO.
+    pub early_retransmit: bool,
     /// CUBIC's parameters (`cc = "cubic"`).
     pub cubic: CubicConfig,
 }
@@ -948,6 +1036,7 @@ impl TcpConfig {
 impl Default for TcpConfig {
     fn default() -> Self {
         Self {
+            profile: None,
             cc: CcKind::NewReno,
             mss: None,
             mtu_bytes: None,
@@ -976,6 +1065,13 @@ impl Default for TcpConfig {
             limited_transmit: false,
             dupack_threshold: 3,
             slow_start_after_idle: true,
+            idle_restart: IdleRestart::Rfc5681,
+            ack_counting: AckCounting::Segments,
+            abc_limit_segments: 2,
+            cwnd_validation: CwndValidation::Rfc7661,
+            recovery: Recovery::Rfc6675,
+            tail_loss_probe: false,
+            early_retransmit: false,
             cubic: CubicConfig::default(),
         }
     }
@@ -1142,28 +1238,23 @@ impl Default for MeasureConfig {
 impl Scenario {
     /// Parse TOML text; errors name the field path and the reason.
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
-        let de = toml::Deserializer::new(text);
-        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            ConfigError::new(path, inner.message().trim().to_string())
-        })?;
-        scenario.validate()?;
-        Ok(scenario)
+        let table: toml::Table = toml::from_str(text).map_err(|e| ConfigError::new(String::new(), e.message().trim().to_string()))?;
+        let doc = serde_json::to_value(table).map_err(|e| ConfigError::new(String::new(), e.to_string()))?;
+        Self::from_document(doc)
     }
 
     /// Parse JSON text (what the Python bindings pass).
     pub fn from_json(text: &str) -> Result<Self, ConfigError> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| ConfigError::new(String::new(), e.to_string()))?;
+        Self::from_document(doc)
+    }
+
+    /// The typed reading of a parsed document, after its stack profile filled in `tcp`.
+    fn from_document(mut doc: serde_json::Value) -> Result<Self, ConfigError> {
+        profiles::apply(&mut doc);
+        let scenario: Scenario = serde_path_to_error::deserialize(doc).map_err(|e| {
             let path = e.path().to_string();
-            let msg = e.into_inner().to_string();
-            // serde_json appends " at line X column Y": meaningless for a dict built in Python.
-            let msg = match msg.find(" at line ") {
-                Some(i) => msg[..i].to_string(),
-                None => msg,
-            };
-            ConfigError::new(path, msg)
+            ConfigError::new(path, e.into_inner().to_string())
         })?;
         scenario.validate()?;
         Ok(scenario)
@@ -1418,6 +1509,7 @@ impl Scenario {
             );
         }
         whole(&"tcp.dupack_threshold", t.dupack_threshold as u64, 1, 1000, "")?;
+        whole(&"tcp.abc_limit_segments", t.abc_limit_segments as u64, 0, 1000, "")?;
         whole(&"tcp.syn_retries", t.syn_retries as u64, 0, 127, "resends")?;
         whole(&"tcp.synack_retries", t.synack_retries as u64, 0, 127, "resends")?;
         real(&"tcp.dctcp_g", t.dctcp_g, Bound::Above(0.0), 1.0, "")?;

@@ -288,6 +288,10 @@ impl ConnFactory {
             sack: t.sack,
             limited_transmit: t.limited_transmit,
             dupthresh: t.dupack_threshold,
+            cwnd_validation: t.cwnd_validation,
+            recovery: t.recovery,
+            tail_loss_probe: t.tail_loss_probe,
+            early_retransmit: t.early_retransmit,
         };
         let rtt = RttEstimator::new(params.rto_min, params.rto_initial, params.rto_max, params.timer_tick);
         let make = |end: u8, hosts: (u32, u32)| Endpoint::new(params.clone(), Cc::new(cc, t), id, end, hosts, rtt.clone());

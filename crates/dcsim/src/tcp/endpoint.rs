@@ -12,7 +12,7 @@ use super::cc::{Ack, Cc, ConnView};
 use super::ranges::RangeSet;
 use super::rtt::RttEstimator;
 use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, RETX, SYN};
-use crate::scenario::DctcpReceiver;
+use crate::scenario::{CwndValidation, DctcpReceiver, Recovery};
 use crate::units::{Bytes, Time};
 
 /// Per-connection constants, resolved from the scenario.
@@ -52,6 +52,43 @@ pub struct TcpParams {
     pub limited_transmit: bool,
     /// DupThresh (RFC 5681 §3.2, RFC 6675 §2): duplicate ACKs that start loss recovery.
     pub dupthresh: u32,
+    /// When an application-limited sender may grow cwnd.
+    pub cwnd_validation: CwndValidation,
+    /// The window during SACK recovery: RFC 6675 or PRR (RFC 6937).
+    pub recovery: Recovery,
+    /// Tail loss probe (RFC 8985 §7).
+    pub tail_loss_probe: bool,
+    /// Early retransmit (RFC 5827): with fewer than 4 segments out and nothing new to send,
+    /// DupThresh falls to the segments out minus one.
+    pub early_retransmit: bool,
+}
+
+/// RFC 8985 §7.2: the worst-case delayed-ACK time a probe timeout allows for when a single
+/// segment is out (WCDelAckT).
+const TLP_WORST_CASE_DELACK: Time = Time::from_ms(200);
+
+/// Proportional rate reduction's state during one recovery (RFC 6937 §3.1), bytes.
+#[derive(Debug, Clone, Copy, Default)]
+struct Prr {
+    /// `prr_delivered`: data the receiver got since recovery began (cumulative or SACKed).
+    delivered: u64,
+    /// `prr_out`: data sent since recovery began.
+    out: u64,
+    /// `RecoverFS`: FlightSize when recovery began.
+    recover_fs: u64,
+}
+
+/// Tail loss probe state (RFC 8985 §7).
+#[derive(Debug, Clone, Copy, Default)]
+struct Tlp {
+    /// The RTO deadline is a probe timeout (PTO), not the RTO.
+    armed: bool,
+    /// `TLP.end_seq`: snd_max when the outstanding probe was sent; 0 = no probe out.
+    end_seq: u64,
+    /// `TLP.is_retrans`: the probe resent the last segment (else it sent new data).
+    is_retrans: bool,
+    /// FlightSize when the probe was sent, for the reduction if it repaired a loss.
+    flight: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +111,8 @@ pub struct EndpointCounters {
     pub syn_retries: u64,
     pub ecn_reductions: u64,
     pub ece_acks: u64,
+    /// Tail loss probes sent (RFC 8985 §7.3; also counted in `retransmits` when they resend).
+    pub tail_loss_probes: u64,
 }
 
 impl EndpointCounters {
@@ -87,6 +126,7 @@ impl EndpointCounters {
             syn_retries: self.syn_retries + o.syn_retries,
             ecn_reductions: self.ecn_reductions + o.ecn_reductions,
             ece_acks: self.ece_acks + o.ece_acks,
+            tail_loss_probes: self.tail_loss_probes + o.tail_loss_probes,
         }
     }
 }
@@ -130,6 +170,8 @@ pub struct Endpoint {
     high_rxt: u64,
     /// RFC 6675 `RescueRxt`, as a flag: this recovery has used its rescue retransmission.
     rescued: bool,
+    prr: Prr,
+    tlp: Tlp,
     /// M9: no further window reduction until snd_una passes this.
     cwr_guard: u64,
     send_cwr: bool,
@@ -229,6 +271,8 @@ impl Endpoint {
             sacked: RangeSet::default(),
             high_rxt: 0,
             rescued: false,
+            prr: Prr::default(),
+            tlp: Tlp::default(),
             cwr_guard: 0,
             send_cwr: false,
             peer_rwnd: rcv_buffer,
@@ -273,6 +317,11 @@ impl Endpoint {
     /// The facts the controller is told, `newly` bytes having just been acknowledged.
     #[inline]
     fn view(&self, newly: u64) -> ConnView {
+        self.view_idle(newly, Time::ZERO)
+    }
+
+    #[inline]
+    fn view_idle(&self, newly: u64, idle: Time) -> ConnView {
         ConnView {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
@@ -283,6 +332,8 @@ impl Endpoint {
             srtt: self.rtt.srtt,
             in_recovery: self.in_recovery,
             cwnd_limited: self.cwnd_limited,
+            idle,
+            rto: self.rtt.rto(),
             window_validated: self.cwnd_limited || self.window_validated(newly),
         }
     }
@@ -368,8 +419,39 @@ impl Endpoint {
         }
     }
 
+    /// Arms the retransmission timer, or with a tail loss probe due, the probe timeout.
     fn arm_rto(&mut self, now: Time) {
-        self.rto_deadline = Some(now + self.rtt.rto());
+        let rto = self.rtt.rto();
+        self.tlp.armed = false;
+        if let Some(pto) = self.probe_timeout(rto) {
+            self.tlp.armed = true;
+            self.rto_deadline = Some(now + pto);
+            return;
+        }
+        self.rto_deadline = Some(now + rto);
+    }
+
+    /// RFC 8985 §7.2: the probe timeout when a probe may be scheduled (established, SACK,
+    /// outside recovery and after no timeout, no probe out, an RTT sample): 2·SRTT, plus
+    /// WCDelAckT with one segment out (else two timer ticks, as Linux), rounded up to the
+    /// tick, never beyond the RTO.
+    fn probe_timeout(&self, rto: Time) -> Option<Time> {
+        if !self.p.tail_loss_probe
+            || !self.p.sack
+            || self.state != State::Established
+            || self.in_recovery
+            || self.rtt.backoff > 0
+            || self.tlp.end_seq != 0
+        {
+            return None;
+        }
+        let srtt = self.rtt.srtt?;
+        let pto = if self.snd_max - self.snd_una <= self.p.mss as u64 {
+            2 * srtt + TLP_WORST_CASE_DELACK
+        } else {
+            2 * srtt + 2 * self.p.timer_tick // Linux tcp_schedule_loss_probe: + TCP_TIMEOUT_MIN, 2 ticks
+        };
+        Some(self.rtt.ticked(pto).min(rto))
     }
 
     // ------------------------------------------------------------------ handshake (M2)
@@ -497,6 +579,7 @@ impl Endpoint {
         if ack > self.snd_max {
             return; // acknowledges data never sent
         }
+        let (una_before, sacked_before) = (self.snd_una, self.sacked.bytes());
         self.peer_rwnd = pkt.rwnd as u64;
         let ece = self.ecn_ok && pkt.has(ECE);
         if ece {
@@ -532,6 +615,9 @@ impl Endpoint {
                     self.in_recovery = false;
                     self.dupacks = 0;
                     self.cc.on_recovery_end(now, &self.view(0));
+                    if self.p.sack && self.p.recovery == Recovery::Prr {
+                        self.cc.win.cwnd = self.cc.win.ssthresh; // RFC 6937 §3.1, on exiting recovery
+                    }
                 } else if !self.p.sack {
                     // Partial ACK: retransmit the next hole, deflate by the amount acked, add
                     // back one SMSS, and restart the timer (RFC 6582 §3.2 step 3).
@@ -544,6 +630,9 @@ impl Endpoint {
                 if ecn_cut {
                     self.cut_for_ecn(now);
                 }
+            }
+            if self.tlp.end_seq != 0 && ack >= self.tlp.end_seq {
+                self.end_probe_episode(now);
             }
             if self.snd_una < self.snd_max {
                 self.arm_rto(now);
@@ -560,9 +649,67 @@ impl Endpoint {
                 if !self.p.sack {
                     self.cc.win.cwnd += self.mss(); // RFC 6582 §3.2 step 4, inflate: a segment has left the network
                 }
-            } else if (self.dupacks >= self.p.dupthresh || (self.p.sack && self.is_lost(self.snd_una))) && self.snd_una >= self.recover {
+            } else if (self.dupacks >= self.dupthresh() as u32 || (self.p.sack && self.is_lost(self.snd_una)))
+                && self.snd_una >= self.recover
+            {
                 self.enter_fast_recovery(now, out);
             }
+        }
+        if self.in_recovery && self.p.sack && self.p.recovery == Recovery::Prr {
+            // RFC 6937 §3.1 DeliveredData: the change in snd_una plus in SACKed bytes.
+            let delivered = (self.snd_una - una_before + self.sacked.bytes()).saturating_sub(sacked_before);
+            self.prr_on_ack(delivered);
+        }
+    }
+
+    /// RFC 6937 §3.1, on every ACK in recovery: cwnd = pipe + sndcnt, where sndcnt follows
+    /// what was delivered, in proportion ssthresh/RecoverFS while pipe > ssthresh, then
+    /// slow-start reduction bound (PRR-SSRB) up to ssthresh. Whole segments, as Linux counts.
+    fn prr_on_ack(&mut self, delivered: u64) {
+        let mss = self.p.mss as u64;
+        self.prr.delivered += delivered;
+        let pipe = self.pipe();
+        let ssthresh = self.cc.win.ssthresh as u64;
+        let sndcnt = if pipe > ssthresh {
+            // CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out
+            let target = (self.prr.delivered as u128 * ssthresh as u128).div_ceil(self.prr.recover_fs.max(1) as u128);
+            ((target as u64).div_ceil(mss) * mss).saturating_sub(self.prr.out)
+        } else {
+            // PRR-SSRB: MIN(ssthresh − pipe, MAX(prr_delivered − prr_out, DeliveredData) + MSS)
+            let limit = self.prr.delivered.saturating_sub(self.prr.out).max(delivered) + mss;
+            (ssthresh - pipe).min(limit)
+        };
+        self.cc.win.cwnd = (pipe + sndcnt) as f64;
+    }
+
+    /// RFC 8985 §7.4: an ACK covered the probe's episode. A probe that resent the tail is
+    /// taken to have repaired a loss: without DSACK (not modelled) the sender cannot learn
+    /// that the original arrived too, and §7.4.2 then infers a loss. The window is reduced
+    /// as for a loss in the flight the probe saw, once.
+    fn end_probe_episode(&mut self, now: Time) {
+        if self.tlp.is_retrans && !self.in_recovery && self.snd_una > self.cwr_guard {
+            let view = ConnView {
+                flight: self.tlp.flight,
+                ..self.view(0)
+            };
+            self.cc.on_recovery_start(now, &view);
+            self.cwr_guard = self.snd_max;
+        }
+        self.tlp.end_seq = 0;
+    }
+
+    /// DupThresh, lowered by early retransmit (RFC 5827 §3.1) when fewer than 4 segments are
+    /// out and no new segment can be sent: to the segments out minus one.
+    fn dupthresh(&self) -> u64 {
+        let dupthresh = self.p.dupthresh as u64;
+        if !self.p.early_retransmit || self.snd_max < self.app_end.min(self.snd_una + self.peer_rwnd) {
+            return dupthresh;
+        }
+        let out = (self.snd_max - self.snd_una).div_ceil(self.p.mss as u64);
+        if out < 4 {
+            dupthresh.min(out.saturating_sub(1).max(1))
+        } else {
+            dupthresh
         }
     }
 
@@ -581,20 +728,31 @@ impl Endpoint {
     /// validated, pipe ≥ cwnd/2 (pipe = what was in flight when this ACK arrived, counted in
     /// segments as Linux's `tcp_is_cwnd_limited` does, so a lone short segment after a
     /// timeout still opens the window to 2 segments).
+    /// Or, per `tcp.cwnd_validation`, Linux 2.6's rule (cwnd − flight ≤ 3 segments), or none.
     fn window_validated(&self, newly: u64) -> bool {
         let mss = self.mss();
-        let flight_before = (self.snd_max - self.snd_una + newly) as f64;
-        2.0 * (flight_before / mss).ceil() * mss >= self.cc.win.cwnd
+        let flight_before = ((self.snd_max - self.snd_una + newly) as f64 / mss).ceil() * mss;
+        match self.p.cwnd_validation {
+            CwndValidation::Rfc7661 => 2.0 * flight_before >= self.cc.win.cwnd,
+            CwndValidation::MaxBurst => self.cc.win.cwnd - flight_before <= 3.0 * mss,
+            CwndValidation::Off => true,
+        }
     }
 
     /// Three duplicate ACKs: RFC 6582 §3.2 step 2, or RFC 6675 §5 step 4 with SACK.
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         // The controller sets ssthresh and cwnd (RFC 6582 step 2 / RFC 6675 §5 step 4.2).
         self.cc.on_recovery_start(now, &self.view(0));
+        self.tlp.end_seq = 0; // recovery takes over from a probe's episode
         if self.p.sack {
             // RFC 6675: no inflation, the pipe is counted.
             self.high_rxt = self.snd_una;
             self.rescued = false;
+            // RFC 6937 §3.1: prr_delivered = prr_out = 0, RecoverFS = FlightSize.
+            self.prr = Prr {
+                recover_fs: self.snd_max - self.snd_una,
+                ..Prr::default()
+            };
         } else {
             // RFC 6582 §3.2 step 2: inflate by the three segments that left the network.
             self.cc.win.cwnd += 3.0 * self.mss();
@@ -623,6 +781,7 @@ impl Endpoint {
         let pkt = self.segment(now, flags | RETX, seq, len, self.control_ecn(self.p.ect_on_retransmit));
         out.push(pkt);
         self.high_rxt = self.high_rxt.max(seq + len as u64);
+        self.prr.out += len as u64;
         self.counters.retransmits += 1;
         self.counters.data_packets_sent += 1;
         self.last_send = Some(now);
@@ -660,8 +819,8 @@ impl Endpoint {
         let ranges = self.sacked.ranges();
         let mut after = self.sacked.bytes();
         let mut start = self.snd_una;
+        let dupthresh = self.dupthresh();
         for (i, &(a, b)) in ranges.iter().enumerate() {
-            let dupthresh = self.p.dupthresh as u64;
             let lost = after > (dupthresh - 1) * self.p.mss as u64 || (ranges.len() - i) as u64 >= dupthresh;
             if a > start && !f(start, a, lost) {
                 return;
@@ -783,12 +942,14 @@ impl Endpoint {
             return;
         }
         let mss = self.p.mss as u64;
-        if self.p.slow_start_after_idle && self.snd_una == self.snd_max {
+        if self.p.slow_start_after_idle && self.snd_una == self.snd_max && self.snd_nxt < self.app_end {
             if let Some(last) = self.last_send {
-                // RFC 5681 §4.1: after an idle period longer than the RTO the controller
-                // restarts (by default from min(IW, cwnd)).
-                if now - last > self.rtt.rto() {
-                    self.cc.on_idle_restart(now, &self.view(0));
+                // RFC 5681 §4.1: new data after an idle period longer than the RTO restarts the
+                // window (the stack's rule), once: the idle period is then spent.
+                let idle = now - last;
+                if idle > self.rtt.rto() {
+                    self.cc.on_idle_restart(now, &self.view_idle(0, idle));
+                    self.last_send = None;
                 }
             }
         }
@@ -888,6 +1049,7 @@ impl Endpoint {
         out.push(pkt);
         self.snd_nxt += len as u64;
         self.snd_max = self.snd_max.max(self.snd_nxt);
+        self.prr.out += len as u64;
         self.counters.data_packets_sent += 1;
         self.last_send = Some(now);
         self.pace_after(now, pkt.size);
@@ -1001,6 +1163,12 @@ impl Endpoint {
     /// default RFC 5681 §3.1 eq. 4 and the loss window).
     pub fn on_rto_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.rto_deadline = None;
+        if std::mem::take(&mut self.tlp.armed) {
+            if self.state == State::Established && self.snd_una < self.snd_max {
+                self.send_probe(now, out);
+            }
+            return;
+        }
         match self.state {
             // RFC 6298 §5.5 backoff; Linux gives up after `tcp_syn_retries` resends.
             State::SynSent if self.counters.syn_retries >= self.p.syn_retries as u64 => self.state = State::Failed,
@@ -1022,6 +1190,7 @@ impl Endpoint {
             }
             State::Established if self.snd_una < self.snd_max => {
                 self.counters.timeouts += 1;
+                self.tlp.end_seq = 0;
                 self.cc.on_rto(now, &self.view(0));
                 self.in_recovery = false;
                 self.dupacks = 0;
@@ -1034,6 +1203,27 @@ impl Endpoint {
             }
             _ => {}
         }
+    }
+
+    /// RFC 8985 §7.3: the probe timeout expired. Send one new segment if the windows allow
+    /// (the peer's, not cwnd), else resend the last segment; then arm the RTO, not another PTO.
+    fn send_probe(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.counters.tail_loss_probes += 1;
+        let mss = self.p.mss as u64;
+        let flight = self.snd_max - self.snd_una;
+        self.tlp.flight = flight;
+        if self.snd_nxt == self.snd_max && self.snd_nxt < self.app_end && flight + mss <= self.peer_rwnd {
+            let len = (self.app_end - self.snd_nxt).min(mss) as u32;
+            self.send_data(now, len, true, out);
+            self.tlp.is_retrans = false;
+        } else {
+            let start = self.snd_max.saturating_sub(mss).max(self.snd_una);
+            self.retransmit(now, start, (self.snd_max - start) as u32, out);
+            self.tlp.is_retrans = true;
+        }
+        self.tlp.end_seq = self.snd_max;
+        self.tlp.armed = false;
+        self.rto_deadline = Some(now + self.rtt.rto());
     }
 
     /// Receive-buffer auto-tuning after in-order data arrived (Linux `tcp_rcv_rtt_measure_ts`

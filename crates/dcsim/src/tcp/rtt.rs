@@ -44,6 +44,16 @@ impl RttEstimator {
         }
     }
 
+    /// A timer's duration rounded up to the timer tick.
+    #[inline]
+    pub fn ticked(&self, d: Time) -> Time {
+        if self.tick > Time::ZERO {
+            d.div_ceil(self.tick) * self.tick
+        } else {
+            d
+        }
+    }
+
     /// The current timeout: max(RTO_min, SRTT + 4·RTTVAR) rounded up to the tick, doubled per
     /// consecutive timeout, capped at RTO_max. RFC 6298's clock-granularity term G is
     /// represented by the rounding alone: adding it as well would make a 10 ms tick with
@@ -55,11 +65,7 @@ impl RttEstimator {
             None => self.rto_initial,
             Some(srtt) => (srtt + 4 * self.rttvar).max(self.rto_min),
         };
-        let ticked = if self.tick > Time::ZERO {
-            base.div_ceil(self.tick) * self.tick
-        } else {
-            base
-        };
+        let ticked = self.ticked(base);
         // Saturating: a long backoff may pass 2^64 ps before the cap at `rto_max` applies.
         ticked.saturating_mul(1u64 << self.backoff.min(30)).min(self.rto_max)
     }

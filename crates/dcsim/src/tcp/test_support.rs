@@ -5,7 +5,7 @@ use super::cc::Cc;
 use super::endpoint::{Endpoint, State, TcpParams};
 use super::rtt::RttEstimator;
 use crate::net::packet::{Packet, ACK, SYN};
-use crate::scenario::{CcKind, DctcpReceiver, TcpConfig};
+use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, Recovery, TcpConfig};
 use crate::units::Time;
 
 pub const MSS: u64 = 1460;
@@ -48,6 +48,10 @@ pub fn params(cc: CcKind, sack: bool) -> TcpParams {
         sack,
         limited_transmit: false,
         dupthresh: 3,
+        cwnd_validation: CwndValidation::Rfc7661,
+        recovery: Recovery::Rfc6675,
+        tail_loss_probe: false,
+        early_retransmit: false,
     }
 }
 

@@ -18,7 +18,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{segments, Ack, CongestionControl, ConnView, Window};
+use super::{Ack, CongestionControl, ConnView, Window};
 use crate::error::ConfigError;
 use crate::scenario::{real, Bound, TcpConfig};
 use crate::units::Time;
@@ -199,12 +199,12 @@ impl CongestionControl for Cubic {
             }
         }
         let mss = c.mss;
-        let segments = segments(ack.newly_acked, mss);
         if w.in_slow_start() {
             self.epoch = None; // §4.2: the congestion-avoidance stage starts when slow start ends
-            w.slow_start(segments, mss); // §4.10: RFC 5681 slow start
+            w.slow_start(ack.newly_acked, mss); // §4.10: RFC 5681 slow start
             return;
         }
+        let segments = w.rules.segments(ack.newly_acked, mss);
         let epoch = match self.epoch {
             Some(e) => e,
             None => self.start_epoch(now, w.cwnd, mss),

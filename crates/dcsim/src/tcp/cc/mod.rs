@@ -24,24 +24,61 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::TcpConfig;
+use crate::scenario::{AckCounting, IdleRestart, TcpConfig};
 use crate::units::{Rate, Time};
 
 /// What a controller decides: congestion window and slow-start threshold, bytes (fractional:
 /// DCTCP cuts by α/2, CUBIC grows by fractions of a segment), and the pacing rate the host
-/// honours (`None`: segments leave as the window allows).
+/// honours (`None`: segments leave as the window allows); with the stack's fixed rules of
+/// growth (`rules`), which every controller's growth goes through.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Window {
     pub cwnd: f64,
     pub ssthresh: f64,
     pub pacing: Option<Rate>,
+    pub rules: GrowthRules,
 }
 
-/// Segments an ACK of `acked` bytes counts for: spec M3, a short final segment counts as one,
-/// as the papers' stacks and ns-2 count.
-#[inline]
-pub fn segments(acked: u64, mss: f64) -> f64 {
-    (acked as f64 / mss).ceil()
+/// The stack's rules of window growth (`tcp.ack_counting`, `abc_limit_segments`,
+/// `idle_restart`): a property of the host's TCP, not of the controller.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GrowthRules {
+    pub counting: AckCounting,
+    /// RFC 3465 §2.2's L, segments per ACK in slow start (infinite: no limit).
+    pub abc_limit: f64,
+    pub idle_restart: IdleRestart,
+}
+
+impl GrowthRules {
+    pub fn of(t: &TcpConfig) -> Self {
+        GrowthRules {
+            counting: t.ack_counting,
+            abc_limit: if t.abc_limit_segments == 0 {
+                f64::INFINITY
+            } else {
+                t.abc_limit_segments as f64
+            },
+            idle_restart: t.idle_restart,
+        }
+    }
+
+    /// Segments an ACK of `acked` new bytes counts for (M3): one per ACK, the segments it
+    /// covers (a short final segment counting as one), or its bytes over SMSS (RFC 3465).
+    #[inline]
+    pub fn segments(&self, acked: u64, mss: f64) -> f64 {
+        match self.counting {
+            AckCounting::PerAck => 1.0,
+            AckCounting::Segments => (acked as f64 / mss).ceil(),
+            AckCounting::Bytes => acked as f64 / mss,
+        }
+    }
+
+    /// Segments an ACK of `acked` bytes adds in slow start: `segments`, at most L (RFC 3465
+    /// §2.2) unless counted per ACK.
+    #[inline]
+    pub fn slow_start_segments(&self, acked: u64, mss: f64) -> f64 {
+        self.segments(acked, mss).min(self.abc_limit)
+    }
 }
 
 impl Window {
@@ -51,6 +88,7 @@ impl Window {
             cwnd: t.init_cwnd_segments as f64 * t.segment_bytes() as f64,
             ssthresh: f64::INFINITY,
             pacing: None,
+            rules: GrowthRules::of(t),
         }
     }
 
@@ -60,27 +98,26 @@ impl Window {
         self.cwnd < self.ssthresh
     }
 
-    /// RFC 5681 §3.1 slow start, capped at 2 segments per ACK (RFC 3465 §2.2, L = 2) so
-    /// delayed ACKs still double cwnd per RTT.
+    /// RFC 5681 §3.1 slow start for an ACK of `acked` new bytes, counted by the stack's rule
+    /// (with L = 2, RFC 3465 §2.2, delayed ACKs still double cwnd per RTT).
     #[inline]
-    pub fn slow_start(&mut self, segments: f64, mss: f64) {
-        self.cwnd += segments.min(2.0) * mss;
+    pub fn slow_start(&mut self, acked: u64, mss: f64) {
+        self.cwnd += self.rules.slow_start_segments(acked, mss) * mss;
     }
 
-    /// RFC 5681 §3.1 congestion avoidance, eq. (3) per segment: cwnd += SMSS·SMSS/cwnd.
+    /// RFC 5681 §3.1 congestion avoidance, eq. (3) per segment counted: cwnd += SMSS·SMSS/cwnd.
     #[inline]
-    pub fn avoid_congestion(&mut self, segments: f64, mss: f64) {
-        self.cwnd += mss * segments * mss / self.cwnd;
+    pub fn avoid_congestion(&mut self, acked: u64, mss: f64) {
+        self.cwnd += mss * self.rules.segments(acked, mss) * mss / self.cwnd;
     }
 
-    /// RFC 5681 §3.1 growth for an ACK of `acked` new bytes, counted in segments (M3).
+    /// RFC 5681 §3.1 growth for an ACK of `acked` new bytes.
     #[inline]
     pub fn grow(&mut self, acked: u64, mss: f64) {
-        let segments = segments(acked, mss);
         if self.in_slow_start() {
-            self.slow_start(segments, mss);
+            self.slow_start(acked, mss);
         } else {
-            self.avoid_congestion(segments, mss);
+            self.avoid_congestion(acked, mss);
         }
     }
 
@@ -112,9 +149,23 @@ impl Window {
         self.cwnd = self.ssthresh.min(flight.max(c.mss) + c.mss);
     }
 
-    /// RFC 5681 §4.1: after an idle period longer than the RTO, cwnd = min(IW, cwnd).
+    /// After an idle period longer than the RTO: RFC 5681 §4.1, cwnd = min(IW, cwnd); or
+    /// Linux's `tcp_cwnd_restart`: ssthresh = max(ssthresh, ¾·cwnd) (`tcp_current_ssthresh`),
+    /// then cwnd halves once per RTO of idle time, never below min(IW, cwnd).
     pub fn restart(&mut self, c: &ConnView) {
-        self.cwnd = self.cwnd.min(c.iw);
+        let restart_window = self.cwnd.min(c.iw);
+        match self.rules.idle_restart {
+            IdleRestart::Rfc5681 => self.cwnd = restart_window,
+            IdleRestart::Linux => {
+                self.ssthresh = self.ssthresh.max(0.75 * self.cwnd);
+                let mut idle = c.idle;
+                while idle > c.rto && self.cwnd > restart_window {
+                    self.cwnd = (self.cwnd / c.mss / 2.0).floor() * c.mss; // snd_cwnd >>= 1, whole segments
+                    idle = idle - c.rto;
+                }
+                self.cwnd = self.cwnd.max(restart_window);
+            }
+        }
     }
 }
 
@@ -160,6 +211,10 @@ pub struct ConnView {
     pub in_recovery: bool,
     /// The sender's last attempt to send stopped at cwnd.
     pub cwnd_limited: bool,
+    /// Time since the sender last sent, when it restarts after idle (else zero).
+    pub idle: Time,
+    /// The retransmission timeout now (RFC 6298, with any backoff).
+    pub rto: Time,
     /// RFC 7661 §4.3: cwnd is validated, the sender being cwnd-limited or what was in flight
     /// when the ACK arrived being at least cwnd/2 (counted in segments).
     pub window_validated: bool,
@@ -208,9 +263,9 @@ pub trait CongestionControl: Sized + Clone + std::fmt::Debug {
         w.cwnd = c.mss;
     }
 
-    /// The sender is about to send after an idle period longer than the RTO (RFC 5681 §4.1;
-    /// `tcp.slow_start_after_idle`). Called at every attempt to send while that holds, so it
-    /// must be idempotent. Default: cwnd = min(IW, cwnd).
+    /// The sender is about to send new data after an idle period (`c.idle`) longer than the
+    /// RTO (RFC 5681 §4.1; `tcp.slow_start_after_idle`), once per idle period. Default: the
+    /// stack's restart rule (`Window::restart`).
     fn on_idle_restart(&mut self, w: &mut Window, _now: Time, c: &ConnView) {
         w.restart(c);
     }
@@ -328,6 +383,7 @@ mod tests {
             cwnd,
             ssthresh,
             pacing: None,
+            rules: GrowthRules::of(&TcpConfig::default()),
         }
     }
 
@@ -375,6 +431,8 @@ mod tests {
             srtt: None,
             in_recovery: false,
             cwnd_limited: true,
+            idle: Time::ZERO,
+            rto: Time::from_ms(200),
             window_validated: true,
         }
     }

@@ -1,0 +1,224 @@
+//! TCP stack profiles (`tcp.profile`): named sets of `tcp` fields describing a real stack,
+//! each value with the source it comes from. A scenario's own `tcp` fields override the
+//! profile's; the profile is applied to the scenario document before it is read, so every
+//! field keeps one meaning and one check whatever set it.
+//!
+//! `docs/stacks.md` is generated from these tables (`dcsim.docgen stacks`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A named TCP stack (`tcp.profile`): it sets the fields listed in `docs/stacks.md`, each
+/// with its source; the scenario's own `tcp` fields override it. `cc` is never set: the
+/// scenario chooses TCP or DCTCP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum StackProfile {
+    /// Windows Server 2008 R2 / Windows 7 (2009-2011): the DCTCP and ICTCP testbeds' hosts.
+    #[serde(rename = "windows_2008r2")]
+    Windows2008R2,
+    /// Linux 2.6.32-2.6.38 (2009-2011) with default settings.
+    #[serde(rename = "linux_2_6_3x")]
+    Linux26,
+    /// Linux 6.x with default settings.
+    #[serde(rename = "linux_current")]
+    LinuxCurrent,
+}
+
+/// One field a profile sets: its name in `tcp`, its value as JSON, and where the value
+/// comes from.
+#[derive(Debug, Clone, Copy)]
+pub struct PresetField {
+    pub field: &'static str,
+    pub value: &'static str,
+    pub source: &'static str,
+}
+
+const fn f(field: &'static str, value: &'static str, source: &'static str) -> PresetField {
+    PresetField { field, value, source }
+}
+
+pub const ALL: [StackProfile; 3] = [StackProfile::Windows2008R2, StackProfile::Linux26, StackProfile::LinuxCurrent];
+
+impl StackProfile {
+    pub fn name(self) -> &'static str {
+        match self {
+            StackProfile::Windows2008R2 => "windows_2008r2",
+            StackProfile::Linux26 => "linux_2_6_3x",
+            StackProfile::LinuxCurrent => "linux_current",
+        }
+    }
+
+    /// What the profile stands for and what it leaves out.
+    pub fn about(self) -> &'static str {
+        match self {
+            StackProfile::Windows2008R2 => WINDOWS_ABOUT,
+            StackProfile::Linux26 => LINUX26_ABOUT,
+            StackProfile::LinuxCurrent => LINUX_CURRENT_ABOUT,
+        }
+    }
+
+    /// The fields it sets, with their sources.
+    pub fn fields(self) -> &'static [PresetField] {
+        match self {
+            StackProfile::Windows2008R2 => &WINDOWS_2008R2,
+            StackProfile::Linux26 => &LINUX_2_6_3X,
+            StackProfile::LinuxCurrent => &LINUX_CURRENT,
+        }
+    }
+}
+
+const WINDOWS_ABOUT: &str = "The \"Next Generation TCP/IP stack\" of Windows Vista, 7 and Server 2008 R2, which the \
+DCTCP paper's testbed (§4) and the ICTCP paper's (§VII: \"TCP New Reno with SACK implementation on a Windows server\") \
+ran. Both papers call their baseline NewReno with SACK; Server 2008's default add-on provider was Compound TCP (off in \
+Vista and 7), so the papers' hosts ran without it. Microsoft documents few of the stack's internals: the fields marked \
+NOT GIVEN take the value the papers imply, or the simplest standard behaviour, and say why. Not modelled: F-RTO \
+(RFC 4138) and D-SACK (RFC 2883), which the stack supports; timestamps are off by default on Windows, while the engine \
+samples the RTT on every ACK.";
+
+const LINUX26_ABOUT: &str = "Mainline Linux 2.6.32-2.6.38 (2009-2011), the kernels of the Pitfalls slides' era, \
+read in 2.6.32.67 and 2.6.38.3. Its default congestion control was CUBIC (whose congestion avoidance scales its per-ACK \
+step by the measured segments per ACK, which the engine's CUBIC does by counting segments). Not modelled: FACK with \
+rate-halving recovery (RFC 6675 recovery stands in), F-RTO, quick-ACK mode (2 to 5 immediate ACKs at the start), \
+RFC 2861's decay of an unused window, the cached route metrics of earlier connections, and Linux's RTO form \
+(SRTT + max(RTTVAR, 200 ms) where the engine has max(200 ms, SRTT + 4·RTTVAR): at datacenter RTTs they differ by \
+SRTT, well under a tick).";
+
+const LINUX_CURRENT_ABOUT: &str = "Linux 6.x with default settings, read in 6.12.117. Its default congestion control is \
+CUBIC. Not modelled: RACK's time-based loss detection (RFC 8985 §6, `tcp_recovery` = 1), for which early retransmit \
+(RFC 5827, Linux 3.5-4.x) stands in; slow start counting newly SACKed segments as well as cumulatively acknowledged \
+ones; compressed SACKs; quick-ACK mode (up to 16 immediate ACKs); F-RTO; Linux's RTO form (as in linux_2_6_3x).";
+
+/// A third-party capture of Microsoft's `netsh interface tcp show supplemental` on 2008 R2: minimum RTO 300 ms,
+/// initial window 2, delayed-ACK timeout 200 ms.
+const NETSH_2008R2: &str = "`netsh interface tcp show supplemental` on 2008 R2 (andydavies.me/blog/2011/11/21/increasing-the-tcp-initial-congestion-window-on-windows-2008-server-r2)";
+
+const WINDOWS_2008R2: [PresetField; 19] = [
+    f("ack_counting", "\"bytes\"", "NOT GIVEN (no Microsoft document lists RFC 3465). The ICTCP paper (§VII-A-1: TCP \"doubles its congestion window every RTT\") implies growth by what each delayed ACK covers, as RFC 3465 counts"),
+    f("abc_limit_segments", "2", "RFC 3465 §2.2's L = 2: the least that doubles the window per RTT with an ACK every 2 segments"),
+    f("init_cwnd_segments", "2", NETSH_2008R2),
+    f("slow_start_after_idle", "false", "NOT GIVEN for 2008 R2; later Windows (Server 2012, Set-NetTCPSetting) makes restart after idle a per-template switch, CwndRestart, off by default"),
+    f("idle_restart", "\"rfc5681\"", "used only if slow_start_after_idle is set"),
+    f("delayed_ack_segments", "2", "KB328890 (TcpAckFrequency): \"an acknowledgment is sent for every other TCP segment\""),
+    f("delayed_ack_timeout_ms", "200.0", NETSH_2008R2),
+    f("rto_min_ms", "300.0", "DCTCP paper §2.3.2 (\"RTO_min is set to 300ms\"), ICTCP paper §VII (\"default timeout value of TCP on a Windows server is 300 ms\"); also the netsh capture"),
+    f("rto_initial_ms", "3000.0", "TcpInitialRTT default 3 s (Windows 2000 Server documentation, cc938207; RFC 2988's value); no later document found"),
+    f("rto_max_ms", "60000.0", "NOT GIVEN; RFC 6298 §2.5's least allowed cap"),
+    f("timer_tick_ms", "10.0", "DCTCP paper §4.2.1: 10 ms \"is the tick granularity of our system\""),
+    f("sack", "true", "both papers' baseline, \"New Reno with SACK\""),
+    f("recovery", "\"rfc6675\"", "SACK-based recovery, RFC 3517 (now RFC 6675), and NewReno, RFC 2582: Windows Vista Resource Kit, ch. \"Next Generation TCP/IP stack\""),
+    f("limited_transmit", "false", "NOT GIVEN (not among the RFCs Microsoft lists); spec M4: no paper mentions it"),
+    f("tail_loss_probe", "false", "TLP and RACK came to Windows with Windows 10 / Server 2016"),
+    f("early_retransmit", "false", "NOT GIVEN (not among the RFCs Microsoft lists)"),
+    f("cwnd_validation", "\"off\"", "NOT GIVEN (no document names RFC 2861 or 7661): every ACK may grow the window"),
+    f("syn_retries", "2", "TcpMaxConnectRetransmissions default 2 (a connect gives up after 3 + 6 + 12 = 21 s)"),
+    f("synack_retries", "2", "TcpMaxConnectResponseRetransmissions default 2 (Windows 2000 Server documentation; no later value found)"),
+];
+
+const LINUX_2_6_3X: [PresetField; 20] = [
+    f("ack_counting", "\"per_ack\"", "tcp_slow_start() adds one segment per ACK with sysctl tcp_abc = 0, the default; tcp_cong_avoid_ai() one count per ACK (net/ipv4/tcp_cong.c, 2.6.32 and 2.6.38)"),
+    f("abc_limit_segments", "2", "unused with per-ACK counting (tcp_abc = 2 meant L = 2)"),
+    f("init_cwnd_segments", "3", "tcp_init_cwnd(): RFC 3390, 3 segments for a 1460-B MSS (net/ipv4/tcp_input.c, 2.6.32; rfc3390_bytes_to_packets() in 2.6.38); IW10 came in 2.6.39"),
+    f("slow_start_after_idle", "true", "sysctl tcp_slow_start_after_idle = 1 (net/ipv4/tcp_output.c)"),
+    f("idle_restart", "\"linux\"", "tcp_event_data_sent() → tcp_cwnd_restart() (net/ipv4/tcp_output.c), with tcp_current_ssthresh() (include/net/tcp.h)"),
+    f("delayed_ack_segments", "2", "__tcp_ack_snd_check(): ACK once more than one full segment is unacknowledged (net/ipv4/tcp_input.c)"),
+    f("delayed_ack_timeout_ms", "40.0", "TCP_ATO_MIN = TCP_DELACK_MIN = HZ/25 (include/net/tcp.h); the timer adapts upwards from it (up to 200 ms in interactive mode), which is not modelled"),
+    f("rto_min_ms", "200.0", "TCP_RTO_MIN = HZ/5 (include/net/tcp.h)"),
+    f("rto_initial_ms", "3000.0", "TCP_TIMEOUT_INIT = 3·HZ (include/net/tcp.h, 2.6.32, 2.6.38, 3.0)"),
+    f("rto_max_ms", "120000.0", "TCP_RTO_MAX = 120·HZ (include/net/tcp.h)"),
+    f("timer_tick_ms", "4.0", "one jiffy at HZ = 250, mainline's default (kernel/Kconfig.hz); distributions chose 100 to 1000"),
+    f("sack", "true", "sysctl tcp_sack = 1"),
+    f("recovery", "\"rfc6675\"", "SACK recovery; Linux's was FACK with rate-halving (tcp_cwnd_down()), not modelled; PRR came in 3.2"),
+    f("limited_transmit", "true", "in effect: tcp_packets_in_flight() leaves SACKed segments out of the pipe, so duplicate ACKs release new data (include/net/tcp.h)"),
+    f("tail_loss_probe", "false", "no tcp_early_retrans in 2.6.32 or 2.6.38; TLP came in 3.10"),
+    f("early_retransmit", "false", "early retransmit came in 3.5"),
+    f("cwnd_validation", "\"max_burst\"", "tcp_is_cwnd_limited(): growth while cwnd − in flight ≤ tcp_max_burst() = reordering, 3 (net/ipv4/tcp_cong.c, include/net/tcp.h)"),
+    f("syn_retries", "5", "sysctl tcp_syn_retries = TCP_SYN_RETRIES = 5 (include/net/tcp.h; 6 from 3.7)"),
+    f("synack_retries", "5", "sysctl tcp_synack_retries = TCP_SYNACK_RETRIES = 5 (include/net/tcp.h)"),
+    f("rcv_autotune", "true", "sysctl tcp_moderate_rcvbuf = 1"),
+];
+
+const LINUX_CURRENT: [PresetField; 20] = [
+    f("ack_counting", "\"segments\"", "tcp_slow_start(tp, acked) and tcp_cong_avoid_ai(tp, w, acked) count delivered packets (net/ipv4/tcp_cong.c; since 3.13, commit 9f9843a751d0)"),
+    f("abc_limit_segments", "0", "no per-ACK cap: cwnd = min(cwnd + acked, ssthresh) (tcp_slow_start)"),
+    f("init_cwnd_segments", "10", "TCP_INIT_CWND = 10 (include/net/tcp.h; RFC 6928)"),
+    f("slow_start_after_idle", "true", "sysctl tcp_slow_start_after_idle = 1 (net/ipv4/tcp_ipv4.c, tcp_sk_init)"),
+    f("idle_restart", "\"linux\"", "tcp_slow_start_after_idle_check() → tcp_cwnd_restart() (include/net/tcp.h, net/ipv4/tcp_output.c)"),
+    f("delayed_ack_segments", "2", "__tcp_ack_snd_check(): ACK once more than one full segment is unacknowledged (net/ipv4/tcp_input.c)"),
+    f("delayed_ack_timeout_ms", "40.0", "TCP_ATO_MIN = TCP_DELACK_MIN = HZ/25 (include/net/tcp.h); the adaptive timer is not modelled"),
+    f("rto_min_ms", "200.0", "sysctl tcp_rto_min_us = 200,000 (TCP_RTO_MIN, include/net/tcp.h)"),
+    f("rto_initial_ms", "1000.0", "TCP_TIMEOUT_INIT = HZ (include/net/tcp.h; RFC 6298, since 3.1)"),
+    f("rto_max_ms", "120000.0", "TCP_RTO_MAX = 120·HZ (include/net/tcp.h)"),
+    f("timer_tick_ms", "4.0", "one jiffy at HZ = 250, mainline's default (kernel/Kconfig.hz); RTTs are measured in µs, timers run in jiffies"),
+    f("sack", "true", "sysctl tcp_sack = 1"),
+    f("recovery", "\"prr\"", "tcp_cwnd_reduction(): \"cwnd reduction in CWR and Recovery uses the PRR algorithm in RFC 6937\" (net/ipv4/tcp_input.c)"),
+    f("limited_transmit", "true", "in effect: tcp_packets_in_flight() leaves SACKed segments out of the pipe (include/net/tcp.h)"),
+    f("tail_loss_probe", "true", "sysctl tcp_early_retrans = 3: TLP (tcp_schedule_loss_probe(), net/ipv4/tcp_output.c)"),
+    f("early_retransmit", "true", "stands in for RACK (sysctl tcp_recovery = 1, net/ipv4/tcp_recovery.c), not modelled: both let a short flight's SACKs start recovery"),
+    f("cwnd_validation", "\"rfc7661\"", "tcp_is_cwnd_limited(): in slow start while cwnd < 2·max_packets_out, else while the window was used (include/net/tcp.h)"),
+    f("syn_retries", "6", "TCP_SYN_RETRIES = 6 (include/net/tcp.h)"),
+    f("synack_retries", "5", "TCP_SYNACK_RETRIES = 5 (include/net/tcp.h)"),
+    f("rcv_autotune", "true", "sysctl tcp_moderate_rcvbuf = 1"),
+];
+
+/// Fills a scenario document's `tcp` table with its profile's fields (those it does not set
+/// itself). A `tcp.profile` that names no profile is left for the typed reading to refuse.
+pub fn apply(doc: &mut serde_json::Value) {
+    let Some(tcp) = doc.get_mut("tcp").and_then(|t| t.as_object_mut()) else {
+        return;
+    };
+    let Some(profile) = tcp
+        .get("profile")
+        .and_then(|p| serde_json::from_value::<StackProfile>(p.clone()).ok())
+    else {
+        return;
+    };
+    for pf in profile.fields() {
+        if !tcp.contains_key(pf.field) {
+            let value = serde_json::from_str(pf.value).expect("a profile's values are JSON");
+            tcp.insert(pf.field.to_string(), value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{Scenario, TcpConfig};
+
+    #[test]
+    fn every_profile_field_is_a_tcp_field_with_a_valid_value_and_a_source() {
+        for p in ALL {
+            let mut doc = serde_json::json!({ "tcp": { "profile": p.name() } });
+            apply(&mut doc);
+            let t: TcpConfig = serde_json::from_value(doc["tcp"].clone()).unwrap_or_else(|e| panic!("{}: {e}", p.name()));
+            assert_eq!(t.profile, Some(p));
+            let mut seen = std::collections::HashSet::new();
+            for pf in p.fields() {
+                assert!(seen.insert(pf.field), "{} sets {} twice", p.name(), pf.field);
+                assert!(!pf.source.is_empty(), "{}.{} has no source", p.name(), pf.field);
+                assert_ne!(pf.field, "cc", "profiles leave the controller to the scenario");
+            }
+        }
+    }
+
+    #[test]
+    fn a_scenario_field_overrides_its_profile() {
+        let text = r#"
+            topology = { kind = "star", hosts = 2, link = { rate_gbps = 1.0, delay_us = 10.0 } }
+            [tcp]
+            profile = "windows_2008r2"
+            rto_min_ms = 10.0
+        "#;
+        let s = Scenario::from_toml(text).unwrap();
+        assert_eq!(s.tcp.rto_min_ms, 10.0);
+        assert_eq!(s.tcp.delayed_ack_timeout_ms, 200.0);
+        assert_eq!(s.tcp.init_cwnd_segments, 2);
+        assert_eq!(s.tcp.timer_tick_ms, 10.0);
+        assert!(!s.tcp.slow_start_after_idle);
+        let plain = Scenario::from_toml(&text.replace("profile = \"windows_2008r2\"", "")).unwrap();
+        assert_eq!(plain.tcp.timer_tick_ms, 0.0, "without a profile, the engine's defaults");
+        let e = Scenario::from_toml(&text.replace("windows_2008r2", "windows_95")).unwrap_err();
+        assert_eq!(e.field, "tcp.profile");
+        assert!(e.reason.contains("unknown variant"), "{e}");
+    }
+}
