@@ -485,7 +485,7 @@ fn tracing_needs_an_existing_persistent_workload() {
         (false, 0, "only persistent connections can be traced"),
     ] {
         let toml = small_queries_toml(persistent).replace("[measure]", &format!("[measure]\ntrace_queries = [{traced}]"));
-        let e = Scenario::from_toml(&toml).err().expect("refused");
+        let e = Scenario::from_toml(&toml).expect_err("refused");
         let text = e.to_string();
         assert!(text.contains("measure.trace_queries[0]") && text.contains(reason), "{text}");
     }

@@ -168,8 +168,10 @@ pub struct Endpoint {
     sacked: RangeSet,
     /// RFC 6675 `HighRxt`: end of the highest retransmission in this recovery.
     high_rxt: u64,
-    /// RFC 6675 `RescueRxt`, as a flag: this recovery has used its rescue retransmission.
-    rescued: bool,
+    /// RFC 6675 `RescueRxt`, as an end (exclusive): the rescue retransmission waits until
+    /// snd_una passes it (HighACK > RescueRxt). Set at entry to the end of the first
+    /// retransmission (§5 step 4.3), then to RecoveryPoint by the rescue (NextSeg rule 4).
+    rescue_rxt: u64,
     prr: Prr,
     tlp: Tlp,
     /// M9: no further window reduction until snd_una passes this.
@@ -206,6 +208,8 @@ pub struct Endpoint {
     /// RFC 3168 receiver: echo ECE until CWR arrives.
     ece_latch: bool,
     ts_recent: Time,
+    /// RFC 7323 §4.3 `Last.ACK.sent`: the ACK field of the last segment this end sent.
+    last_ack_sent: u64,
     /// Application bytes delivered in order.
     pub delivered: u64,
     /// The receive buffer now, bytes: the advertised window is its free space.
@@ -270,7 +274,7 @@ impl Endpoint {
             recover: 0,
             sacked: RangeSet::default(),
             high_rxt: 0,
-            rescued: false,
+            rescue_rxt: 0,
             prr: Prr::default(),
             tlp: Tlp::default(),
             cwr_guard: 0,
@@ -293,6 +297,7 @@ impl Endpoint {
             ce_state: false,
             ece_latch: false,
             ts_recent: Time::ZERO,
+            last_ack_sent: 0,
             delivered: 0,
             rcv_buffer,
             autotune,
@@ -475,6 +480,7 @@ impl Endpoint {
     fn send_syn_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
         let flags = SYN | ACK | if self.ecn_ok { ECE } else { 0 };
         out.push(self.segment(now, flags, 0, 0, self.control_ecn(self.p.ect_on_syn)));
+        self.last_ack_sent = self.rcv_nxt;
         self.arm_rto(now);
     }
 
@@ -747,7 +753,6 @@ impl Endpoint {
         if self.p.sack {
             // RFC 6675: no inflation, the pipe is counted.
             self.high_rxt = self.snd_una;
-            self.rescued = false;
             // RFC 6937 §3.1: prr_delivered = prr_out = 0, RecoverFS = FlightSize.
             self.prr = Prr {
                 recover_fs: self.snd_max - self.snd_una,
@@ -762,6 +767,9 @@ impl Endpoint {
         self.in_recovery = true;
         self.counters.fast_retransmits += 1;
         self.retransmit_head(now, out);
+        // RFC 6675 §5 (4.3): "To prevent ... a premature rescue retransmission, set both
+        // HighRxt and RescueRxt to the highest sequence number in the retransmitted segment."
+        self.rescue_rxt = self.high_rxt;
         self.arm_rto(now);
     }
 
@@ -780,6 +788,7 @@ impl Endpoint {
         }
         let pkt = self.segment(now, flags | RETX, seq, len, self.control_ecn(self.p.ect_on_retransmit));
         out.push(pkt);
+        self.last_ack_sent = self.rcv_nxt;
         self.high_rxt = self.high_rxt.max(seq + len as u64);
         self.prr.out += len as u64;
         self.counters.retransmits += 1;
@@ -903,8 +912,8 @@ impl Endpoint {
     /// un-SACKed byte (if not already retransmitted), once per recovery, without moving
     /// HighRxt, so the ACK clock survives.
     fn rescue_retransmission(&mut self, now: Time, out: &mut Vec<Packet>) {
-        if self.rescued {
-            return; // (recovery ends when snd_una reaches RecoveryPoint, so "HighACK > RescueRxt" never holds within it)
+        if self.snd_una <= self.rescue_rxt {
+            return; // not yet HighACK > RescueRxt (HighACK = snd_una − 1, RescueRxt = end − 1)
         }
         let mut last_hole = None;
         self.for_each_hole(|a, b, _| {
@@ -920,7 +929,8 @@ impl Endpoint {
         let high_rxt = self.high_rxt;
         self.retransmit(now, start, (top - start) as u32, out);
         self.high_rxt = high_rxt;
-        self.rescued = true;
+        // RescueRxt = RecoveryPoint: once per recovery (the full ACK ends it first).
+        self.rescue_rxt = self.recover;
     }
 
     fn is_lost(&self, seq: u64) -> bool {
@@ -1054,6 +1064,7 @@ impl Endpoint {
         self.last_send = Some(now);
         self.pace_after(now, pkt.size);
         // The segment carries our cumulative ACK: no separate delayed ACK is owed.
+        self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
         self.delack_deadline = None;
         if self.rto_deadline.is_none() {
@@ -1091,6 +1102,11 @@ impl Endpoint {
         }
         let (start, end) = (pkt.seq, pkt.seq + pkt.len as u64);
         if end <= self.rcv_nxt {
+            // RFC 7323 §4.3 (2): SEG.TSval >= TS.Recent and SEG.SEQ <= Last.ACK.sent: a copy
+            // of data whose ACK we were still delaying is the one this ACK answers.
+            if start <= self.last_ack_sent && pkt.ts_val >= self.ts_recent {
+                self.ts_recent = pkt.ts_val;
+            }
             self.send_ack(now, self.echo_ece(), out); // old duplicate: re-ACK at once
             return;
         }
@@ -1133,6 +1149,7 @@ impl Endpoint {
     fn send_ack(&mut self, now: Time, ece: bool, out: &mut Vec<Packet>) {
         let flags = ACK | if ece { ECE } else { 0 };
         out.push(self.segment(now, flags, self.snd_nxt, 0, self.control_ecn(self.p.ect_on_ack)));
+        self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
         self.delack_deadline = None;
     }

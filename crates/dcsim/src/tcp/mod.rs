@@ -8,9 +8,13 @@ pub mod ictcp;
 #[cfg(test)]
 mod ictcp_tests;
 pub mod ranges;
+#[cfg(test)]
+mod recovery_tests;
 pub mod rtt;
 #[cfg(test)]
 mod sack_tests;
+#[cfg(test)]
+mod stack_tests;
 #[cfg(test)]
 mod test_support;
 

@@ -20,20 +20,9 @@
 
 use super::endpoint::Endpoint;
 use super::test_support::*;
-use crate::net::packet::{Ecn, Packet, ACK};
+use crate::net::packet::{Packet, ACK};
 use crate::scenario::CcKind;
 use crate::units::Time;
-
-/// The 1-based segment a data packet carries (full, aligned segments only).
-fn seg_no(p: &Packet) -> u64 {
-    assert_eq!((p.seq - 1) % MSS, 0, "seq {} is not on a segment boundary", p.seq);
-    assert_eq!(p.len as u64, MSS, "segment at {} is not a full segment", p.seq);
-    (p.seq - 1) / MSS + 1
-}
-
-fn seg_nos(ps: &[Packet]) -> Vec<u64> {
-    ps.iter().map(seg_no).collect()
-}
 
 /// End 0 (host 0, opens the connection) or end 1 (host 1, listens); NewReno, no ECN.
 fn endpoint(sack: bool, end: u8) -> Endpoint {
@@ -49,21 +38,6 @@ fn pair(sack: bool) -> (Endpoint, Endpoint, Vec<Packet>) {
     assert_eq!(seg_nos(&data), (1..=10).collect::<Vec<_>>());
     assert_eq!(s.cwnd(), 10.0 * MSSF);
     (s, r, data)
-}
-
-/// Hands one segment to `r` and returns what it answers (at most one packet).
-fn deliver(r: &mut Endpoint, now: Time, p: &Packet) -> Option<Packet> {
-    let mut out = Vec::new();
-    r.on_segment(now, p, &mut out);
-    assert!(out.len() <= 1, "one segment in, at most one ACK out: {out:?}");
-    out.pop()
-}
-
-/// Hands one segment to the sender `s` and returns what it sends.
-fn feed(s: &mut Endpoint, now: Time, p: &Packet) -> Vec<Packet> {
-    let mut out = Vec::new();
-    s.on_segment(now, p, &mut out);
-    out
 }
 
 /// Delivers `data` to the receiver except the segments in `lost`, in order, 10 µs apart from
@@ -105,34 +79,6 @@ fn seg_blocks(p: &Packet) -> Vec<(u64, u64)> {
             ((a - 1) / MSS + 1, (b - 1) / MSS)
         })
         .collect()
-}
-
-/// A pure ACK from end 1 to end 0 with the given absolute SACK blocks (no timestamp echo, so
-/// no RTT sample is taken).
-fn sack_ack(ack: u64, sacked: &[(u64, u64)]) -> Packet {
-    assert!(sacked.len() <= 3);
-    let mut sack = [(0u32, 0u32); 3];
-    for (k, &(a, b)) in sacked.iter().enumerate() {
-        sack[k] = ((a - ack) as u32, (b - ack) as u32);
-    }
-    Packet {
-        conn: 0,
-        src: 1,
-        dst: 0,
-        from_end: 1,
-        flags: ACK,
-        ecn: Ecn::NotEct,
-        len: 0,
-        size: HDR,
-        seq: 1,
-        ack,
-        rwnd: RCV_BUF as u32,
-        ts_val: Time::from_ps(1),
-        ts_ecr: Time::ZERO,
-        sack,
-        sack_blocks: sacked.len() as u8,
-        class: 0,
-    }
 }
 
 /// The smallest cwnd (bytes) at which the sender would send a segment now, minus one SMSS:
@@ -540,10 +486,10 @@ fn sack_new_recovery_right_after_one_that_ended_at_recovery_point() {
         t += US;
         rtx.extend(feed(&mut s, t, a));
     }
-    // Segment 1, then once SACKs of 2..7 bring pipe (rtx 1 + 8, 9, 10 = 5840) to cwnd − SMSS
-    // with no new data and no hole below the highest SACK: the RFC 6675 rule-4 rescue of the
-    // highest un-SACKed segment, 10 (it is in fact on its way; a rescue is optimistic).
-    assert_eq!(seg_nos(&rtx), vec![1, 10], "segment 1, then the rescue retransmission of 10");
+    // Segment 1 only: no new data and no hole below the highest SACK, and no rescue of 10
+    // (which is on its way) while HighACK has not passed RescueRxt = end of the first
+    // retransmission (RFC 6675 §5 step 4.3, NextSeg rule 4).
+    assert_eq!(seg_nos(&rtx), vec![1], "segment 1, no premature rescue");
     let full = deliver(&mut r, t + 50 * US, &rtx[0]).unwrap();
     assert_eq!(full.ack, 14601);
     t += 100 * US;
@@ -701,9 +647,10 @@ fn sack_off_behaves_as_newreno() {
 fn sack_rescue_retransmits_a_lost_tail_once_per_recovery() {
     // An application-limited burst of 10 segments; segments 2 and 10 (the last) are lost.
     // 3..9 arrive: 7 dup ACKs SACKing them. Recovery starts on the 3rd (IsLost(2)): retransmit
-    // 2 (rule 1). Nothing is above the highest SACK but segment 10 and there is no new data,
-    // so once the SACKs bring pipe (rtx 2 + segment 10 = 2920) to cwnd − SMSS (cwnd =
-    // ssthresh = 7300) the rule-4 rescue resends segment 10 — without it only the RTO would.
+    // 2 (rule 1); RescueRxt = end of that retransmission (RFC 6675 §5 step 4.3). Nothing is
+    // above the highest SACK but segment 10 and there is no new data; the rule-4 rescue of 10
+    // waits for HighACK > RescueRxt: the partial ACK that the retransmitted 2 brings.
+    // Without the rescue only the RTO would resend 10.
     let mut s = endpoint(true, 0);
     let mut r = endpoint(true, 1);
     s.write(10 * MSS);
@@ -715,16 +662,18 @@ fn sack_rescue_retransmits_a_lost_tail_once_per_recovery() {
         t += US;
         sent.extend(feed(&mut s, t, a));
     }
-    assert_eq!(seg_nos(&sent), vec![2, 10], "segment 2, then the rescue of the tail");
+    assert_eq!(seg_nos(&sent), vec![2], "segment 2; no rescue before HighACK > RescueRxt");
     assert_eq!(s.counters.fast_retransmits, 1);
-    // One rescue per recovery: more duplicate ACKs bring no second copy of segment 10.
-    let dup = acks.last().unwrap().1;
-    assert!(feed(&mut s, t + US, &dup).is_empty());
-    // The two retransmissions fill both holes: one full ACK ends recovery with no timeout.
+    // 2 arrives: partial ACK seg(10) < RecoveryPoint seg(11): now the rescue resends 10.
     let a1 = deliver(&mut r, t + 50 * US, &sent[0]).unwrap();
-    let a2 = deliver(&mut r, t + 51 * US, &sent[1]).unwrap();
-    feed(&mut s, t + 100 * US, &a1);
-    feed(&mut s, t + 101 * US, &a2);
+    assert_eq!(a1.ack, seg(10));
+    let rescue = feed(&mut s, t + 100 * US, &a1);
+    assert_eq!(seg_nos(&rescue), vec![10]);
+    // One rescue per recovery: a duplicate of that ACK brings no second copy of segment 10.
+    assert!(feed(&mut s, t + 101 * US, &a1).is_empty());
+    // The rescue fills the last hole: the full ACK ends recovery with no timeout.
+    let a2 = deliver(&mut r, t + 150 * US, &rescue[0]).unwrap();
+    feed(&mut s, t + 200 * US, &a2);
     assert_eq!((s.snd_una, s.snd_max), (14601, 14601));
     assert_eq!(s.counters.timeouts, 0);
     assert_eq!(s.rto_deadline, None);

@@ -4,7 +4,7 @@
 use super::cc::Cc;
 use super::endpoint::{Endpoint, State, TcpParams};
 use super::rtt::RttEstimator;
-use crate::net::packet::{Packet, ACK, SYN};
+use crate::net::packet::{Ecn, Packet, ACK, SYN};
 use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, Recovery, TcpConfig};
 use crate::units::Time;
 
@@ -55,6 +55,16 @@ pub fn params(cc: CcKind, sack: bool) -> TcpParams {
     }
 }
 
+/// A NewReno sender (end 0) and receiver (end 1), `sack` on both, with `params` changed by
+/// `tune`.
+pub fn ends_with(sack: bool, tune: impl Fn(&mut TcpParams)) -> (Endpoint, Endpoint) {
+    let mut p = params(CcKind::NewReno, sack);
+    tune(&mut p);
+    let s = endpoint_with(p.clone(), CcKind::NewReno, 1.0, 0);
+    let r = endpoint_with(p, CcKind::NewReno, 1.0, 1);
+    (s, r)
+}
+
 /// End 0 (host 0, opens the connection) or end 1 (host 1, listens).
 pub fn endpoint_with(p: TcpParams, cc: CcKind, alpha_init: f64, end: u8) -> Endpoint {
     let rtt = RttEstimator::new(p.rto_min, p.rto_initial, p.rto_max, p.timer_tick);
@@ -93,4 +103,58 @@ pub fn establish(s: &mut Endpoint, r: &mut Endpoint) -> Vec<Packet> {
     assert_eq!(s.state, State::Established);
     assert_eq!(r.state, State::Established);
     data
+}
+
+/// The 1-based segment a data packet carries (full, aligned segments only).
+pub fn seg_no(p: &Packet) -> u64 {
+    assert_eq!((p.seq - 1) % MSS, 0, "seq {} is not on a segment boundary", p.seq);
+    assert_eq!(p.len as u64, MSS, "segment at {} is not a full segment", p.seq);
+    (p.seq - 1) / MSS + 1
+}
+
+pub fn seg_nos(ps: &[Packet]) -> Vec<u64> {
+    ps.iter().map(seg_no).collect()
+}
+
+/// Hands one segment to `r` and returns what it answers (at most one packet).
+pub fn deliver(r: &mut Endpoint, now: Time, p: &Packet) -> Option<Packet> {
+    let mut out = Vec::new();
+    r.on_segment(now, p, &mut out);
+    assert!(out.len() <= 1, "one segment in, at most one ACK out: {out:?}");
+    out.pop()
+}
+
+/// Hands one segment to the sender `s` and returns what it sends.
+pub fn feed(s: &mut Endpoint, now: Time, p: &Packet) -> Vec<Packet> {
+    let mut out = Vec::new();
+    s.on_segment(now, p, &mut out);
+    out
+}
+
+/// A pure ACK from end 1 to end 0 with the given absolute SACK blocks (no timestamp echo, so
+/// no RTT sample is taken).
+pub fn sack_ack(ack: u64, sacked: &[(u64, u64)]) -> Packet {
+    assert!(sacked.len() <= 3);
+    let mut sack = [(0u32, 0u32); 3];
+    for (k, &(a, b)) in sacked.iter().enumerate() {
+        sack[k] = ((a - ack) as u32, (b - ack) as u32);
+    }
+    Packet {
+        conn: 0,
+        src: 1,
+        dst: 0,
+        from_end: 1,
+        flags: ACK,
+        ecn: Ecn::NotEct,
+        len: 0,
+        size: HDR,
+        seq: 1,
+        ack,
+        rwnd: RCV_BUF as u32,
+        ts_val: Time::from_ps(1),
+        ts_ecr: Time::ZERO,
+        sack,
+        sack_blocks: sacked.len() as u8,
+        class: 0,
+    }
 }

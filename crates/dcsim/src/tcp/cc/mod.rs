@@ -161,7 +161,7 @@ impl Window {
                 let mut idle = c.idle;
                 while idle > c.rto && self.cwnd > restart_window {
                     self.cwnd = (self.cwnd / c.mss / 2.0).floor() * c.mss; // snd_cwnd >>= 1, whole segments
-                    idle = idle - c.rto;
+                    idle -= c.rto;
                 }
                 self.cwnd = self.cwnd.max(restart_window);
             }

@@ -1,0 +1,270 @@
+//! Worked traces of the stack rules a `tcp.profile` chooses: how ACKs count towards growth
+//! (per ACK, per segment, RFC 3465 bytes with L), restart after idle (RFC 5681 §4.1 and
+//! Linux), when an application-limited sender may grow (RFC 7661, Linux 2.6, none), the
+//! window in recovery (RFC 6675, PRR), the tail loss probe (RFC 8985 §7) and early
+//! retransmit (RFC 5827). Two ends are driven by hand as in `sack_tests`: MSS 1460, delayed
+//! ACKs every 2 segments, RTO = RTO_min = 10 ms, segment i covers [seg(i), seg(i + 1)).
+
+use super::endpoint::{Endpoint, TcpParams};
+use super::test_support::*;
+use crate::net::packet::{Packet, PSH, RETX};
+use crate::scenario::{AckCounting, CwndValidation, IdleRestart, Recovery};
+use crate::units::Time;
+
+/// A NewReno sender (end 0) and receiver (end 1) with SACK, from `params` changed by `tune`.
+fn ends(tune: impl Fn(&mut TcpParams)) -> (Endpoint, Endpoint) {
+    ends_with(true, tune)
+}
+
+/// Delivers a flight to the receiver at `t`, then its ACKs to the sender 50 µs later, each
+/// ACK 1 µs after the previous; returns what the sender sent in answer (the next flight).
+fn round_trip(s: &mut Endpoint, r: &mut Endpoint, flight: &[Packet], t: Time) -> Vec<Packet> {
+    let acks: Vec<Packet> = flight.iter().filter_map(|p| deliver(r, t, p)).collect();
+    let mut next = Vec::new();
+    for (k, a) in acks.iter().enumerate() {
+        next.extend(feed(s, t + 50 * US + k as u64 * US, a));
+    }
+    next
+}
+
+fn cwnd_segments(s: &Endpoint) -> f64 {
+    s.cwnd() / MSSF
+}
+
+#[test]
+fn the_first_round_trips_of_a_transfer_under_each_ack_counting_rule() {
+    // IW 10 and an ACK every 2 segments: the first flight of 10 gets 5 ACKs of 2 segments.
+    // Per ACK: +1 per ACK, 10 → 15; the 15 segments then sent get 7 ACKs (the 15th waits for
+    // the next flight's first segment) → 22; the 21 sent next get 11 ACKs (the first covers
+    // segments 15 and 16) → 33. Counting segments or bytes, with L = 2: +2 per ACK,
+    // 10 → 20 → 40 → 80 (×2 per RTT, what RFC 3465 §2.2's L = 2 is for).
+    for (rule, want) in [
+        (AckCounting::PerAck, [15.0, 22.0, 33.0]),
+        (AckCounting::Segments, [20.0, 40.0, 80.0]),
+        (AckCounting::Bytes, [20.0, 40.0, 80.0]),
+    ] {
+        let (mut s, mut r) = ends(|_| {});
+        s.cc.win.rules.counting = rule;
+        s.write(u64::MAX);
+        let mut flight = establish(&mut s, &mut r);
+        assert_eq!(flight.len(), 10);
+        for (k, &cwnd) in want.iter().enumerate() {
+            flight = round_trip(&mut s, &mut r, &flight, Time::from_ms(1 + k as u64));
+            assert_eq!(cwnd_segments(&s), cwnd, "{rule:?}, round {}", k + 1);
+        }
+    }
+}
+
+#[test]
+fn a_short_final_segment_and_stretch_acks_under_each_rule() {
+    // A 4-segment-and-340-B write: ACKs of segments 1-2, 3-4, and of the short fifth at once
+    // (PSH). The sender is application-limited, so window validation is off here (every ACK
+    // may grow; the rules are tested on their own below). Per ACK: 10 + 3 = 13; segments: +2 +2 +1 = 15 (the short one counts as one);
+    // bytes: +2 +2 + 340/1460 → 14 segments and 340 B.
+    for (rule, want) in [
+        (AckCounting::PerAck, 13.0 * MSSF),
+        (AckCounting::Segments, 15.0 * MSSF),
+        (AckCounting::Bytes, 14.0 * MSSF + 340.0),
+    ] {
+        let (mut s, mut r) = ends(|p| p.cwnd_validation = CwndValidation::Off);
+        s.cc.win.rules.counting = rule;
+        s.write(4 * MSS + 340);
+        let flight = establish(&mut s, &mut r);
+        assert_eq!(flight.len(), 5);
+        assert_eq!(flight[4].len, 340);
+        round_trip(&mut s, &mut r, &flight, Time::from_ms(1));
+        assert_eq!(s.cwnd(), want, "{rule:?}");
+    }
+    // Stretch ACKs (one per 4 segments): L = 2 adds 2 segments per ACK, no limit (L = 0,
+    // current Linux) the 4 each covers: 10 segments → ACKs of 4, 4 and (the PSH) 2.
+    for (limit, want) in [(2.0, 16.0), (f64::INFINITY, 20.0)] {
+        let (mut s, mut r) = ends(|p| {
+            p.delack_segments = 4;
+            p.cwnd_validation = CwndValidation::Off;
+        });
+        s.cc.win.rules.abc_limit = limit;
+        s.write(10 * MSS);
+        let flight = establish(&mut s, &mut r);
+        round_trip(&mut s, &mut r, &flight, Time::from_ms(1));
+        assert_eq!(cwnd_segments(&s), want, "L = {limit}");
+    }
+}
+
+#[test]
+fn restart_after_idle_rfc5681_and_linux() {
+    // A 10-segment write is sent and acknowledged (cwnd 10 → 20 in slow start); then cwnd is
+    // set to 40 segments, ssthresh to 20, and after an idle time the application writes 60
+    // segments. The RTO is RTO_min, 10 ms (SRTT ≈ 100 µs). Idle is measured from the last
+    // data sent, at 100 µs.
+    // - 8 ms idle (< RTO): no restart, 40 segments leave.
+    // - 15 ms, RFC 5681 §4.1: cwnd = min(IW, cwnd) = 10.
+    // - 15 ms, Linux: ssthresh = max(20, ¾·40) = 30; 15 > 10 halves to 20 (5 ms left, < RTO).
+    // - 35 ms, Linux: 40 → 20 → 10 (then cwnd is min(IW, cwnd) and halving stops).
+    for (rule, idle_ms, cwnd, ssthresh) in [
+        (IdleRestart::Rfc5681, 8, 40.0, 20.0),
+        (IdleRestart::Rfc5681, 15, 10.0, 20.0),
+        (IdleRestart::Linux, 8, 40.0, 20.0),
+        (IdleRestart::Linux, 15, 20.0, 30.0),
+        (IdleRestart::Linux, 35, 10.0, 30.0),
+    ] {
+        let (mut s, mut r) = ends(|p| p.slow_start_after_idle = true);
+        s.cc.win.rules.idle_restart = rule;
+        s.write(10 * MSS);
+        let flight = establish(&mut s, &mut r);
+        round_trip(&mut s, &mut r, &flight, Time::from_us(200));
+        assert_eq!(s.snd_una, s.snd_max, "all acknowledged");
+        assert_eq!(s.rtt.rto(), 10 * MS);
+        s.cc.win.cwnd = 40.0 * MSSF;
+        s.cc.win.ssthresh = 20.0 * MSSF;
+        s.write(60 * MSS);
+        let mut out = Vec::new();
+        s.try_send(100 * US + Time::from_ms(idle_ms), &mut out);
+        assert_eq!(cwnd_segments(&s), cwnd, "{rule:?} after {idle_ms} ms");
+        assert_eq!(s.ssthresh() / MSSF, ssthresh, "{rule:?} after {idle_ms} ms");
+        assert_eq!(out.len() as f64, cwnd, "the restarted window leaves");
+        // The idle period is spent: a second attempt does not restart (or halve) again.
+        s.try_send(200 * US + Time::from_ms(idle_ms), &mut out);
+        assert_eq!(cwnd_segments(&s), cwnd);
+    }
+}
+
+#[test]
+fn growth_of_an_application_limited_sender_under_each_validation_rule() {
+    // IW 20 and a 17-segment write: all 17 leave at once, so the sender is never
+    // cwnd-limited. ACKs of 2 segments each (the last of segment 17 alone, PSH) arrive with
+    // 17, 15, ..., 3, 1 segments in flight before them.
+    // - RFC 7661: grow while 2·in flight ≥ cwnd: 34 ≥ 20 → 22, 30 ≥ 22 → 24, 26 ≥ 24 → 26,
+    //   22 < 26: stop. 26.
+    // - Linux 2.6 (cwnd − in flight ≤ 3): 20 − 17 = 3 → 22; 22 − 15 = 7: stop. 22.
+    // - None: 8 ACKs of 2 (+2 each) and one of 1: 20 + 17 = 37.
+    for (rule, want) in [
+        (CwndValidation::Rfc7661, 26.0),
+        (CwndValidation::MaxBurst, 22.0),
+        (CwndValidation::Off, 37.0),
+    ] {
+        let (mut s, mut r) = ends(|p| {
+            p.init_cwnd_segments = 20;
+            p.cwnd_validation = rule;
+        });
+        s.write(17 * MSS);
+        let flight = establish(&mut s, &mut r);
+        assert_eq!(flight.len(), 17);
+        round_trip(&mut s, &mut r, &flight, Time::from_ms(1));
+        assert_eq!(cwnd_segments(&s), want, "{rule:?}");
+    }
+}
+
+#[test]
+fn prr_spreads_the_reduction_where_rfc6675_waits_for_the_pipe() {
+    // IW 20, segment 1 lost; the receiver SACKs 2, 3, 4, ... one ACK each (no timestamps, so
+    // no RTT samples). The third SACKed segment makes segment 1 lost (RFC 6675 IsLost: more
+    // than 2·SMSS SACKed above it): recovery, the fast retransmit of segment 1, ssthresh =
+    // 20/2 = 10 segments. RecoverFS = 20 segments. The k-th ACK of recovery (k = 1 is the
+    // entry) has SACKed up to segment k + 3.
+    // - RFC 6675: cwnd = 10 at once; pipe = 1 (the retransmission) + 17 − k un-SACKed ones
+    //   above; it sends while cwnd − pipe ≥ 1, first at k = 9 (pipe 9): segment 21.
+    // - PRR: prr_delivered = k segments, prr_out = 1 + new ones; while pipe > ssthresh,
+    //   sndcnt = ⌈k·10/20⌉ − prr_out: 0, 0, 1 (k = 3), 0, 1 (k = 5), ...: a new segment at
+    //   every odd k from 3, pipe staying above 10 (at k = 9: 17 − 8 + 3 = 12).
+    for (recovery, want) in [
+        (Recovery::Rfc6675, vec![(9, 21)]),
+        (Recovery::Prr, vec![(3, 21), (5, 22), (7, 23), (9, 24)]),
+    ] {
+        let (mut s, mut r) = ends(|p| {
+            p.init_cwnd_segments = 20;
+            p.recovery = recovery;
+        });
+        s.write(u64::MAX);
+        let flight = establish(&mut s, &mut r);
+        assert_eq!(flight.len(), 20);
+        drop(r);
+        let mut sent = Vec::new();
+        for last in 2..=12u64 {
+            let ack = sack_ack(seg(1), &[(seg(2), seg(last + 1))]);
+            let out = feed(&mut s, Time::from_ms(1) + last * US, &ack);
+            if last == 4 {
+                assert_eq!(seg_no(&out[0]), 1, "{recovery:?}: the fast retransmit");
+                assert!(out[0].has(RETX));
+            }
+            for p in out.iter().filter(|p| !p.has(RETX)) {
+                sent.push((last - 3, seg_no(p)));
+            }
+        }
+        assert_eq!(sent, want, "{recovery:?}: (k, new segment)");
+        assert_eq!(s.ssthresh(), 10.0 * MSSF);
+    }
+}
+
+#[test]
+fn a_tail_loss_is_repaired_by_the_probe_instead_of_the_rto() {
+    // A 10-segment response (PSH on the last) whose last segment is lost. The receiver ACKs
+    // 2, 4, 6, 8 and holds 9 for its delayed-ACK timer. With the probe, after the ACK of 8
+    // the sender arms the probe timeout 2·SRTT + 2 ticks (tick 0) ahead instead of the RTO;
+    // when it fires, nothing new is left, so it resends the last segment (RFC 8985 §7.3)
+    // and arms the RTO. The receiver now has 9 and 10 and ACKs everything at once (PSH); the
+    // ACK covers the probe, which repaired a loss (§7.4.2): ssthresh = max(2 segments in
+    // flight at the probe / 2, 2) = 2 segments, cwnd = ssthresh. Without the probe the
+    // sender waits for the RTO, 10 ms.
+    for tlp in [true, false] {
+        let (mut s, mut r) = ends(|p| p.tail_loss_probe = tlp);
+        s.write(10 * MSS);
+        let flight = establish(&mut s, &mut r);
+        assert!(flight[9].has(PSH));
+        let t = Time::from_ms(1);
+        let acks: Vec<Packet> = flight[..9].iter().filter_map(|p| deliver(&mut r, t, p)).collect();
+        assert_eq!(acks.len(), 4);
+        let t_ack = t + 50 * US;
+        for a in &acks {
+            assert!(feed(&mut s, t_ack, a).is_empty());
+        }
+        assert_eq!(s.snd_una, seg(9));
+        let srtt = s.rtt.srtt.unwrap();
+        let deadline = s.rto_deadline.unwrap();
+        if !tlp {
+            assert_eq!(deadline, t_ack + 10 * MS, "the RTO");
+            continue;
+        }
+        assert_eq!(deadline, t_ack + 2 * srtt, "the probe timeout, 2·SRTT");
+        let mut out = Vec::new();
+        s.on_rto_timer(deadline, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!((seg_no(&out[0]), out[0].has(RETX)), (10, true), "the last segment, resent");
+        assert_eq!(s.counters.tail_loss_probes, 1);
+        assert_eq!(s.counters.timeouts, 0);
+        assert_eq!(s.rto_deadline, Some(deadline + 10 * MS), "the RTO, not another probe");
+        let ack = deliver(&mut r, deadline + 50 * US, &out[0]).expect("ACK of everything");
+        assert_eq!(ack.ack, seg(11));
+        assert!(feed(&mut s, deadline + 100 * US, &ack).is_empty());
+        assert_eq!(s.snd_una, s.snd_max);
+        assert_eq!((s.ssthresh(), s.cwnd()), (2.0 * MSSF, 2.0 * MSSF), "the loss's reduction");
+        assert_eq!(s.rto_deadline, None);
+    }
+}
+
+#[test]
+fn early_retransmit_repairs_a_short_flights_loss_without_the_rto() {
+    // A 3-segment response whose first segment is lost: segments 2 and 3 arrive and are
+    // SACKed (two duplicate ACKs). With fewer than 4 segments out and nothing more to send,
+    // early retransmit lowers DupThresh to 3 − 1 = 2 (RFC 5827 §3.1): the second duplicate
+    // ACK starts recovery and resends segment 1. Without it, 2 < 3 duplicate ACKs and 2 SACKed
+    // segments (not more than 2·SMSS) leave segment 1 to the RTO.
+    for er in [true, false] {
+        let (mut s, mut r) = ends(|p| p.early_retransmit = er);
+        s.write(3 * MSS);
+        let flight = establish(&mut s, &mut r);
+        let t = Time::from_ms(1);
+        let dupacks: Vec<Packet> = flight[1..].iter().filter_map(|p| deliver(&mut r, t, p)).collect();
+        assert_eq!(dupacks.len(), 2, "out-of-order segments are ACKed at once");
+        let mut out = Vec::new();
+        for a in &dupacks {
+            out.extend(feed(&mut s, t + 50 * US, a));
+        }
+        if er {
+            assert_eq!(seg_nos(&out), [1]);
+            assert_eq!(s.counters.fast_retransmits, 1);
+        } else {
+            assert!(out.is_empty());
+            assert_eq!(s.rto_deadline, Some(100 * US + 10 * MS), "the RTO, armed at the first send");
+        }
+    }
+}
