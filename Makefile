@@ -38,9 +38,11 @@ schema: ## Regenerate schema/scenario.schema.json from the engine's types
 	$(PYTHON) -m dcsim schema > schema/scenario.schema.json.tmp
 	mv schema/scenario.schema.json.tmp schema/scenario.schema.json
 
-docs: ## Regenerate docs/scenario-reference.md from the engine's schema
+docs: ## Regenerate docs/scenario-reference.md and docs/stacks.md from the engine
 	$(PYTHON) -m dcsim.docgen scenario-reference > docs/scenario-reference.md.tmp
 	mv docs/scenario-reference.md.tmp docs/scenario-reference.md
+	$(PYTHON) -m dcsim.docgen stacks > docs/stacks.md.tmp
+	mv docs/stacks.md.tmp docs/stacks.md
 
 validation: ## Run the quick suite into build/validation; regenerate docs/validation.md and the expected claim outcomes
 	$(PYTHON) -m dcsim reproduce --out build/validation --quiet || true

@@ -69,9 +69,14 @@ class RunContext:
     # Address of a Dask distributed scheduler to run on instead of local processes.
     scheduler: str | None = None
     seeds: set[int] = field(default_factory=set)
+    # The hosts' TCP stacks the scenarios ran: their `tcp.profile`, or "engine defaults".
+    stacks: set[str] = field(default_factory=set)
     simulated: int = 0
     from_cache: int = 0
 
+
+# What a scenario without `tcp.profile` runs (docs/stacks.md).
+STACK_DEFAULTS = "engine defaults"
 
 # Tasks in flight per worker: enough to keep workers busy, few enough for flat memory.
 IN_FLIGHT_PER_WORKER = 2
@@ -112,6 +117,7 @@ def run_scenarios(scenarios: list[dict[str, Any]], jobs: int) -> list[dict[str, 
         ctx.on_planned(len(scenarios))
     for sc in scenarios:
         ctx.seeds.add(int(sc.get("sim", {}).get("seed", 1)))
+        ctx.stacks.add(str(sc.get("tcp", {}).get("profile") or STACK_DEFAULTS))
     results: list[dict[str, Any] | None] = [None] * len(scenarios)
     keys = [cache_key(sc) for sc in scenarios] if ctx.cache_dir else [None] * len(scenarios)
     todo = []

@@ -97,6 +97,7 @@ def _check_summary(summary: Any) -> dict[str, Any]:
         ("metrics", dict, "an object"),
         ("simulations", dict, "an object"),
         ("seeds", list, "a list"),
+        ("stacks", list, "a list"),
         ("wall_seconds", (int, float), "a number"),
     ):
         if summary.get(key) is not None and not isinstance(summary[key], kind):
@@ -299,6 +300,7 @@ def _section(
     _, citation = paper_of(exp_id)
     figure = summary.get("reproduces") or reproduces(title)
     seeds = ", ".join(map(str, summary.get("seeds") or [])) or "not recorded"
+    stacks = ", ".join(map(str, summary.get("stacks") or [])) or "not recorded"
     sims = summary.get("simulations") or {}
     description = getattr(module, "DESCRIPTION", "")
     metrics = json.dumps(summary.get("metrics", {}), indent=2, sort_keys=True)
@@ -309,7 +311,8 @@ def _section(
             f"<p>Reproduces <strong>{escape(figure)}</strong> of {escape(citation)}."
             + (f" {escape(description)}" if description else "")
             + "</p>",
-            f'<p class="meta">scale {escape(str(summary.get("scale", "")))}; '
+            f'<p class="meta">hosts\' TCP stack (docs/stacks.md): {escape(stacks)}; '
+            f'scale {escape(str(summary.get("scale", "")))}; '
             f"{float(summary.get('wall_seconds') or 0):.1f} s wall clock; seeds {escape(seeds)}; "
             f"{sims.get('run', '?')} simulations run, {sims.get('from_cache', 0)} from the cache; "
             f"engine {escape(str(summary.get('engine') or 'not recorded'))}</p>",

@@ -151,6 +151,8 @@ def _one(
                 "reproduces": reproduces(module.TITLE),
                 "engine": executor.engine_fingerprint(),
                 "seeds": sorted(ctx.seeds),
+                # The hosts' TCP stack profiles its scenarios ran (docs/stacks.md).
+                "stacks": sorted(ctx.stacks),
                 "simulations": {"run": ctx.simulated, "from_cache": ctx.from_cache},
                 "cache_key": key,
                 # What the experiment wrote, with sizes: a kept result must still have it all.

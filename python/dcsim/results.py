@@ -196,6 +196,11 @@ class Results:
             "marks": sum(p["marks"] for p in ports),
             "timeouts": sum(f["timeouts"] for f in flows),
             "retransmits": sum(f["retransmits"] for f in flows),
+            # The same four in the measurement window, after `sim.warmup_s`.
+            "drops_after_warmup": sum(p["drops_after_warmup"] for p in ports),
+            "marks_after_warmup": sum(p["marks_after_warmup"] for p in ports),
+            "timeouts_after_warmup": sum(f["timeouts_after_warmup"] for f in flows),
+            "retransmits_after_warmup": sum(f["retransmits_after_warmup"] for f in flows),
             "conservation": self.conservation,
             "ports": ports,
             "switches": rows(self.raw["switches"]),

@@ -57,6 +57,7 @@ DTYPES = {
         "cc": S, "start_s": F, "established_s": F, "setup_s": F, "failed": B, "completion_s": F, "fct_s": F, "ideal_fct_s": F,
         "slowdown": F, "bytes_delivered": I, "goodput_bps": F, "data_packets_sent": I,
         "retransmits": I, "fast_retransmits": I, "timeouts": I, "syn_retries": I,
+        "tail_loss_probes": I, "retransmits_after_warmup": I, "timeouts_after_warmup": I,
         "ecn_reductions": I, "ece_acks": I, "final_cwnd_bytes": F, "final_alpha": F, "srtt_s": F,
         "rcv_buffer_bytes": I,
     },
@@ -64,7 +65,8 @@ DTYPES = {
         "name": S, "node": S, "peer": S, "is_switch": B, "rate_bps": F, "arrived_packets": I,
         "enqueued_packets": I, "sent_packets": I, "sent_bytes": I, "drops_buffer": I,
         "drops_pool": I, "drops_aqm": I, "drops_dequeue": I, "drops_nonect": I, "drops_syn": I,
-        "drops_ack": I, "drops_retransmit": I, "marks": I, "queued_at_end": I,
+        "drops_ack": I, "drops_retransmit": I, "marks": I, "drops_after_warmup": I,
+        "marks_after_warmup": I, "queued_at_end": I,
         "max_packets": I, "max_bytes": I, "mean_packets": F, "mean_bytes": F, "utilization": F,
     },
     "classes": {

@@ -18,7 +18,7 @@ import pytest
 import dcsim
 from conftest import REPO
 from dcsim import _core
-from dcsim.docgen import scenario_reference
+from dcsim.docgen import scenario_reference, stacks
 from dcsim.scenario import read_toml
 from dcsim.sweep import load_plan
 
@@ -71,6 +71,12 @@ def test_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def test_scenario_reference_is_generated_from_the_schema() -> None:
     expected = scenario_reference(json.loads(_core.scenario_schema()))
     assert (DOCS / "scenario-reference.md").read_text() == expected, "run `make docs`"
+
+
+def test_stack_profiles_page_is_generated_from_the_engine() -> None:
+    profiles = json.loads(_core.stack_profiles())
+    assert [p["name"] for p in profiles] == ["windows_2008r2", "linux_2_6_3x", "linux_current"]
+    assert (DOCS / "stacks.md").read_text() == stacks(profiles), "run `make docs`"
 
 
 def test_validation_page_lists_every_experiment() -> None:

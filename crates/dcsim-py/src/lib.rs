@@ -122,6 +122,24 @@ fn scenario_schema() -> String {
     dcsim::Scenario::json_schema()
 }
 
+/// The TCP stack profiles (`tcp.profile`) as JSON: name, what it stands for, and each field
+/// it sets with its value and source (for `docs/stacks.md`).
+#[pyfunction]
+fn stack_profiles() -> String {
+    let profiles: Vec<_> = dcsim::scenario::profiles::ALL
+        .iter()
+        .map(|p| {
+            let fields: Vec<_> = p
+                .fields()
+                .iter()
+                .map(|f| serde_json::json!({"field": f.field, "value": serde_json::from_str::<serde_json::Value>(f.value).unwrap_or_default(), "source": f.source}))
+                .collect();
+            serde_json::json!({"name": p.name(), "about": p.about(), "fields": fields})
+        })
+        .collect();
+    serde_json::Value::Array(profiles).to_string()
+}
+
 /// The points of a built-in distribution (`web_search`, `data_mining`), as `[value, cdf]`.
 #[pyfunction]
 fn builtin_cdf(name: &str) -> PyResult<Vec<[f64; 2]>> {
@@ -141,6 +159,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(stack_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(port_names, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_cdf, m)?)?;
     m.add_function(wrap_pyfunction!(cdf_from_csv, m)?)?;

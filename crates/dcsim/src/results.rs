@@ -186,6 +186,11 @@ table! {
         /// Of all drops, retransmitted data.
         pub drops_retransmit: u64,
         pub marks: u64,
+        /// Drops (buffer, pool, AQM) after the warm-up (`sim.warmup_s`): in the measurement
+        /// window, where the other counters cover the whole run.
+        pub drops_after_warmup: u64,
+        /// Marks after the warm-up.
+        pub marks_after_warmup: u64,
         /// Packets still queued when the run ended.
         pub queued_at_end: u64,
         pub max_packets: u64,
@@ -304,6 +309,13 @@ table! {
         pub fast_retransmits: u64,
         pub timeouts: u64,
         pub syn_retries: u64,
+        /// Tail loss probes sent (`tcp.tail_loss_probe`; a probe that resends also counts in
+        /// `retransmits`).
+        pub tail_loss_probes: u64,
+        /// Retransmissions and timeouts after the warm-up (`sim.warmup_s`): in the
+        /// measurement window, where the columns above cover the whole run.
+        pub retransmits_after_warmup: u64,
+        pub timeouts_after_warmup: u64,
         pub ecn_reductions: u64,
         pub ece_acks: u64,
         pub final_cwnd_bytes: f64,

@@ -11,12 +11,12 @@ per link (spec algorithms.md §2.1: reach the base RTT by setting propagation). 
 holds 128.5 kB, the buffer the paper's §V finds its own 47-server incast needs at 2 MSS; its
 "85 kB for each port" (§II-C) is the equal split, the limit only when every port is busy
 (spec algorithms.md §2.3 M13; ASSUMPTION, see the preset's documentation). Drop-tail.
-TCP is NewReno with SACK (Windows Server 2008 R2, §VII), timeout (RTO_min) 300 ms.
+TCP is NewReno with SACK on the `windows_2008r2` stack profile (Windows Server 2008 R2, §VII;
+docs/stacks.md), timeout (RTO_min) 300 ms.
 
 Assumptions shared by the ICTCP motivation experiments (ictcp-fig3/4/5):
-- Delayed ACK m = 2 with a 200 ms timeout: the Windows-like stack of spec algorithms.md §1.6
-  (the papers do not give it; the engine ACKs the end of a response at once, so the timer only
-  matters for a lone segment mid-window).
+- Delayed ACK m = 2 with a 200 ms timeout: the profile's (Microsoft KB328890; the engine ACKs
+  the end of a response at once, so the timer only matters for a lone segment mid-window).
 - Hosts: the engine's NIC model (FIFO transmit queue of 1000 packets serialised at 1 Gbps,
   spec algorithms.md §1.10 M10) and its default 1 µs transmit jitter. No receive interrupt
   moderation (``host.rx_interrupt_interval_us`` = 0): the paper's servers (Broadcom BCM5709C
@@ -50,11 +50,9 @@ LINK_DELAY_US = (BASE_RTT_US - 2 * 12.304 - 2 * 0.624) / 4
 LINK = {"rate_gbps": 1.0, "delay_us": LINK_DELAY_US, "framing_bytes": 38}
 BUFFER = {"kind": "preset", "name": "quanta_lb4g"}
 TCP = {
+    "profile": "windows_2008r2",
     "cc": "newreno",
-    "sack": True,
     "rto_min_ms": 300.0,
-    "delayed_ack_segments": 2,
-    "delayed_ack_timeout_ms": 200.0,
 }
 QUERY_START_S = 0.01
 # Payload goodput ceiling of a 1 Gbps link with full segments: 1460 / 1538.

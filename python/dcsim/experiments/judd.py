@@ -16,12 +16,12 @@ choice, stated with its reason (spec algorithms.md §7, experiments.md "judd-*")
   ASSUMPTION: DCTCP+'s 42 µs mean latency bounds its queue to ≲ 53 KB, which rules out the
   DCTCP paper's K = 65 at 10 Gbps). A RED-ECN switch drops what it cannot mark above K
   (§7.2, ``nonect = "drop"``).
-- Hosts: the Linux stack of the time. TCP is CUBIC (Linux's default since 2.6.19); RTO_min
-  200 ms and a 1 s initial RTO (Linux ≥ 3.1, RFC 6298); 6 SYN and 5 SYN-ACK retries
-  (Linux's `tcp_syn_retries` and `tcp_synack_retries`); initial window 10 segments (Linux ≥
-  2.6.39, RFC 6928); delayed ACKs every 2 segments or 40 ms; receive buffers auto-tuned from
-  43 KB up to 3 MiB of window (Linux's default `tcp_moderate_rcvbuf`; half of `tcp_rmem`); DCTCP with g = 1/16,
-  α₀ = 1 and a 2-segment minimum window (Linux `tcp_dctcp.c`).
+- Hosts: the Linux stack of the time, as the ``linux_current`` stack profile (docs/stacks.md,
+  each field with its source; the slides' kernels, 3.x, already had IW10, the 1 s initial RTO,
+  PRR and the tail loss probe). TCP is CUBIC (Linux's default since 2.6.19); RTO_min 200 ms;
+  6 SYN and 5 SYN-ACK retries; delayed ACKs every 2 segments or 40 ms; receive buffers
+  auto-tuned from 43 KB up to 3 MiB of window (Linux's default `tcp_moderate_rcvbuf`; half of
+  `tcp_rmem`); DCTCP with g = 1/16, α₀ = 1 and a 2-segment minimum window (Linux `tcp_dctcp.c`).
 - ECN on control packets: a host "of the time" follows RFC 3168: only new data is ECT, so
   SYN, SYN-ACK, pure ACKs and retransmissions are not (``ect_on_control = "rfc3168"``,
   :data:`RFC3168_HOSTS`). The fixes are ``tcp.ect_on_syn`` (Linux's later ECT(0) SYNs for
@@ -46,17 +46,11 @@ TCP_CC = "cubic"
 
 # The Linux stack of the slides' time (module docstring), shared by TCP and DCTCP hosts.
 LINUX_TCP: dict[str, Any] = {
+    "profile": "linux_current",
     "rto_min_ms": 200.0,
-    "rto_initial_ms": 1000.0,
-    "syn_retries": 6,
-    "synack_retries": 5,
-    "init_cwnd_segments": 10,
-    "delayed_ack_segments": 2,
-    "delayed_ack_timeout_ms": 40.0,
     "dctcp_g": 1.0 / 16.0,
     "dctcp_alpha_init": 1.0,
     "dctcp_min_cwnd_segments": 2,
-    "rcv_autotune": True,
 }
 
 # RFC 3168 hosts: ECT on new data only (the pitfall); and hosts with every fix.

@@ -14,8 +14,11 @@ choice). Host 0 (the client) queries hosts 1-100 over persistent connections; ea
 experiments' ``incast.query``: 100-B requests, the first at 10 ms). TCP = CUBIC over
 drop-tail with RTO_min 200 ms (Linux's), 10 ms and 1 ms; DCTCP over RED-ECN marking at K = 20
 (hosts with the slides' fixes, ``judd.FIXED_HOSTS``: ECT on every packet) with Linux's
-200 ms, to show the other fix needs no RTO change. RTOs are exact (no timer tick; Linux's
-is 1-4 ms) and the RTO is RFC 6298's max(RTO_min, SRTT + 4 RTTVAR).
+200 ms, to show the other fix needs no RTO change. RTOs are exact (``timer_tick_ms`` = 0 over
+the ``linux_current`` profile's 4 ms jiffy: RTO_min is this experiment's variable, and a 1 ms
+RTO_min needs a timer that fine, Linux's HZ = 1000 or high-resolution timers) and the RTO is
+RFC 6298's max(RTO_min, SRTT + 4 RTTVAR). The hosts' tail loss probe and early retransmit
+(the profile's) repair some tail losses before the RTO.
 
 Assumptions:
 - Fan-in and response size (NOT GIVEN): the port must overflow, and the slides' own 5.5 MB
@@ -24,8 +27,8 @@ Assumptions:
   (10.5 MB) lose some but recover all by fast retransmit. 100 servers (the Scale table's
   smallest sender count into the same receiver) × 64 KB (a storage stripe unit,
   ASSUMPTION) = 6.55 MB, 1.19 × the port: the synchronised responses overflow it and some
-  tails are lost, which only a timeout recovers (2010-era stacks had no tail-loss probe). We
-  keep the slides' buffer rather than a shallower one.
+  tails are lost, which a timeout recovers unless the tail loss probe does. We keep the
+  slides' buffer rather than a shallower one.
 - Queries per configuration: 2000 at full scale, 500 at quick (p99 between the 5th- and
   6th-largest values). Fewer would not do at RTO_min 1 ms: three of its first 35 queries take
   12-32 ms while the windows start up, and with 200 queries p99 is one of them.
@@ -112,7 +115,7 @@ def scenario(proto: str, rto_min_ms: float, rounds: int) -> dict:
         duration_s=ic.many_to_one_duration_s(
             rounds, rto_min_ms, SERVERS * RESPONSE_BYTES, judd.RATE_GBPS
         ),
-        tcp=hosts | {"rto_min_ms": float(rto_min_ms)},
+        tcp=hosts | {"rto_min_ms": float(rto_min_ms), "timer_tick_ms": 0.0},
     )
     sc["flows"] = []
     sc["queries"] = [ic.query(0, range(1, SERVERS + 1), RESPONSE_BYTES, rounds)]

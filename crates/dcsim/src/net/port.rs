@@ -41,6 +41,9 @@ pub struct PortCounters {
     /// SYNs and SYN-ACKs, pure ACKs, and retransmitted data.
     pub drops_by_kind: DropKinds,
     pub marks: u64,
+    /// Drops and marks when the warm-up ended (the measurement window counts from them).
+    pub drops_at_warmup: u64,
+    pub marks_at_warmup: u64,
     pub max_packets: u64,
     pub max_bytes: Bytes,
     /// `occupancy[n]`: time spent holding n packets since the window start.
@@ -58,6 +61,18 @@ pub struct DropKinds {
     pub syn: u64,
     pub ack: u64,
     pub retransmit: u64,
+}
+
+impl PortCounters {
+    /// Drops of every cause: the port's limit, the shared memory, the AQM.
+    pub fn drops(&self) -> u64 {
+        self.drops_buffer + self.drops_pool + self.drops_aqm
+    }
+
+    /// The warm-up ends: what follows is the measurement window.
+    pub fn mark_warmup(&mut self) {
+        (self.drops_at_warmup, self.marks_at_warmup) = (self.drops(), self.marks);
+    }
 }
 
 impl DropKinds {

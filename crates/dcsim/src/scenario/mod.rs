@@ -824,10 +824,15 @@ pub enum AckCounting {
     /// start adds 1 MSS per ACK (×1.5 per RTT with delayed ACKs), congestion avoidance
     /// MSS²/cwnd (RFC 5681 §3.1 as written; Linux 2.6 with `tcp_abc` = 0, ns-2).
     PerAck,
-    /// The segments it acknowledges, a short one counting as one, up to
-    /// `abc_limit_segments` per ACK in slow start (Linux ≥ 3.9 counts packets; M3).
+    /// The segments it newly acknowledges, a short one counting as one, up to
+    /// `abc_limit_segments` per ACK in slow start (M3, the spec's assumption for the papers'
+    /// stacks).
     #[default]
     Segments,
+    /// The segments newly delivered by its account, as Linux ≥ 3.13 counts
+    /// (`tcp_newly_delivered`): those newly SACKed plus those newly acknowledged that were
+    /// not SACKed before (RFC 6937's DeliveredData), up to `abc_limit_segments`.
+    Delivered,
     /// Appropriate byte counting (RFC 3465): the bytes it acknowledges, up to
     /// `abc_limit_segments`·SMSS per ACK in slow start (§2.2), and in congestion avoidance
     /// SMSS·bytes/cwnd (§2.1's byte counter, in its fractional form).
@@ -998,7 +1003,9 @@ pub struct TcpConfig {
     /// appropriate byte counting (RFC 3465).
     pub ack_counting: AckCounting,
     /// L: the most an ACK may add in slow start, segments (RFC 3465 §2.2: 2), with
-    /// `ack_counting` = `segments` or `bytes`; 0 = no limit (current Linux). At most 1000.
+    /// `ack_counting` = `segments` or `bytes`; 0 = no limit, as current Linux, whose slow start
+    /// then stops at ssthresh and counts the rest of the ACK in congestion avoidance. At most
+    /// 1000.
     #[schemars(range(max = 1000))]
     pub abc_limit_segments: u32,
     /// When an application-limited sender may still grow cwnd.
@@ -1014,7 +1021,9 @@ pub struct TcpConfig {
     pub tail_loss_probe: bool,
     /// Early retransmit (RFC 5827): with fewer than 4 segments out and nothing new the
     /// windows let it send, DupThresh falls to the segments out minus one, so a short
-    /// response's loss is repaired by fast retransmit instead of the RTO.
+    /// response's loss is repaired by fast retransmit instead of the RTO. With it, as in
+    /// Linux, any ACK bringing new SACK information (not only a duplicate) may start
+    /// recovery when the segment after it is deemed lost.
     pub early_retransmit: bool,
     /// CUBIC's parameters (`cc = "cubic"`).
     pub cubic: CubicConfig,

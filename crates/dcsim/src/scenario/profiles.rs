@@ -85,8 +85,7 @@ SRTT, well under a tick).";
 
 const LINUX_CURRENT_ABOUT: &str = "Linux 6.x with default settings, read in 6.12.117. Its default congestion control is \
 CUBIC. Not modelled: RACK's time-based loss detection (RFC 8985 §6, `tcp_recovery` = 1), for which early retransmit \
-(RFC 5827, Linux 3.5-4.x) stands in; slow start counting newly SACKed segments as well as cumulatively acknowledged \
-ones; compressed SACKs; quick-ACK mode (up to 16 immediate ACKs); F-RTO; Linux's RTO form (as in linux_2_6_3x).";
+(RFC 5827, Linux 3.5-4.x) stands in; compressed SACKs; quick-ACK mode (up to 16 immediate ACKs); F-RTO; Linux's RTO form (as in linux_2_6_3x).";
 
 /// A third-party capture of Microsoft's `netsh interface tcp show supplemental` on 2008 R2: minimum RTO 300 ms,
 /// initial window 2, delayed-ACK timeout 200 ms.
@@ -96,7 +95,7 @@ const WINDOWS_2008R2: [PresetField; 19] = [
     f("ack_counting", "\"bytes\"", "NOT GIVEN (no Microsoft document lists RFC 3465). The ICTCP paper (§VII-A-1: TCP \"doubles its congestion window every RTT\") implies growth by what each delayed ACK covers, as RFC 3465 counts"),
     f("abc_limit_segments", "2", "RFC 3465 §2.2's L = 2: the least that doubles the window per RTT with an ACK every 2 segments"),
     f("init_cwnd_segments", "2", NETSH_2008R2),
-    f("slow_start_after_idle", "false", "NOT GIVEN for 2008 R2; later Windows (Server 2012, Set-NetTCPSetting) makes restart after idle a per-template switch, CwndRestart, off by default"),
+    f("slow_start_after_idle", "false", "NOT GIVEN for 2008 R2; later Windows makes it a per-template switch, CwndRestart, False by default (Get-NetTCPSetting output in Microsoft's Networking Blog, \"TCP Templates for Windows Server 2019\", 2018)"),
     f("idle_restart", "\"rfc5681\"", "used only if slow_start_after_idle is set"),
     f("delayed_ack_segments", "2", "KB328890 (TcpAckFrequency): \"an acknowledgment is sent for every other TCP segment\""),
     f("delayed_ack_timeout_ms", "200.0", NETSH_2008R2),
@@ -138,7 +137,7 @@ const LINUX_2_6_3X: [PresetField; 20] = [
 ];
 
 const LINUX_CURRENT: [PresetField; 20] = [
-    f("ack_counting", "\"segments\"", "tcp_slow_start(tp, acked) and tcp_cong_avoid_ai(tp, w, acked) count delivered packets (net/ipv4/tcp_cong.c; since 3.13, commit 9f9843a751d0)"),
+    f("ack_counting", "\"delivered\"", "tcp_slow_start(tp, acked) and tcp_cong_avoid_ai(tp, w, acked) count the packets newly delivered, tcp_newly_delivered() (net/ipv4/tcp_cong.c, tcp_input.c; since 3.13, commit 9f9843a751d0), on ACKs that advance snd_una (tcp_may_raise_cwnd)"),
     f("abc_limit_segments", "0", "no per-ACK cap: cwnd = min(cwnd + acked, ssthresh) (tcp_slow_start)"),
     f("init_cwnd_segments", "10", "TCP_INIT_CWND = 10 (include/net/tcp.h; RFC 6928)"),
     f("slow_start_after_idle", "true", "sysctl tcp_slow_start_after_idle = 1 (net/ipv4/tcp_ipv4.c, tcp_sk_init)"),

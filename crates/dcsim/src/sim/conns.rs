@@ -39,6 +39,8 @@ pub(super) struct FlowRecord {
     /// Bytes the receiver took in order, in all and by the end of the warm-up.
     pub(super) delivered: u64,
     pub(super) delivered_at_warmup: u64,
+    /// Retransmissions and timeouts by the end of the warm-up.
+    pub(super) at_warmup: WarmupCounts,
     /// Both directions' (a query connection carries requests too).
     pub(super) counters: EndpointCounters,
     pub(super) cwnd: f64,
@@ -46,6 +48,22 @@ pub(super) struct FlowRecord {
     pub(super) srtt: Option<Time>,
     /// The receiving end's ICTCP state, if its host runs ICTCP.
     pub(super) ictcp: Option<IctcpView>,
+}
+
+/// A connection's counters when the warm-up ended (the measurement window counts from them).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct WarmupCounts {
+    pub(super) retransmits: u64,
+    pub(super) timeouts: u64,
+}
+
+impl WarmupCounts {
+    pub(super) fn of(k: &EndpointCounters) -> Self {
+        WarmupCounts {
+            retransmits: k.retransmits,
+            timeouts: k.timeouts,
+        }
+    }
 }
 
 /// What the flow samples show of a connection's ICTCP state.
@@ -105,6 +123,9 @@ impl FlowRecord {
             fast_retransmits: k.fast_retransmits,
             timeouts: k.timeouts,
             syn_retries: k.syn_retries,
+            tail_loss_probes: k.tail_loss_probes,
+            retransmits_after_warmup: k.retransmits - self.at_warmup.retransmits,
+            timeouts_after_warmup: k.timeouts - self.at_warmup.timeouts,
             ecn_reductions: k.ecn_reductions,
             ece_acks: k.ece_acks,
             final_cwnd_bytes: self.cwnd,
@@ -217,9 +238,11 @@ impl Conns {
     pub(super) fn mark_warmup(&mut self) {
         for c in self.slots.iter_mut().flatten() {
             c.delivered_at_warmup = c.ends[1 - c.data_sender()].delivered;
+            c.at_warmup = WarmupCounts::of(&c.ends[0].counters.plus(&c.ends[1].counters));
         }
         for r in &mut self.records {
             r.delivered_at_warmup = r.delivered;
+            r.at_warmup = WarmupCounts::of(&r.counters);
         }
     }
 

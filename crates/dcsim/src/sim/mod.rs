@@ -34,7 +34,7 @@ use crate::tcp::rtt::RttEstimator;
 use crate::tcp::{Endpoint, TcpParams};
 use crate::units::{Bytes, Time};
 use calendar::Calendar;
-use conns::{Conns, FlowRecord, IctcpView};
+use conns::{Conns, FlowRecord, IctcpView, WarmupCounts};
 use trace::Tracer;
 use traffic::{Generator, HostView};
 use udp::UdpSource;
@@ -171,6 +171,7 @@ struct Conn {
     stop: Option<Time>,
     completion: Option<Time>,
     delivered_at_warmup: u64,
+    at_warmup: WarmupCounts,
     /// Time of the calendar event pending for each (end, timer), if any.
     timer_event: [[Option<Time>; 3]; 2],
     /// Set on the connections of a query workload.
@@ -305,6 +306,7 @@ impl ConnFactory {
             stop: None,
             completion: None,
             delivered_at_warmup: 0,
+            at_warmup: WarmupCounts::default(),
             timer_event: [[None; 3]; 2],
             query: None,
             generator: None,
@@ -689,6 +691,7 @@ impl Simulation {
             }
             Event::WarmupEnd => {
                 self.conns.mark_warmup();
+                self.ports.iter_mut().for_each(|p| p.counters.mark_warmup());
                 self.udp.iter_mut().for_each(UdpSource::mark_warmup);
             }
         }
@@ -938,6 +941,7 @@ impl Simulation {
             completion: c.completion,
             delivered: rx.delivered,
             delivered_at_warmup: c.delivered_at_warmup,
+            at_warmup: c.at_warmup,
             counters: c.ends[0].counters.plus(&c.ends[1].counters),
             cwnd: tx.cwnd(),
             alpha: tx.cc.alpha(),
@@ -1341,7 +1345,7 @@ impl Simulation {
             port.close(self.end, self.warmup);
             let queued_at_end = port.occupancy_packets(self.end, self.warmup) as u64;
             let c = &port.counters;
-            conservation.dropped += c.drops_buffer + c.drops_pool + c.drops_aqm;
+            conservation.dropped += c.drops();
             conservation.in_flight += port.in_flight() as u64;
             let mut hist: Vec<f64> = c.occupancy.iter().map(|t| t.as_secs_f64()).collect();
             while hist.len() > 1 && hist.last() == Some(&0.0) {
@@ -1372,6 +1376,8 @@ impl Simulation {
                 drops_ack: c.drops_by_kind.ack,
                 drops_retransmit: c.drops_by_kind.retransmit,
                 marks: c.marks,
+                drops_after_warmup: c.drops() - c.drops_at_warmup,
+                marks_after_warmup: c.marks - c.marks_at_warmup,
                 queued_at_end,
                 max_packets: c.max_packets,
                 max_bytes: c.max_bytes.as_u64(),

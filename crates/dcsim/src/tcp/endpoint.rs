@@ -59,7 +59,8 @@ pub struct TcpParams {
     /// Tail loss probe (RFC 8985 §7).
     pub tail_loss_probe: bool,
     /// Early retransmit (RFC 5827): with fewer than 4 segments out and nothing new to send,
-    /// DupThresh falls to the segments out minus one.
+    /// DupThresh falls to the segments out minus one; and any ACK with new SACK information
+    /// may start recovery (Linux's loss detection), not only a duplicate.
     pub early_retransmit: bool,
 }
 
@@ -597,6 +598,7 @@ impl Endpoint {
                 self.sacked.insert(a.max(self.snd_una), b);
             }
         }
+        let new_sack_info = self.sacked.bytes() > sacked_before;
         if ack > self.snd_una {
             let newly = ack - self.snd_una;
             let rtt = self.take_rtt_sample(now, pkt);
@@ -610,6 +612,7 @@ impl Endpoint {
             let ecn_cut = ece && !self.in_recovery && self.snd_una > self.cwr_guard;
             let sample = Ack {
                 newly_acked: newly,
+                delivered: (newly + self.sacked.bytes()).saturating_sub(sacked_before),
                 rtt,
                 ece,
                 ecn_cut,
@@ -644,6 +647,18 @@ impl Endpoint {
                 self.arm_rto(now);
             } else {
                 self.rto_deadline = None;
+            }
+            if self.p.early_retransmit
+                && self.p.sack
+                && new_sack_info
+                && !self.in_recovery
+                && self.snd_una >= self.recover
+                && self.is_lost(self.snd_una)
+            {
+                // Linux's loss detection runs on every ACK that brings SACK information, not
+                // only on duplicates (tcp_ack_is_dubious → tcp_time_to_recover): a cumulative
+                // ACK whose SACKs show the next hole lost starts recovery at once.
+                self.enter_fast_recovery(now, out);
             }
         } else if ack == self.snd_una && pkt.len == 0 && !pkt.has(SYN) && self.snd_max > self.snd_una {
             // Duplicate ACK (RFC 5681 §2).

@@ -41,6 +41,7 @@ fn the_first_round_trips_of_a_transfer_under_each_ack_counting_rule() {
     for (rule, want) in [
         (AckCounting::PerAck, [15.0, 22.0, 33.0]),
         (AckCounting::Segments, [20.0, 40.0, 80.0]),
+        (AckCounting::Delivered, [20.0, 40.0, 80.0]),
         (AckCounting::Bytes, [20.0, 40.0, 80.0]),
     ] {
         let (mut s, mut r) = ends(|_| {});
@@ -87,6 +88,30 @@ fn a_short_final_segment_and_stretch_acks_under_each_rule() {
         let flight = establish(&mut s, &mut r);
         round_trip(&mut s, &mut r, &flight, Time::from_ms(1));
         assert_eq!(cwnd_segments(&s), want, "L = {limit}");
+    }
+}
+
+#[test]
+fn data_sacked_earlier_counts_when_sacked_under_delivered_counting() {
+    // Segments 1-4 leave; 1 is delayed behind 2 and 3, which arrive first and are SACKed (two
+    // duplicate ACKs, no growth). Then 1 arrives: the ACK of 1-3 newly acknowledges 3
+    // segments but newly delivers only 1 (2 and 3 were delivered when SACKed). Counting
+    // segments acknowledged (L = 2): +2; counting segments delivered (Linux): +1.
+    for (rule, want) in [(AckCounting::Segments, 12.0), (AckCounting::Delivered, 11.0)] {
+        let (mut s, mut r) = ends(|p| p.cwnd_validation = CwndValidation::Off);
+        s.cc.win.rules.counting = rule;
+        s.write(4 * MSS);
+        let flight = establish(&mut s, &mut r);
+        let t = Time::from_ms(1);
+        for p in [&flight[1], &flight[2]] {
+            let dup = deliver(&mut r, t, p).expect("out of order: ACKed at once");
+            assert!(feed(&mut s, t + 50 * US, &dup).is_empty());
+        }
+        assert_eq!(cwnd_segments(&s), 10.0, "duplicate ACKs do not grow the window");
+        let ack = deliver(&mut r, t + US, &flight[0]).expect("the hole is filled: ACKed at once");
+        assert_eq!(ack.ack, seg(4));
+        feed(&mut s, t + 51 * US, &ack);
+        assert_eq!(cwnd_segments(&s), want, "{rule:?}");
     }
 }
 
@@ -265,6 +290,34 @@ fn early_retransmit_repairs_a_short_flights_loss_without_the_rto() {
         } else {
             assert!(out.is_empty());
             assert_eq!(s.rto_deadline, Some(100 * US + 10 * MS), "the RTO, armed at the first send");
+        }
+    }
+}
+
+#[test]
+fn with_early_retransmit_a_cumulative_ack_with_new_sacks_starts_recovery() {
+    // Segments 1-5 of a response; 4 is lost. The receiver ACKs 1-2, holds 3 for its delayed
+    // ACK, and answers the out-of-order 5 at once: ACK of 1-3 with a SACK of 5. That ACK
+    // advances snd_una (not a duplicate) and leaves 2 segments out with nothing more to send:
+    // early retransmit's DupThresh is 1 and the SACKed 5 makes 4 lost, so, as Linux does on
+    // any ACK with new SACK information, recovery starts and 4 is resent at once. RFC 6675
+    // alone looks for loss on duplicate ACKs only: no more come, and 4 waits for the RTO.
+    for er in [true, false] {
+        let (mut s, mut r) = ends(|p| p.early_retransmit = er);
+        s.write(5 * MSS);
+        let flight = establish(&mut s, &mut r);
+        let t = Time::from_ms(1);
+        let acks: Vec<Packet> = [0, 1, 2, 4].iter().filter_map(|&i| deliver(&mut r, t, &flight[i])).collect();
+        assert_eq!(acks.len(), 2);
+        assert_eq!((acks[1].ack, acks[1].sack_blocks), (seg(4), 1));
+        assert!(feed(&mut s, t + 50 * US, &acks[0]).is_empty());
+        let out = feed(&mut s, t + 51 * US, &acks[1]);
+        if er {
+            assert_eq!(seg_nos(&out), [4]);
+            assert_eq!(s.counters.fast_retransmits, 1);
+        } else {
+            assert!(out.is_empty());
+            assert_eq!(s.counters.fast_retransmits, 0);
         }
     }
 }

@@ -199,12 +199,15 @@ impl CongestionControl for Cubic {
             }
         }
         let mss = c.mss;
+        let mut acked = ack.counted(w.rules.counting);
         if w.in_slow_start() {
             self.epoch = None; // §4.2: the congestion-avoidance stage starts when slow start ends
-            w.slow_start(ack.newly_acked, mss); // §4.10: RFC 5681 slow start
-            return;
+            acked = w.slow_start(acked, mss); // §4.10: RFC 5681 slow start
+            if acked == 0 {
+                return;
+            }
         }
-        let segments = w.rules.segments(ack.newly_acked, mss);
+        let segments = w.rules.segments(acked, mss);
         let epoch = match self.epoch {
             Some(e) => e,
             None => self.start_epoch(now, w.cwnd, mss),

@@ -68,7 +68,7 @@ impl GrowthRules {
     pub fn segments(&self, acked: u64, mss: f64) -> f64 {
         match self.counting {
             AckCounting::PerAck => 1.0,
-            AckCounting::Segments => (acked as f64 / mss).ceil(),
+            AckCounting::Segments | AckCounting::Delivered => (acked as f64 / mss).ceil(),
             AckCounting::Bytes => acked as f64 / mss,
         }
     }
@@ -99,10 +99,19 @@ impl Window {
     }
 
     /// RFC 5681 §3.1 slow start for an ACK of `acked` new bytes, counted by the stack's rule
-    /// (with L = 2, RFC 3465 §2.2, delayed ACKs still double cwnd per RTT).
+    /// (with L = 2, RFC 3465 §2.2, delayed ACKs still double cwnd per RTT). Without a limit L
+    /// (Linux's `tcp_slow_start`), slow start stops at ssthresh and the bytes of the ACK
+    /// beyond it are returned, for congestion avoidance; with one, nothing is left over.
     #[inline]
-    pub fn slow_start(&mut self, acked: u64, mss: f64) {
-        self.cwnd += self.rules.slow_start_segments(acked, mss) * mss;
+    pub fn slow_start(&mut self, acked: u64, mss: f64) -> u64 {
+        let add = self.rules.slow_start_segments(acked, mss) * mss;
+        if self.rules.abc_limit.is_finite() || self.cwnd + add <= self.ssthresh {
+            self.cwnd += add;
+            return 0;
+        }
+        let left = add - (self.ssthresh - self.cwnd);
+        self.cwnd = self.ssthresh;
+        left as u64
     }
 
     /// RFC 5681 §3.1 congestion avoidance, eq. (3) per segment counted: cwnd += SMSS·SMSS/cwnd.
@@ -114,9 +123,8 @@ impl Window {
     /// RFC 5681 §3.1 growth for an ACK of `acked` new bytes.
     #[inline]
     pub fn grow(&mut self, acked: u64, mss: f64) {
-        if self.in_slow_start() {
-            self.slow_start(acked, mss);
-        } else {
+        let acked = if self.in_slow_start() { self.slow_start(acked, mss) } else { acked };
+        if acked > 0 {
             self.avoid_congestion(acked, mss);
         }
     }
@@ -125,7 +133,7 @@ impl Window {
     #[inline]
     pub fn grow_on(&mut self, ack: &Ack, c: &ConnView) {
         if ack.may_grow(c) {
-            self.grow(ack.newly_acked, c.mss);
+            self.grow(ack.counted(self.rules.counting), c.mss);
         }
     }
 
@@ -174,6 +182,10 @@ impl Window {
 pub struct Ack {
     /// Bytes newly acknowledged (snd_una moved by this much).
     pub newly_acked: u64,
+    /// RFC 6937 DeliveredData: bytes the receiver newly got by this ACK's account, the
+    /// change in snd_una plus the change in SACKed bytes (data SACKed earlier and now
+    /// cumulatively acknowledged counts once, when it was SACKed).
+    pub delivered: u64,
     /// RFC 7323 RTTM sample from the echoed timestamp, if the ACK carried one.
     pub rtt: Option<Time>,
     /// The ACK carried ECN-Echo (on an ECN connection).
@@ -184,6 +196,16 @@ pub struct Ack {
 }
 
 impl Ack {
+    /// The bytes this ACK counts for under `counting` (M3): those newly delivered (Linux's
+    /// `tcp_newly_delivered`), else those newly acknowledged (RFC 3465).
+    #[inline]
+    pub fn counted(&self, counting: AckCounting) -> u64 {
+        match counting {
+            AckCounting::Delivered => self.delivered,
+            AckCounting::PerAck | AckCounting::Segments | AckCounting::Bytes => self.newly_acked,
+        }
+    }
+
     /// Whether this ACK may raise cwnd: not during loss recovery (RFC 6582/6675 manage the
     /// window there), not while cutting for ECN (RFC 3168 §6.1.2), and only with the window
     /// validated (RFC 7661 §4.3).
@@ -419,6 +441,29 @@ mod tests {
         assert!((ca.cwnd - (10.0 * MSS + 2.0 * MSS / 10.0)).abs() < 1e-9);
     }
 
+    #[test]
+    fn growth_under_each_counting_rule_and_the_slow_start_limit() {
+        use crate::scenario::AckCounting::*;
+        // Congestion avoidance at cwnd 10, an ACK of 1460 + 340 B: per ACK +1 count, per
+        // segment +2, by bytes +1800/1460, each times SMSS²/cwnd = 146 B.
+        for (rule, counts) in [(PerAck, 1.0), (Segments, 2.0), (Bytes, 1800.0 / 1460.0)] {
+            let mut w = window(10.0 * MSS, 5.0 * MSS);
+            w.rules.counting = rule;
+            w.grow(1800, MSS);
+            assert!((w.cwnd - (10.0 * MSS + counts * 146.0)).abs() < 1e-9, "{rule:?}");
+        }
+        // A stretch ACK of 100 segments in slow start at cwnd 10, ssthresh 20: L = 2 adds 2;
+        // no limit (Linux) stops at ssthresh and counts the other 90 in congestion avoidance:
+        // 20 + 90·1460/20 B = 24.5 segments.
+        let mut capped = window(10.0 * MSS, 20.0 * MSS);
+        capped.grow(100 * 1460, MSS);
+        assert_eq!(capped.cwnd, 12.0 * MSS);
+        let mut linux = window(10.0 * MSS, 20.0 * MSS);
+        linux.rules.abc_limit = f64::INFINITY;
+        linux.grow(100 * 1460, MSS);
+        assert!((linux.cwnd - 24.5 * MSS).abs() < 1e-9, "{}", linux.cwnd / MSS);
+    }
+
     /// A connection with `flight` bytes outstanding, cwnd-limited, not in recovery.
     pub(super) fn view(flight: u64) -> ConnView {
         ConnView {
@@ -441,6 +486,7 @@ mod tests {
     pub(super) fn ack(newly_acked: u64) -> Ack {
         Ack {
             newly_acked,
+            delivered: newly_acked,
             rtt: None,
             ece: false,
             ecn_cut: false,
