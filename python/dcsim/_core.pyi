@@ -18,6 +18,14 @@ def validate_json(scenario_json: str) -> None:
 def scenario_schema() -> str:
     """The JSON Schema of the scenario format."""
 
+def resolve_json(scenario_json: str) -> str:
+    """The scenario as the engine reads it: its stack profile applied and every default
+    filled in. Raises ValueError("FIELD: REASON")."""
+
+def stack_profiles() -> str:
+    """The TCP stack profiles as JSON: each one's name, what it stands for, and its fields
+    with their values and sources."""
+
 
 def builtin_cdf(name: str) -> list[tuple[float, float]]:
     """The points ``[value, cdf]`` of a built-in distribution: ``web_search``, ``data_mining``."""

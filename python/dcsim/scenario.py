@@ -146,6 +146,15 @@ def validate(scenario: dict[str, Any], source: str = "<scenario>") -> None:
         raise engine_error(scenario, source, e) from None
 
 
+def resolved(scenario: dict[str, Any], source: str = "<scenario>") -> dict[str, Any]:
+    """The scenario as the engine reads it: its `tcp.profile`'s fields filled in
+    (docs/stacks.md) and every default present, so what a run uses can be read off it."""
+    try:
+        return json.loads(_core.resolve_json(to_json(scenario, source)))
+    except ValueError as e:
+        raise engine_error(scenario, source, e) from None
+
+
 def port_names(scenario: dict[str, Any] | str | Path, source: str | None = None) -> list[str]:
     """The names of a scenario's ports in port order (`s0->h0`, `h0->s0`, ...), from its
     network alone: nothing runs. These are the names `measure.queue_ports`,

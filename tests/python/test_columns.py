@@ -13,6 +13,7 @@ import pickle
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import dcsim
@@ -120,6 +121,43 @@ def test_summary_is_what_it_was_when_results_were_json(reference: dcsim.Results)
         assert summary[key] == value, key
     # Same text, so also the same types (1 is not 1.0) and NaN as null.
     assert json.dumps(summary, allow_nan=False) == json.dumps(expected)
+
+
+def drops(ports: pd.DataFrame) -> pd.Series:
+    """Every port's drops of every cause."""
+    return ports.drops_buffer + ports.drops_pool + ports.drops_aqm
+
+
+def test_counters_after_the_warmup_are_the_whole_runs_minus_those_at_its_end() -> None:
+    # An incast of 12 x 64 KB into a 40-packet port (TCP, RTO_min 10 ms, queries every round)
+    # drops, marks nothing, retransmits and times out throughout. The run is deterministic, so
+    # the same scenario cut off at the warm-up's end has exactly the counts the warm-up
+    # leaves behind: the measurement window's counts are the whole run's minus those.
+    warmup = 0.0503
+    sc = star(13) | {
+        "sim": {"duration_s": 0.2, "warmup_s": warmup, "seed": 3},
+        "switch": {"buffer": {"kind": "per_port", "limit_packets": 40}},
+        "tcp": {"rto_min_ms": 10.0},
+        "queries": [{"client": 0, "servers": list(range(1, 13)), "response_bytes": 64_000, "rounds": 40}],
+        "measure": {"queue_sample_us": 0.0},
+    }
+    full = dcsim.run(sc)
+    cut = dcsim.run(sc | {"sim": {"duration_s": warmup, "seed": 3}})
+    ports, before = full.ports, cut.ports
+    assert drops(before).sum() > 0 and drops(ports).sum() > drops(before).sum(), "drops on both sides"
+    assert (ports.drops_after_warmup == drops(ports) - drops(before)).all()
+    assert (ports.marks_after_warmup == ports.marks - before.marks).all()
+    flows, fb = full.flows, cut.flows
+    assert fb.timeouts.sum() > 0 and flows.timeouts.sum() > fb.timeouts.sum(), "timeouts on both sides"
+    assert (flows.timeouts_after_warmup == flows.timeouts - fb.timeouts).all()
+    assert (flows.retransmits_after_warmup == flows.retransmits - fb.retransmits).all()
+    summary = full.summary()
+    for name in ("drops", "marks", "timeouts", "retransmits"):
+        assert summary[f"{name}_after_warmup"] < summary[name] or name == "marks", name
+    # Without a warm-up the window is the whole run.
+    whole = dcsim.run(sc | {"sim": {"duration_s": 0.2, "seed": 3}})
+    assert (whole.flows.timeouts_after_warmup == whole.flows.timeouts).all()
+    assert (whole.ports.drops_after_warmup == drops(whole.ports)).all()
 
 
 def test_tables_have_their_columns_and_dtypes(reference: dcsim.Results) -> None:

@@ -14,6 +14,7 @@ from dcsim.experiments import judd
 from dcsim.experiments import judd_coexistence as coex
 from dcsim.experiments import judd_red_ecn as red
 from dcsim.scenario import validate
+from dcsim.scenario import resolved
 
 MODULES = [coex, red]
 
@@ -68,7 +69,7 @@ def test_coexistence_switch_configurations():
         assert sc["topology"]["link"]["delay_us"] == 5.0
         assert sc["switch"]["buffer"] == {"kind": "per_port", "limit_bytes": 5_500_000}
         assert sc["tcp"]["ect_on_control"] == "rfc3168" and "ect_on_syn" not in sc["tcp"]
-        assert sc["tcp"]["rto_min_ms"] == 200.0 and sc["tcp"]["init_cwnd_segments"] == 10
+        assert sc["tcp"]["profile"] == "linux_current" and resolved(sc)["tcp"]["init_cwnd_segments"] == 10
         assert sc["sim"]["duration_s"] == 20.0 and sc["sim"]["warmup_s"] == 0.0
         assert sc["measure"]["queue_ports"] == ["s0->h0"] and sc["measure"]["flow_sample_us"] > 0
     # (a) one queue that drops non-ECT above K; (b) one mark-only queue.

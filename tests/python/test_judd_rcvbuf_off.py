@@ -12,6 +12,7 @@ import pytest
 from dcsim.experiments import common as c
 from dcsim.experiments import judd
 from dcsim.experiments import judd_rcvbuf_off as m
+from dcsim.scenario import resolved
 
 
 def test_interface():
@@ -69,16 +70,16 @@ def _judd_path(sc: dict, hosts: int) -> None:
     }
     assert sc["switch"]["buffer"] == {"kind": "per_port", "limit_bytes": 5_500_000}
     assert sc["switch"]["aqm"] == {"kind": "drop_tail"}
-    t = sc["tcp"]
+    t = resolved(sc)["tcp"]
     assert t["cc"] == "cubic" and t["rto_min_ms"] == 200.0 and t["init_cwnd_segments"] == 10
     assert t["delayed_ack_segments"] == 2
 
 
 def _tuning(sc: dict, config: str) -> None:
-    t = sc["tcp"]
+    t = resolved(sc)["tcp"]
     if config == "tuning on":
         assert t["rcv_autotune"] is True
-        assert "rcv_buffer_bytes" not in t  # Linux's default: 43 KB growing to 3 MiB
+        assert "rcv_buffer_bytes" not in sc["tcp"]  # Linux's default: 43 KB growing to 3 MiB
     else:
         assert t["rcv_autotune"] is False and t["rcv_buffer_bytes"] == 2920
 

@@ -13,6 +13,7 @@ from dcsim.experiments import common as c
 from dcsim.experiments import judd
 from dcsim.experiments import judd_scale_table as st
 from dcsim.experiments import judd_throughput_fairness as tf
+from dcsim.scenario import resolved
 
 MODULES = [tf, st]
 
@@ -40,7 +41,7 @@ def _common_testbed(sc: dict, senders: int, extra_hosts: int = 0) -> None:
     assert sc["switch"]["buffer"] == {"kind": "per_port", "limit_bytes": 5_500_000}
     assert [(f["src"], f["dst"]) for f in sc["flows"]] == [(i, 0) for i in range(1, senders + 1)]
     assert sc["measure"]["queue_ports"] == ["s0->h0"]
-    t = sc["tcp"]
+    t = resolved(sc)["tcp"]
     assert t["rto_min_ms"] == 200.0 and t["init_cwnd_segments"] == 10
     assert t["syn_retries"] == 6 and t["dctcp_min_cwnd_segments"] == 2
 
@@ -78,7 +79,7 @@ def test_throughput_fairness_scenario_is_the_slides_19_sender_setup():
     with pytest.raises(ValueError, match="proto"):
         tf.scenario("Reno", "quick")
     # The shared model's constants are not redefined here.
-    assert judd.LINUX_TCP["init_cwnd_segments"] == 10 and "cc" not in judd.LINUX_TCP
+    assert judd.LINUX_TCP["profile"] == "linux_current" and "cc" not in judd.LINUX_TCP
 
 
 def test_base_rtt_and_queue_delay_by_hand():

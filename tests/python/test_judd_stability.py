@@ -18,6 +18,7 @@ from dcsim.experiments import judd_stability_dctcp as sd
 from dcsim.experiments import judd_stability_tcp as stcp
 from dcsim.experiments import judd_stability_tcp_2flows as s2
 from dcsim.experiments import judd_task_completion_pdf as tc
+from dcsim.scenario import resolved
 
 MODULES = [stcp, sd, s2, it, tc]
 
@@ -41,7 +42,8 @@ def _judd_testbed(sc: dict, hosts: int) -> None:
         "link": {"rate_gbps": 10.0, "delay_us": 5.0, "framing_bytes": 38},
     }
     assert sc["switch"]["buffer"] == {"kind": "per_port", "limit_bytes": 5_500_000}
-    t = sc["tcp"]
+    t = resolved(sc)["tcp"]
+    assert sc["tcp"]["profile"] == "linux_current"
     assert t["init_cwnd_segments"] == 10 and t["rto_initial_ms"] == 1000.0
     assert t["delayed_ack_segments"] == 2 and t["syn_retries"] == 6
 

@@ -12,7 +12,7 @@ import pytest
 import dcsim
 from conftest import REPO, SMALL_TOML
 from dcsim import ScenarioError, _core
-from dcsim.scenario import long_flows, star, validate
+from dcsim.scenario import long_flows, resolved, star, validate
 
 SCENARIO_FILES = sorted((REPO / "scenarios").rglob("*.toml"))
 
@@ -195,3 +195,16 @@ def test_class_queue_mistakes_are_named(small: dict, switch: dict, flow_class: i
     small["switch"] = small.get("switch", {}) | {"classes": switch}
     with pytest.raises(ScenarioError, match=r"^small: " + message):
         dcsim.run(small)
+
+
+def test_resolved_shows_the_profiles_fields_under_the_scenarios_own(small: dict) -> None:
+    small["tcp"] = {"profile": "windows_2008r2", "rto_min_ms": 10.0}
+    t = resolved(small)["tcp"]
+    # The scenario's own field wins; the profile fills in the rest (docs/stacks.md); what
+    # neither sets keeps the engine's default.
+    assert (t["rto_min_ms"], t["delayed_ack_timeout_ms"], t["timer_tick_ms"]) == (10.0, 200.0, 10.0)
+    assert (t["ack_counting"], t["slow_start_after_idle"], t["syn_retries"]) == ("bytes", False, 2)
+    assert t["dupack_threshold"] == 3
+    small["tcp"] = {"profile": "windows_95"}
+    with pytest.raises(ScenarioError, match=r"tcp\.profile"):
+        resolved(small)

@@ -117,6 +117,14 @@ fn port_names(scenario_json: &str) -> PyResult<Vec<String>> {
 }
 
 /// The JSON Schema of the scenario format.
+/// The scenario as the engine reads it (its stack profile applied, every default filled in),
+/// as JSON.
+#[pyfunction]
+fn resolve_json(scenario_json: &str) -> PyResult<String> {
+    let scenario = dcsim::Scenario::from_json(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    serde_json::to_string(&scenario).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 #[pyfunction]
 fn scenario_schema() -> String {
     dcsim::Scenario::json_schema()
@@ -160,6 +168,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(stack_profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_json, m)?)?;
     m.add_function(wrap_pyfunction!(port_names, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_cdf, m)?)?;
     m.add_function(wrap_pyfunction!(cdf_from_csv, m)?)?;
