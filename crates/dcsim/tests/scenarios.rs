@@ -419,7 +419,7 @@ fn each_host_nic_clock_is_off_by_its_own_seeded_ppm() {
 
 /// One flow h0 → h1 through s0 (1 Gbps, 25 µs per link, exact clocks, no jitter) whose
 /// receive buffer holds 2 segments, with the given receive interrupt interval.
-fn two_segment_window(rx_interrupt_interval_us: f64) -> Results {
+fn two_segment_window(rx_interrupt_interval_us: f64, rx_processing_us: f64) -> Results {
     run(&format!(
         r#"
         [sim]
@@ -433,6 +433,7 @@ fn two_segment_window(rx_interrupt_interval_us: f64) -> Results {
         tx_jitter_us = 0.0
         clock_ppm = 0.0
         rx_interrupt_interval_us = {rx_interrupt_interval_us}
+        rx_processing_us = {rx_processing_us}
         [[flows]]
         src = 0
         dst = 1
@@ -442,7 +443,7 @@ fn two_segment_window(rx_interrupt_interval_us: f64) -> Results {
 }
 
 #[test]
-fn receive_interrupt_moderation_holds_the_second_segment_of_a_window() {
+fn receive_interrupt_moderation_and_processing_hold_the_second_segment_of_a_window() {
     // Window 2 segments: the sender sends both back to back; the receiver ACKs the pair when
     // the second arrives (it fills the window); the ACK releases the next pair.
     // Data: 12.304 µs NIC + 25 + 12.304 µs switch + 25 = 74.608 µs to the first arrival, the
@@ -453,13 +454,27 @@ fn receive_interrupt_moderation_holds_the_second_segment_of_a_window() {
     //   after the first; the lone ACK finds the sender's NIC quiet: cycle = 74.608 + 50 +
     //   51.248 = 175.856 µs.
     // Goodput = 2 × 1460 × 8 bit per cycle: 169.08 vs 132.83 Mb/s.
-    for (interval, cycle_us) in [(0.0, 138.16), (50.0, 175.856)] {
-        let r = two_segment_window(interval);
+    //   With 5 µs of receive processing per packet on both hosts (no moderation): segment 1 is
+    //   done at 79.608, segment 2 (arrived 86.912) at 91.912, and the ACK 5 µs after its
+    //   arrival at the sender: cycle = 74.608 + 12.304 + 5 + 51.248 + 5 = 148.16 µs.
+    //   With 15 µs, more than the 12.304 µs between the segments, segment 2 waits for
+    //   segment 1 (done at 89.608) and is done at 104.608: cycle = 104.608 + 51.248 + 15 =
+    //   170.856 µs.
+    //   Both, 50 µs and 5 µs: segment 2 goes up at the interrupt at 124.608 and is done at
+    //   129.608; the lone ACK goes up at once: cycle = 129.608 + 51.248 + 5 = 185.856 µs.
+    for (interval, processing, cycle_us) in [
+        (0.0, 0.0, 138.16),
+        (50.0, 0.0, 175.856),
+        (0.0, 5.0, 148.16),
+        (0.0, 15.0, 170.856),
+        (50.0, 5.0, 185.856),
+    ] {
+        let r = two_segment_window(interval, processing);
         let f = &r.flows[0];
         let want = 2.0 * 1460.0 * 8.0 / (cycle_us * 1e-6);
         assert!(
             (f.goodput_bps - want).abs() < 0.002 * want,
-            "interval {interval} µs: goodput {:.4} Mb/s, expected {:.4}",
+            "interval {interval} µs, processing {processing} µs: goodput {:.4} Mb/s, expected {:.4}",
             f.goodput_bps / 1e6,
             want / 1e6
         );

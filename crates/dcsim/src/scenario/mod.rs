@@ -725,6 +725,12 @@ pub struct HostConfig {
     /// packet after a quiet interval goes at once. 0 = every packet on arrival.
     #[schemars(range(min = 0.0, max = 10000.0))]
     pub rx_interrupt_interval_us: f64,
+    /// Per-packet receive processing, µs: after its interrupt, each received packet occupies
+    /// the host's receive path (driver and stack) for this long, one after another, before its
+    /// TCP end sees it; a packet arriving while earlier ones are processed waits for them.
+    /// 0 = none. At most 1000.
+    #[schemars(range(min = 0.0, max = 1000.0))]
+    pub rx_processing_us: f64,
 }
 
 impl Default for HostConfig {
@@ -736,6 +742,7 @@ impl Default for HostConfig {
             clock_ppm: 100.0,
             offload_burst_segments: 0,
             rx_interrupt_interval_us: 0.0,
+            rx_processing_us: 0.0,
         }
     }
 }
@@ -1441,6 +1448,7 @@ impl Scenario {
             10_000.0,
             "µs",
         )?;
+        real(&"host.rx_processing_us", h.rx_processing_us, Bound::From(0.0), 1000.0, "µs")?;
         whole(
             &"host.nic_queue_packets",
             h.nic_queue_packets as u64,

@@ -21,7 +21,7 @@ use crate::net::buffer::Refusal;
 use crate::net::packet::{Packet, ACK, UDP};
 use crate::net::port::Port;
 use crate::net::routing::Routes;
-use crate::net::rx_moderation::{RxArrival, RxModeration};
+use crate::net::rx_moderation::{RxArrival, RxModeration, RxProcessor};
 use crate::net::topology::{Network, Node, RNG_STREAM_FLOW_START, RNG_STREAM_TRAFFIC_BASE, RNG_STREAM_WORKLOAD_BASE};
 use crate::results::{
     ClassStats, Conservation, FlowSamples, IctcpSamples, PoolSamples, PortStats, ProbeSamples, QueryStats, QueueSamples, Results,
@@ -149,6 +149,8 @@ enum Event {
     NicRoom(u32),
     /// A host NIC's pending receive interrupt: its held packets reach the stack (M10).
     RxInterrupt(u32),
+    /// Host h's receive path is done with the packet first in line (`host.rx_processing_us`).
+    RxProcessed(u32),
     QueueSample,
     FlowSample,
     WarmupEnd,
@@ -339,6 +341,8 @@ pub struct Simulation {
     host_queue: HostQueueLimit,
     /// Per node: receive interrupt moderation on a host's NIC, if the scenario turns it on.
     rx_moderation: Vec<Option<RxModeration>>,
+    /// Per-packet receive processing of each host (None: packets reach TCP as handed up).
+    rx_processing: Vec<Option<RxProcessor>>,
     /// Per host: ICTCP on its interface, if the scenario runs it there (spec §6).
     ictcp: Vec<Option<Interface>>,
     conns: Conns,
@@ -482,6 +486,12 @@ impl Simulation {
             .iter()
             .map(|n| (!n.is_switch && itr > Time::ZERO).then(|| RxModeration::new(itr)))
             .collect();
+        let per_packet = Time::from_us_f64(s.host.rx_processing_us);
+        let rx_processing = net
+            .nodes
+            .iter()
+            .map(|n| (!n.is_switch && per_packet > Time::ZERO).then(|| RxProcessor::new(per_packet)))
+            .collect();
         let mut sim = Simulation {
             name: s.name.clone(),
             seed: s.sim.seed,
@@ -497,6 +507,7 @@ impl Simulation {
                 max_packet: (s.tcp.segment_bytes() + s.tcp.header_bytes) as u64,
             },
             rx_moderation,
+            rx_processing,
             nic_waiting: vec![Vec::new(); net.host_port.len()],
             nic_wake: vec![None; net.host_port.len()],
             host_port: net.host_port,
@@ -637,7 +648,16 @@ impl Simulation {
             Event::NicRoom(h) => self.nic_room(h),
             Event::RxInterrupt(h) => {
                 while let Some(pkt) = self.rx_moderation[h as usize].as_mut().and_then(RxModeration::take_next) {
+                    self.hand_up(h as usize, pkt);
+                }
+            }
+            Event::RxProcessed(h) => {
+                let now = self.now;
+                while let Some(pkt) = self.rx_processing[h as usize].as_mut().and_then(|p| p.take_done(now)) {
                     self.host_receive(h as usize, pkt);
+                }
+                if let Some(next) = self.rx_processing[h as usize].as_ref().and_then(RxProcessor::next_done) {
+                    self.cal.schedule(next, Event::RxProcessed(h));
                 }
             }
             Event::IssueQuery(w) => self.issue_query(w),
@@ -844,12 +864,25 @@ impl Simulation {
             }
         } else if let Some(rx) = &mut self.rx_moderation[node] {
             match rx.on_arrival(self.now, pkt) {
-                RxArrival::Deliver => self.host_receive(node, pkt),
+                RxArrival::Deliver => self.hand_up(node, pkt),
                 RxArrival::Held(Some(at)) => self.cal.schedule(at, Event::RxInterrupt(node as u32)),
                 RxArrival::Held(None) => {}
             }
         } else {
-            self.host_receive(node, pkt);
+            self.hand_up(node, pkt);
+        }
+    }
+
+    /// Host `node`'s NIC hands a packet up: to its receive processing, if it has any, else
+    /// straight to the stack.
+    fn hand_up(&mut self, node: usize, pkt: Packet) {
+        match &mut self.rx_processing[node] {
+            Some(p) => {
+                if let Some(done) = p.admit(self.now, pkt) {
+                    self.cal.schedule(done, Event::RxProcessed(node as u32));
+                }
+            }
+            None => self.host_receive(node, pkt),
         }
     }
 
@@ -1341,6 +1374,7 @@ impl Simulation {
         };
         // Packets a NIC holds for its next receive interrupt are still in flight.
         conservation.in_flight += self.rx_moderation.iter().flatten().map(|rx| rx.held() as u64).sum::<u64>();
+        conservation.in_flight += self.rx_processing.iter().flatten().map(|p| p.held() as u64).sum::<u64>();
         for port in &mut self.ports {
             port.close(self.end, self.warmup);
             let queued_at_end = port.occupancy_packets(self.end, self.warmup) as u64;
