@@ -594,7 +594,7 @@ mod tests {
         );
         let table = |name: &str| &tables.iter().find(|(n, _)| *n == name).unwrap().1;
         let ports = table("ports");
-        assert_eq!(ports.len(), 24, "every PortStats field but the histogram");
+        assert_eq!(ports.len(), 26, "every PortStats field but the histogram");
         assert!(ports.iter().all(|(n, c)| *n != "occupancy_time_s" && c.len() == 2));
         assert_eq!(column(ports, "name"), &Column::Str(vec!["s0->h0".into(), "h0->s0".into()]));
         let occupancy = table("queue_occupancy");
