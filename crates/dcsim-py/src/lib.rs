@@ -116,7 +116,6 @@ fn port_names(scenario_json: &str) -> PyResult<Vec<String>> {
     dcsim::port_names(&scenario).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// The JSON Schema of the scenario format.
 /// The scenario as the engine reads it (its stack profile applied, every default filled in),
 /// as JSON.
 #[pyfunction]
@@ -125,6 +124,7 @@ fn resolve_json(scenario_json: &str) -> PyResult<String> {
     serde_json::to_string(&scenario).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// The JSON Schema of the scenario format.
 #[pyfunction]
 fn scenario_schema() -> String {
     dcsim::Scenario::json_schema()

@@ -863,10 +863,12 @@ pub enum IdleRestart {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CwndValidation {
-    /// RFC 7661 §4.3: while the window is validated, what was in flight ≥ cwnd/2 (current
-    /// Linux's `tcp_is_cwnd_limited` in slow start).
+    /// RFC 7661 §4.3: while the window is validated, what was in flight ≥ cwnd/2.
     #[default]
     Rfc7661,
+    /// Current Linux's `tcp_is_cwnd_limited`: in slow start while cwnd < 2 × what was in
+    /// flight; in congestion avoidance only while the sender is cwnd-limited.
+    Linux,
     /// Linux 2.6's `tcp_is_cwnd_limited`: while cwnd − what was in flight ≤ 3 segments
     /// (`tcp_max_burst`, the reordering degree).
     MaxBurst,
@@ -1010,7 +1012,7 @@ pub struct TcpConfig {
     /// appropriate byte counting (RFC 3465).
     pub ack_counting: AckCounting,
     /// L: the most an ACK may add in slow start, segments (RFC 3465 §2.2: 2), with
-    /// `ack_counting` = `segments` or `bytes`; 0 = no limit, as current Linux, whose slow start
+    /// `ack_counting` = `segments`, `delivered` or `bytes`; 0 = no limit, as current Linux, whose slow start
     /// then stops at ssthresh and counts the rest of the ACK in congestion avoidance. At most
     /// 1000.
     #[schemars(range(max = 1000))]
@@ -1251,10 +1253,32 @@ impl Default for MeasureConfig {
     }
 }
 
+/// Refuses a NaN or infinite float anywhere in a TOML document, naming its field.
+fn finite_floats(v: &toml::Value, path: &mut String) -> Result<(), ConfigError> {
+    let child = |path: &mut String, part: String, v: &toml::Value| {
+        let len = path.len();
+        path.push_str(&part);
+        let r = finite_floats(v, path);
+        path.truncate(len);
+        r
+    };
+    match v {
+        toml::Value::Float(x) if !x.is_finite() => Err(ConfigError::new(path.clone(), format!("{x} is not a finite number"))),
+        toml::Value::Table(t) => t.iter().try_for_each(|(k, v)| {
+            let part = if path.is_empty() { k.clone() } else { format!(".{k}") };
+            child(path, part, v)
+        }),
+        toml::Value::Array(a) => a.iter().enumerate().try_for_each(|(i, v)| child(path, format!("[{i}]"), v)),
+        _ => Ok(()),
+    }
+}
+
 impl Scenario {
     /// Parse TOML text; errors name the field path and the reason.
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
         let table: toml::Table = toml::from_str(text).map_err(|e| ConfigError::new(String::new(), e.message().trim().to_string()))?;
+        // JSON has no NaN or infinity: refuse them here, where the field is still known.
+        finite_floats(&toml::Value::Table(table.clone()), &mut String::new())?;
         let doc = serde_json::to_value(table).map_err(|e| ConfigError::new(String::new(), e.to_string()))?;
         Self::from_document(doc)
     }

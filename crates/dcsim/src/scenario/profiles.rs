@@ -76,22 +76,23 @@ NOT GIVEN take the value the papers imply, or the simplest standard behaviour, a
 samples the RTT on every ACK.";
 
 const LINUX26_ABOUT: &str = "Mainline Linux 2.6.32-2.6.38 (2009-2011), the kernels of the Pitfalls slides' era, \
-read in 2.6.32.67 and 2.6.38.3. Its default congestion control was CUBIC (whose congestion avoidance scales its per-ACK \
-step by the measured segments per ACK, which the engine's CUBIC does by counting segments). Not modelled: FACK with \
-rate-halving recovery (RFC 6675 recovery stands in), F-RTO, quick-ACK mode (2 to 5 immediate ACKs at the start), \
+read in 2.6.32.67 and 2.6.38.3. Its default congestion control was CUBIC with HyStart. Not modelled: CUBIC's scaling \
+of its per-ACK step by the measured segments per ACK (with per-ACK counting the engine's CUBIC counts one per ACK, \
+so with delayed ACKs it grows about half as fast in congestion avoidance), HyStart, FACK with rate-halving recovery \
+(RFC 6675 recovery stands in), F-RTO, quick-ACK mode (2 to 5 immediate ACKs at the start), \
 RFC 2861's decay of an unused window, the cached route metrics of earlier connections, and Linux's RTO form \
 (SRTT + max(RTTVAR, 200 ms) where the engine has max(200 ms, SRTT + 4·RTTVAR): at datacenter RTTs they differ by \
 SRTT, well under a tick).";
 
 const LINUX_CURRENT_ABOUT: &str = "Linux 6.x with default settings, read in 6.12.117. Its default congestion control is \
-CUBIC. Not modelled: RACK's time-based loss detection (RFC 8985 §6, `tcp_recovery` = 1), for which early retransmit \
+CUBIC with HyStart (not modelled). Not modelled either: RACK's time-based loss detection (RFC 8985 §6, `tcp_recovery` = 1), for which early retransmit \
 (RFC 5827, Linux 3.5-4.x) stands in; compressed SACKs; quick-ACK mode (up to 16 immediate ACKs); F-RTO; Linux's RTO form (as in linux_2_6_3x).";
 
 /// A third-party capture of Microsoft's `netsh interface tcp show supplemental` on 2008 R2: minimum RTO 300 ms,
 /// initial window 2, delayed-ACK timeout 200 ms.
 const NETSH_2008R2: &str = "`netsh interface tcp show supplemental` on 2008 R2 (andydavies.me/blog/2011/11/21/increasing-the-tcp-initial-congestion-window-on-windows-2008-server-r2)";
 
-const WINDOWS_2008R2: [PresetField; 19] = [
+const WINDOWS_2008R2: [PresetField; 20] = [
     f("ack_counting", "\"bytes\"", "NOT GIVEN (no Microsoft document lists RFC 3465). The ICTCP paper (§VII-A-1: TCP \"doubles its congestion window every RTT\") implies growth by what each delayed ACK covers, as RFC 3465 counts"),
     f("abc_limit_segments", "2", "RFC 3465 §2.2's L = 2: the least that doubles the window per RTT with an ACK every 2 segments"),
     f("init_cwnd_segments", "2", NETSH_2008R2),
@@ -105,6 +106,7 @@ const WINDOWS_2008R2: [PresetField; 19] = [
     f("timer_tick_ms", "10.0", "DCTCP paper §4.2.1: 10 ms \"is the tick granularity of our system\""),
     f("sack", "true", "both papers' baseline, \"New Reno with SACK\""),
     f("recovery", "\"rfc6675\"", "SACK-based recovery, RFC 3517 (now RFC 6675), and NewReno, RFC 2582: Windows Vista Resource Kit, ch. \"Next Generation TCP/IP stack\""),
+    f("rcv_autotune", "false", "Vista and later tune the receive window (netsh autotuninglevel = normal); Microsoft does not publish the rule, so it is not modelled: buffers stay at rcv_buffer_bytes"),
     f("limited_transmit", "false", "NOT GIVEN (not among the RFCs Microsoft lists); spec M4: no paper mentions it"),
     f("tail_loss_probe", "false", "TLP and RACK came to Windows with Windows 10 / Server 2016"),
     f("early_retransmit", "false", "NOT GIVEN (not among the RFCs Microsoft lists)"),
@@ -153,7 +155,7 @@ const LINUX_CURRENT: [PresetField; 20] = [
     f("limited_transmit", "true", "in effect: tcp_packets_in_flight() leaves SACKed segments out of the pipe (include/net/tcp.h)"),
     f("tail_loss_probe", "true", "sysctl tcp_early_retrans = 3: TLP (tcp_schedule_loss_probe(), net/ipv4/tcp_output.c)"),
     f("early_retransmit", "true", "stands in for RACK (sysctl tcp_recovery = 1, net/ipv4/tcp_recovery.c), not modelled: both let a short flight's SACKs start recovery"),
-    f("cwnd_validation", "\"rfc7661\"", "tcp_is_cwnd_limited(): in slow start while cwnd < 2·max_packets_out, else while the window was used (include/net/tcp.h)"),
+    f("cwnd_validation", "\"linux\"", "tcp_is_cwnd_limited(): in slow start while cwnd < 2·max_packets_out, else only while cwnd-limited (include/net/tcp.h)"),
     f("syn_retries", "6", "TCP_SYN_RETRIES = 6 (include/net/tcp.h)"),
     f("synack_retries", "5", "TCP_SYNACK_RETRIES = 5 (include/net/tcp.h)"),
     f("rcv_autotune", "true", "sysctl tcp_moderate_rcvbuf = 1"),
@@ -219,5 +221,11 @@ mod tests {
         let e = Scenario::from_toml(&text.replace("windows_2008r2", "windows_95")).unwrap_err();
         assert_eq!(e.field, "tcp.profile");
         assert!(e.reason.contains("unknown variant"), "{e}");
+        // The document passes through JSON on its way, which has no NaN: refused with its field.
+        let e = Scenario::from_toml(&text.replace("delay_us = 10.0", "delay_us = nan")).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.reason.as_str()),
+            ("topology.link.delay_us", "NaN is not a finite number")
+        );
     }
 }

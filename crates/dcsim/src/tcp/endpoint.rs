@@ -64,11 +64,11 @@ pub struct TcpParams {
     pub early_retransmit: bool,
 }
 
-/// RFC 8985 §7.2: the worst-case delayed-ACK time a probe timeout allows for when a single
-/// segment is out (WCDelAckT).
-const TLP_WORST_CASE_DELACK: Time = Time::from_ms(200);
+/// What a probe timeout adds to 2·SRTT with more than one segment out (Linux's
+/// TCP_TIMEOUT_MIN_US; with one out it adds RTO_min, standing for RFC 8985's WCDelAckT).
+const TLP_TIMEOUT_MIN: Time = Time::from_ms(2);
 
-/// Proportional rate reduction's state during one recovery (RFC 6937 §3.1), bytes.
+/// Proportional rate reduction's state during one recovery (RFC 6937 §3), bytes.
 #[derive(Debug, Clone, Copy, Default)]
 struct Prr {
     /// `prr_delivered`: data the receiver got since recovery began (cumulative or SACKed).
@@ -438,24 +438,26 @@ impl Endpoint {
     }
 
     /// RFC 8985 §7.2: the probe timeout when a probe may be scheduled (established, SACK,
-    /// outside recovery and after no timeout, no probe out, an RTT sample): 2·SRTT, plus
-    /// WCDelAckT with one segment out (else two timer ticks, as Linux), rounded up to the
-    /// tick, never beyond the RTO.
+    /// outside fast or RTO recovery, no probe out, an RTT sample): 2·SRTT plus a margin,
+    /// rounded up to the tick, never beyond the RTO.
     fn probe_timeout(&self, rto: Time) -> Option<Time> {
         if !self.p.tail_loss_probe
             || !self.p.sack
             || self.state != State::Established
             || self.in_recovery
             || self.rtt.backoff > 0
+            || self.snd_una < self.recover // still resending after a timeout (RTO recovery)
             || self.tlp.end_seq != 0
         {
             return None;
         }
         let srtt = self.rtt.srtt?;
+        // Linux tcp_schedule_loss_probe: + the RTO minimum with one segment out (the
+        // worst-case delayed ACK, RFC 8985's WCDelAckT), else + TCP_TIMEOUT_MIN_US, 2 ms.
         let pto = if self.snd_max - self.snd_una <= self.p.mss as u64 {
-            2 * srtt + TLP_WORST_CASE_DELACK
+            2 * srtt + self.p.rto_min
         } else {
-            2 * srtt + 2 * self.p.timer_tick // Linux tcp_schedule_loss_probe: + TCP_TIMEOUT_MIN, 2 ticks
+            2 * srtt + TLP_TIMEOUT_MIN
         };
         Some(self.rtt.ticked(pto).min(rto))
     }
@@ -625,7 +627,7 @@ impl Endpoint {
                     self.dupacks = 0;
                     self.cc.on_recovery_end(now, &self.view(0));
                     if self.p.sack && self.p.recovery == Recovery::Prr {
-                        self.cc.win.cwnd = self.cc.win.ssthresh; // RFC 6937 §3.1, on exiting recovery
+                        self.cc.win.cwnd = self.cc.win.ssthresh; // on exiting recovery, as Linux tcp_end_cwnd_reduction
                     }
                 } else if !self.p.sack {
                     // Partial ACK: retransmit the next hole, deflate by the amount acked, add
@@ -640,7 +642,7 @@ impl Endpoint {
                     self.cut_for_ecn(now);
                 }
             }
-            if self.tlp.end_seq != 0 && ack >= self.tlp.end_seq {
+            if self.tlp.end_seq != 0 && (ack > self.tlp.end_seq || (ack == self.tlp.end_seq && !self.tlp.is_retrans)) {
                 self.end_probe_episode(now);
             }
             if self.snd_una < self.snd_max {
@@ -660,30 +662,39 @@ impl Endpoint {
                 // ACK whose SACKs show the next hole lost starts recovery at once.
                 self.enter_fast_recovery(now, out);
             }
-        } else if ack == self.snd_una && pkt.len == 0 && !pkt.has(SYN) && self.snd_max > self.snd_una {
-            // Duplicate ACK (RFC 5681 §2).
-            if ece && !self.in_recovery && self.snd_una > self.cwr_guard {
-                self.cut_for_ecn(now); // M9, as above
+        } else if ack == self.snd_una && pkt.len == 0 && !pkt.has(SYN) {
+            if self.tlp.end_seq != 0 && ack >= self.tlp.end_seq && !new_sack_info {
+                // RFC 8985 §7.4.2: a duplicate ACK at or past the probe's end with no SACK
+                // news: the original and the probe both arrived, nothing was lost.
+                self.tlp.end_seq = 0;
             }
-            self.dupacks += 1;
-            if self.in_recovery {
-                if !self.p.sack {
-                    self.cc.win.cwnd += self.mss(); // RFC 6582 §3.2 step 4, inflate: a segment has left the network
-                }
-            } else if (self.dupacks >= self.dupthresh() as u32 || (self.p.sack && self.is_lost(self.snd_una)))
-                && self.snd_una >= self.recover
-            {
-                self.enter_fast_recovery(now, out);
+            if self.snd_max > self.snd_una {
+                self.on_duplicate_ack(now, ece, out);
             }
         }
         if self.in_recovery && self.p.sack && self.p.recovery == Recovery::Prr {
-            // RFC 6937 §3.1 DeliveredData: the change in snd_una plus in SACKed bytes.
+            // RFC 6937 §3 DeliveredData: the change in snd_una plus in SACKed bytes.
             let delivered = (self.snd_una - una_before + self.sacked.bytes()).saturating_sub(sacked_before);
             self.prr_on_ack(delivered);
         }
     }
 
-    /// RFC 6937 §3.1, on every ACK in recovery: cwnd = pipe + sndcnt, where sndcnt follows
+    /// A duplicate ACK (RFC 5681 §2) with data outstanding.
+    fn on_duplicate_ack(&mut self, now: Time, ece: bool, out: &mut Vec<Packet>) {
+        if ece && !self.in_recovery && self.snd_una > self.cwr_guard {
+            self.cut_for_ecn(now); // M9, as for new data
+        }
+        self.dupacks += 1;
+        if self.in_recovery {
+            if !self.p.sack {
+                self.cc.win.cwnd += self.mss(); // RFC 6582 §3.2 step 4, inflate: a segment has left the network
+            }
+        } else if (self.dupacks >= self.dupthresh() as u32 || (self.p.sack && self.is_lost(self.snd_una))) && self.snd_una >= self.recover {
+            self.enter_fast_recovery(now, out);
+        }
+    }
+
+    /// RFC 6937 §3, on every ACK in recovery: cwnd = pipe + sndcnt, where sndcnt follows
     /// what was delivered, in proportion ssthresh/RecoverFS while pipe > ssthresh, then
     /// slow-start reduction bound (PRR-SSRB) up to ssthresh. Whole segments, as Linux counts.
     fn prr_on_ack(&mut self, delivered: u64) {
@@ -703,10 +714,10 @@ impl Endpoint {
         self.cc.win.cwnd = (pipe + sndcnt) as f64;
     }
 
-    /// RFC 8985 §7.4: an ACK covered the probe's episode. A probe that resent the tail is
-    /// taken to have repaired a loss: without DSACK (not modelled) the sender cannot learn
-    /// that the original arrived too, and §7.4.2 then infers a loss. The window is reduced
-    /// as for a loss in the flight the probe saw, once.
+    /// RFC 8985 §7.4.2 (Linux `tcp_process_tlp_ack`): an ACK past the probe's end ends the
+    /// episode; if the probe resent the tail, it repaired a loss and the window is reduced as
+    /// for a loss in the flight the probe saw, once. (An ACK exactly at the end leaves the
+    /// episode pending; a later duplicate ACK with nothing new ends it without a reduction.)
     fn end_probe_episode(&mut self, now: Time) {
         if self.tlp.is_retrans && !self.in_recovery && self.snd_una > self.cwr_guard {
             let view = ConnView {
@@ -749,12 +760,15 @@ impl Endpoint {
     /// validated, pipe ≥ cwnd/2 (pipe = what was in flight when this ACK arrived, counted in
     /// segments as Linux's `tcp_is_cwnd_limited` does, so a lone short segment after a
     /// timeout still opens the window to 2 segments).
-    /// Or, per `tcp.cwnd_validation`, Linux 2.6's rule (cwnd − flight ≤ 3 segments), or none.
+    /// Or, per `tcp.cwnd_validation`, current Linux's or Linux 2.6's rule, or none.
     fn window_validated(&self, newly: u64) -> bool {
         let mss = self.mss();
         let flight_before = ((self.snd_max - self.snd_una + newly) as f64 / mss).ceil() * mss;
         match self.p.cwnd_validation {
             CwndValidation::Rfc7661 => 2.0 * flight_before >= self.cc.win.cwnd,
+            // Linux ≥ 3.16 tcp_is_cwnd_limited: in slow start while cwnd < 2·max_packets_out;
+            // in congestion avoidance only a cwnd-limited sender (the caller's check) grows.
+            CwndValidation::Linux => self.cc.win.in_slow_start() && 2.0 * flight_before > self.cc.win.cwnd,
             CwndValidation::MaxBurst => self.cc.win.cwnd - flight_before <= 3.0 * mss,
             CwndValidation::Off => true,
         }
@@ -768,7 +782,7 @@ impl Endpoint {
         if self.p.sack {
             // RFC 6675: no inflation, the pipe is counted.
             self.high_rxt = self.snd_una;
-            // RFC 6937 §3.1: prr_delivered = prr_out = 0, RecoverFS = FlightSize.
+            // RFC 6937 §3: prr_delivered = prr_out = 0, RecoverFS = FlightSize.
             self.prr = Prr {
                 recover_fs: self.snd_max - self.snd_una,
                 ..Prr::default()
@@ -1082,7 +1096,9 @@ impl Endpoint {
         self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
         self.delack_deadline = None;
-        if self.rto_deadline.is_none() {
+        // The RTO runs from the oldest unacknowledged segment (RFC 6298 §5.1); a probe timeout
+        // is rescheduled after every transmission (RFC 8985 §7.2, Linux tcp_write_xmit).
+        if self.rto_deadline.is_none() || self.tlp.armed {
             self.arm_rto(now);
         }
     }
@@ -1119,7 +1135,8 @@ impl Endpoint {
         if end <= self.rcv_nxt {
             // RFC 7323 §4.3 (2): SEG.TSval >= TS.Recent and SEG.SEQ <= Last.ACK.sent: a copy
             // of data whose ACK we were still delaying is the one this ACK answers.
-            if start <= self.last_ack_sent && pkt.ts_val >= self.ts_recent {
+            // (As Linux, only a segment reaching the last ACK sent: end ≥ rcv_wup.)
+            if start <= self.last_ack_sent && end >= self.last_ack_sent && pkt.ts_val >= self.ts_recent {
                 self.ts_recent = pkt.ts_val;
             }
             self.send_ack(now, self.echo_ece(), out); // old duplicate: re-ACK at once

@@ -224,12 +224,14 @@ fn prr_spreads_the_reduction_where_rfc6675_waits_for_the_pipe() {
 fn a_tail_loss_is_repaired_by_the_probe_instead_of_the_rto() {
     // A 10-segment response (PSH on the last) whose last segment is lost. The receiver ACKs
     // 2, 4, 6, 8 and holds 9 for its delayed-ACK timer. With the probe, after the ACK of 8
-    // the sender arms the probe timeout 2·SRTT + 2 ticks (tick 0) ahead instead of the RTO;
+    // the sender arms the probe timeout 2·SRTT + 2 ms (Linux) ahead instead of the RTO;
     // when it fires, nothing new is left, so it resends the last segment (RFC 8985 §7.3)
-    // and arms the RTO. The receiver now has 9 and 10 and ACKs everything at once (PSH); the
-    // ACK covers the probe, which repaired a loss (§7.4.2): ssthresh = max(2 segments in
-    // flight at the probe / 2, 2) = 2 segments, cwnd = ssthresh. Without the probe the
-    // sender waits for the RTO, 10 ms.
+    // and arms the RTO. The receiver now has 9 and 10 and ACKs everything at once (PSH). That
+    // ACK reaches exactly the probe's end, which (without DSACK) cannot tell a repaired loss
+    // from a late ACK: the episode stays open (RFC 8985 §7.4.2, Linux tcp_process_tlp_ack).
+    // The next write's ACK goes past it: a loss was repaired, and the window is reduced as
+    // for a loss in the 2 segments out at the probe: ssthresh = max(2/2, 2) = 2 segments =
+    // cwnd. Without the probe the sender waits for the RTO, 10 ms.
     for tlp in [true, false] {
         let (mut s, mut r) = ends(|p| p.tail_loss_probe = tlp);
         s.write(10 * MSS);
@@ -249,7 +251,7 @@ fn a_tail_loss_is_repaired_by_the_probe_instead_of_the_rto() {
             assert_eq!(deadline, t_ack + 10 * MS, "the RTO");
             continue;
         }
-        assert_eq!(deadline, t_ack + 2 * srtt, "the probe timeout, 2·SRTT");
+        assert_eq!(deadline, t_ack + 2 * srtt + 2 * MS, "the probe timeout, 2·SRTT + 2 ms");
         let mut out = Vec::new();
         s.on_rto_timer(deadline, &mut out);
         assert_eq!(out.len(), 1);
@@ -259,10 +261,22 @@ fn a_tail_loss_is_repaired_by_the_probe_instead_of_the_rto() {
         assert_eq!(s.rto_deadline, Some(deadline + 10 * MS), "the RTO, not another probe");
         let ack = deliver(&mut r, deadline + 50 * US, &out[0]).expect("ACK of everything");
         assert_eq!(ack.ack, seg(11));
+        let cwnd = s.cwnd();
         assert!(feed(&mut s, deadline + 100 * US, &ack).is_empty());
         assert_eq!(s.snd_una, s.snd_max);
-        assert_eq!((s.ssthresh(), s.cwnd()), (2.0 * MSSF, 2.0 * MSSF), "the loss's reduction");
         assert_eq!(s.rto_deadline, None);
+        assert_eq!(
+            s.cwnd(),
+            cwnd,
+            "no reduction yet (nor growth: 2 segments out of 14 do not validate it)"
+        );
+        s.write(MSS);
+        let mut next = Vec::new();
+        s.try_send(deadline + 1 * MS, &mut next);
+        assert_eq!(seg_nos(&next), [11]);
+        let ack = deliver(&mut r, deadline + 1 * MS + 50 * US, &next[0]).expect("PSH: ACKed at once");
+        feed(&mut s, deadline + 1 * MS + 100 * US, &ack);
+        assert_eq!((s.ssthresh(), s.cwnd()), (2.0 * MSSF, 2.0 * MSSF), "the loss's reduction");
     }
 }
 
