@@ -41,6 +41,7 @@ IDS = [
     "ictcp-fig3",
     "ictcp-fig4",
     "ictcp-fig5",
+    "ictcp-host-calibration",
     "ictcp-fig8",
     "ictcp-fig9",
     "ictcp-fig10",

@@ -42,6 +42,7 @@ _MODULES = (
     "ictcp_fig3",
     "ictcp_fig4",
     "ictcp_fig5",
+    "ictcp_host_calibration",
     "ictcp_fig8",
     "ictcp_fig9",
     "ictcp_fig10",

@@ -15,10 +15,9 @@ Our setup: :mod:`ictcp_testbed` (1 Gbps star, base RTT 100 µs at 1 MSS, ``quant
 NewReno + SACK, delayed ACK m = 2 / 200 ms). One uncapped-cwnd flow from host 1 to host 2,
 receive buffer = rwnd; the host NIC model is on (engine default: a 1000-packet FIFO serialised
 at 1 Gbps, 1 µs transmit jitter; spec algorithms.md §1.10 M10). Every window is run twice: on
-the testbed's hosts (no interrupt moderation; the claims are checked on these), and with
-receive interrupts at least 50 µs apart (``host.rx_interrupt_interval_us``, the engine's
-interrupt-throttle model of M10's host delay; 20,000 interrupts/s, a common moderation rate -
-the paper's NIC setting is NOT GIVEN).
+the testbed's hosts (``ictcp_testbed.HOST_PROFILE``: receive interrupts at least 18 µs apart,
+calibrated once by ``ictcp-host-calibration``; the claims are checked on these), and with
+receive interrupts at least 50 µs apart (20,000 interrupts/s, a common moderation rate).
 
 Assumptions:
 - rwnd grid NOT GIVEN beyond "1 to 20 MSS": spec ASSUMPTION 1-64 MSS.
@@ -33,23 +32,14 @@ Assumptions:
   next window before it is ACKed — a delayed-ACK effect, not queueing — so "any rwnd with RTT
   ≥ 1.2 × base" would pass for the wrong reason; it is reported too.)
 
-Known deviation (diagnosed): on the testbed's hosts the sender NIC is a FIFO drained at the
-line rate, the same rate as the switch port, with no host processing time; so the NIC queue
-(and the RTT) only grow once the window exceeds the base BDP (≈ 9 segments), exactly where the
-goodput reaches the 949 Mb/s ceiling, and claim 25 fails. The paper's own numbers do not pin a
-host model down: by Little's law a window-limited flow with 20 MSS and a 200 µs RTT would carry
-1.17 Gb/s, more than the link, so its "RTT" cannot be the round-trip cycle of the window.
-
-The moderated curve shows what a host delay that grows with the load does: a lone segment
-(1 MSS) goes up at once (RTT 101 µs), the second of a window waits for the next interrupt, so
-the RTT is ≥ 1.5 × base from 2 MSS on while the goodput is still 155 Mb/s, and goodput
-reaches its ceiling at 14 MSS instead of 10 - the paper's shape (measured at full scale). It is
-not the testbed default because, run through the ICTCP comparisons at full scale with every
-host moderated, it moved other claims both ways: claim 19 then fails (4 × 256 kB: TCP 906,
-ICTCP 932 Mb/s), 1-MSS ICTCP rounds time out (1% at n = 3: the receiver's batched interrupts
-inflate ICTCP's measured RTT to ≈ 1 ms and its windows with it), ictcp-fig15's ICTCP total falls
-to 778 Mb/s, and the 9-MSS background flow of ictcp-fig13 runs at 594 instead of 921 Mb/s.
-Choosing a host model per figure would be tuning; the paper gives no setting to choose by.
+Earlier, on hosts without interrupt moderation, the sender NIC was a FIFO drained at the line
+rate, the same rate as the switch port, with no host delay; the RTT only grew once the window
+exceeded the base BDP (≈ 9 segments), where the goodput reaches the 949 Mb/s ceiling, and claim
+25 failed. With the calibrated hosts the second segment of a burst waits for the receiver's next
+interrupt, and the RTT is 1.2 × base from 7 MSS on while the goodput is 649 Mb/s (quick). The
+paper's own numbers do not pin a host model down: by Little's law a window-limited flow with
+20 MSS and a 200 µs RTT would carry 1.17 Gb/s, more than the link, so its 200 µs at 20 MSS is
+out of any host model's reach (ictcp-host-calibration).
 
 Outputs: fig5_rwnd.csv (host, rwnd_mss, goodput_mbps, srtt_us, rtt_little_us, timeouts),
 fig5_rwnd.png/.svg.
@@ -59,6 +49,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -113,6 +104,28 @@ def scenarios(scale: str) -> list[tuple[str, int, dict]]:
     ]
 
 
+def window_table(plan: list[tuple[Any, int, dict]], jobs: int, key: str) -> pd.DataFrame:
+    """Runs a plan of one connection per ``(variant, rwnd in MSS, scenario)``: per run the
+    variant (column ``key``), the window, the goodput, the sender's srtt, the RTT a receiver
+    infers (window / goodput, Little's law) and the timeouts."""
+    results = c.run_all([sc for *_, sc in plan], jobs)
+    rows = []
+    for (variant, w, _), res in zip(plan, results):
+        f = c.flows(res)[0]
+        g = float(f["goodput_bps"])
+        rows.append(
+            {
+                key: variant,
+                "rwnd_mss": w,
+                "goodput_mbps": g / 1e6,
+                "srtt_us": float(f["srtt_s"]) * 1e6 if f.get("srtt_s") is not None else float("nan"),
+                "rtt_little_us": w * tb.MSS * 8 / g * 1e6 if g > 0 else float("nan"),
+                "timeouts": int(f["timeouts"]),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def inflation_onset(d: pd.DataFrame) -> tuple[int | None, float]:
     """The smallest rwnd from which every larger rwnd has RTT ≥ 1.2 × RTT(smallest rwnd), and
     the goodput there ((None, NaN) if none)."""
@@ -128,25 +141,7 @@ def inflation_onset(d: pd.DataFrame) -> tuple[int | None, float]:
 def run(scale: str, out_dir: Path, jobs: int) -> dict:
     s = c.check_scale(scale, SCALES)
     out = c.prepare_out(out_dir)
-    plan = scenarios(scale)
-    results = c.run_all([sc for *_, sc in plan], jobs)
-    rows = []
-    for (label, w, _), res in zip(plan, results):
-        f = c.flows(res)[0]
-        g = float(f["goodput_bps"])
-        rows.append(
-            {
-                "host": label,
-                "rwnd_mss": w,
-                "goodput_mbps": g / 1e6,
-                "srtt_us": float(f["srtt_s"]) * 1e6
-                if f.get("srtt_s") is not None
-                else float("nan"),
-                "rtt_little_us": w * tb.MSS * 8 / g * 1e6 if g > 0 else float("nan"),
-                "timeouts": int(f["timeouts"]),
-            }
-        )
-    table = pd.DataFrame(rows)
+    table = window_table(scenarios(scale), jobs, "host")
     table.to_csv(out / "fig5_rwnd.csv", index=False)
     df = table[table.host == TESTBED].sort_values("rwnd_mss").reset_index(drop=True)
     mod = table[table.host == MODERATED].sort_values("rwnd_mss").reset_index(drop=True)
