@@ -79,6 +79,13 @@ struct Prr {
     recover_fs: u64,
 }
 
+/// The state of PRR and the tail loss probe, held only by stacks that use either.
+#[derive(Debug, Clone, Copy, Default)]
+struct LossState {
+    prr: Prr,
+    tlp: Tlp,
+}
+
 /// Tail loss probe state (RFC 8985 §7).
 #[derive(Debug, Clone, Copy, Default)]
 struct Tlp {
@@ -173,8 +180,9 @@ pub struct Endpoint {
     /// snd_una passes it (HighACK > RescueRxt). Set at entry to the end of the first
     /// retransmission (§5 step 4.3), then to RecoveryPoint by the rescue (NextSeg rule 4).
     rescue_rxt: u64,
-    prr: Prr,
-    tlp: Tlp,
+    /// PRR and tail-loss-probe state, for the stacks that use them (boxed: an open
+    /// connection of any other stack spends 8 bytes an end on it, not 48).
+    loss: Option<Box<LossState>>,
     /// M9: no further window reduction until snd_una passes this.
     cwr_guard: u64,
     send_cwr: bool,
@@ -243,6 +251,7 @@ struct RcvAutotune {
 impl Endpoint {
     pub fn new(p: TcpParams, cc: Cc, conn: u32, end: u8, (host, peer_host): (u32, u32), rtt: RttEstimator) -> Self {
         let rcv_buffer = p.rcv_buffer;
+        let loss = (p.tail_loss_probe || p.recovery == Recovery::Prr).then(Box::default);
         // Linux `tcp_init_buffer_space`: the first measurement expects at most an initial
         // window of data, TCP_INIT_CWND = 10 segments whatever the sender's.
         let autotune = p.rcv_autotune_max.map(|max| {
@@ -276,8 +285,7 @@ impl Endpoint {
             sacked: RangeSet::default(),
             high_rxt: 0,
             rescue_rxt: 0,
-            prr: Prr::default(),
-            tlp: Tlp::default(),
+            loss,
             cwr_guard: 0,
             send_cwr: false,
             peer_rwnd: rcv_buffer,
@@ -428,13 +436,11 @@ impl Endpoint {
     /// Arms the retransmission timer, or with a tail loss probe due, the probe timeout.
     fn arm_rto(&mut self, now: Time) {
         let rto = self.rtt.rto();
-        self.tlp.armed = false;
-        if let Some(pto) = self.probe_timeout(rto) {
-            self.tlp.armed = true;
-            self.rto_deadline = Some(now + pto);
-            return;
+        let pto = self.probe_timeout(rto);
+        if let Some(l) = self.loss.as_deref_mut() {
+            l.tlp.armed = pto.is_some();
         }
-        self.rto_deadline = Some(now + rto);
+        self.rto_deadline = Some(now + pto.unwrap_or(rto));
     }
 
     /// RFC 8985 §7.2: the probe timeout when a probe may be scheduled (established, SACK,
@@ -447,7 +453,7 @@ impl Endpoint {
             || self.in_recovery
             || self.rtt.backoff > 0
             || self.snd_una < self.recover // still resending after a timeout (RTO recovery)
-            || self.tlp.end_seq != 0
+            || self.tlp().end_seq != 0
         {
             return None;
         }
@@ -642,7 +648,8 @@ impl Endpoint {
                     self.cut_for_ecn(now);
                 }
             }
-            if self.tlp.end_seq != 0 && (ack > self.tlp.end_seq || (ack == self.tlp.end_seq && !self.tlp.is_retrans)) {
+            let tlp = self.tlp();
+            if tlp.end_seq != 0 && (ack > tlp.end_seq || (ack == tlp.end_seq && !tlp.is_retrans)) {
                 self.end_probe_episode(now);
             }
             if self.snd_una < self.snd_max {
@@ -663,10 +670,11 @@ impl Endpoint {
                 self.enter_fast_recovery(now, out);
             }
         } else if ack == self.snd_una && pkt.len == 0 && !pkt.has(SYN) {
-            if self.tlp.end_seq != 0 && ack >= self.tlp.end_seq && !new_sack_info {
+            let end_seq = self.tlp().end_seq;
+            if end_seq != 0 && ack >= end_seq && !new_sack_info {
                 // RFC 8985 §7.4.2: a duplicate ACK at or past the probe's end with no SACK
                 // news: the original and the probe both arrived, nothing was lost.
-                self.tlp.end_seq = 0;
+                self.end_tlp_episode();
             }
             if self.snd_max > self.snd_una {
                 self.on_duplicate_ack(now, ece, out);
@@ -699,16 +707,18 @@ impl Endpoint {
     /// slow-start reduction bound (PRR-SSRB) up to ssthresh. Whole segments, as Linux counts.
     fn prr_on_ack(&mut self, delivered: u64) {
         let mss = self.p.mss as u64;
-        self.prr.delivered += delivered;
         let pipe = self.pipe();
         let ssthresh = self.cc.win.ssthresh as u64;
+        let Some(l) = self.loss.as_deref_mut() else { return };
+        let prr = &mut l.prr;
+        prr.delivered += delivered;
         let sndcnt = if pipe > ssthresh {
             // CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out
-            let target = (self.prr.delivered as u128 * ssthresh as u128).div_ceil(self.prr.recover_fs.max(1) as u128);
-            ((target as u64).div_ceil(mss) * mss).saturating_sub(self.prr.out)
+            let target = (prr.delivered as u128 * ssthresh as u128).div_ceil(prr.recover_fs.max(1) as u128);
+            ((target as u64).div_ceil(mss) * mss).saturating_sub(prr.out)
         } else {
             // PRR-SSRB: MIN(ssthresh − pipe, MAX(prr_delivered − prr_out, DeliveredData) + MSS)
-            let limit = self.prr.delivered.saturating_sub(self.prr.out).max(delivered) + mss;
+            let limit = prr.delivered.saturating_sub(prr.out).max(delivered) + mss;
             (ssthresh - pipe).min(limit)
         };
         self.cc.win.cwnd = (pipe + sndcnt) as f64;
@@ -719,15 +729,37 @@ impl Endpoint {
     /// for a loss in the flight the probe saw, once. (An ACK exactly at the end leaves the
     /// episode pending; a later duplicate ACK with nothing new ends it without a reduction.)
     fn end_probe_episode(&mut self, now: Time) {
-        if self.tlp.is_retrans && !self.in_recovery && self.snd_una > self.cwr_guard {
+        let tlp = self.tlp();
+        if tlp.is_retrans && !self.in_recovery && self.snd_una > self.cwr_guard {
             let view = ConnView {
-                flight: self.tlp.flight,
+                flight: tlp.flight,
                 ..self.view(0)
             };
             self.cc.on_recovery_start(now, &view);
             self.cwr_guard = self.snd_max;
         }
-        self.tlp.end_seq = 0;
+        self.end_tlp_episode();
+    }
+
+    /// The tail loss probe's state (all zero for a stack without it).
+    #[inline]
+    fn tlp(&self) -> Tlp {
+        self.loss.as_ref().map_or(Tlp::default(), |l| l.tlp)
+    }
+
+    /// No probe episode is open any more.
+    fn end_tlp_episode(&mut self) {
+        if let Some(l) = self.loss.as_deref_mut() {
+            l.tlp.end_seq = 0;
+        }
+    }
+
+    /// Data sent, for PRR's prr_out.
+    #[inline]
+    fn count_prr_out(&mut self, len: u32) {
+        if let Some(l) = self.loss.as_deref_mut() {
+            l.prr.out += len as u64;
+        }
     }
 
     /// DupThresh, lowered by early retransmit (RFC 5827 §3.1) when fewer than 4 segments are
@@ -778,15 +810,18 @@ impl Endpoint {
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         // The controller sets ssthresh and cwnd (RFC 6582 step 2 / RFC 6675 §5 step 4.2).
         self.cc.on_recovery_start(now, &self.view(0));
-        self.tlp.end_seq = 0; // recovery takes over from a probe's episode
+        self.end_tlp_episode(); // recovery takes over from a probe's episode
         if self.p.sack {
             // RFC 6675: no inflation, the pipe is counted.
             self.high_rxt = self.snd_una;
             // RFC 6937 §3: prr_delivered = prr_out = 0, RecoverFS = FlightSize.
-            self.prr = Prr {
-                recover_fs: self.snd_max - self.snd_una,
-                ..Prr::default()
-            };
+            let recover_fs = self.snd_max - self.snd_una;
+            if let Some(l) = self.loss.as_deref_mut() {
+                l.prr = Prr {
+                    recover_fs,
+                    ..Prr::default()
+                };
+            }
         } else {
             // RFC 6582 §3.2 step 2: inflate by the three segments that left the network.
             self.cc.win.cwnd += 3.0 * self.mss();
@@ -819,7 +854,7 @@ impl Endpoint {
         out.push(pkt);
         self.last_ack_sent = self.rcv_nxt;
         self.high_rxt = self.high_rxt.max(seq + len as u64);
-        self.prr.out += len as u64;
+        self.count_prr_out(len);
         self.counters.retransmits += 1;
         self.counters.data_packets_sent += 1;
         self.last_send = Some(now);
@@ -1088,7 +1123,7 @@ impl Endpoint {
         out.push(pkt);
         self.snd_nxt += len as u64;
         self.snd_max = self.snd_max.max(self.snd_nxt);
-        self.prr.out += len as u64;
+        self.count_prr_out(len);
         self.counters.data_packets_sent += 1;
         self.last_send = Some(now);
         self.pace_after(now, pkt.size);
@@ -1098,7 +1133,7 @@ impl Endpoint {
         self.delack_deadline = None;
         // The RTO runs from the oldest unacknowledged segment (RFC 6298 §5.1); a probe timeout
         // is rescheduled after every transmission (RFC 8985 §7.2, Linux tcp_write_xmit).
-        if self.rto_deadline.is_none() || self.tlp.armed {
+        if self.rto_deadline.is_none() || self.tlp().armed {
             self.arm_rto(now);
         }
     }
@@ -1212,7 +1247,7 @@ impl Endpoint {
     /// default RFC 5681 §3.1 eq. 4 and the loss window).
     pub fn on_rto_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.rto_deadline = None;
-        if std::mem::take(&mut self.tlp.armed) {
+        if self.loss.as_deref_mut().is_some_and(|l| std::mem::take(&mut l.tlp.armed)) {
             if self.state == State::Established && self.snd_una < self.snd_max {
                 self.send_probe(now, out);
             }
@@ -1239,7 +1274,7 @@ impl Endpoint {
             }
             State::Established if self.snd_una < self.snd_max => {
                 self.counters.timeouts += 1;
-                self.tlp.end_seq = 0;
+                self.end_tlp_episode();
                 self.cc.on_rto(now, &self.view(0));
                 self.in_recovery = false;
                 self.dupacks = 0;
@@ -1260,18 +1295,23 @@ impl Endpoint {
         self.counters.tail_loss_probes += 1;
         let mss = self.p.mss as u64;
         let flight = self.snd_max - self.snd_una;
-        self.tlp.flight = flight;
-        if self.snd_nxt == self.snd_max && self.snd_nxt < self.app_end && flight + mss <= self.peer_rwnd {
-            let len = (self.app_end - self.snd_nxt).min(mss) as u32;
-            self.send_data(now, len, true, out);
-            self.tlp.is_retrans = false;
-        } else {
+        let is_retrans = !(self.snd_nxt == self.snd_max && self.snd_nxt < self.app_end && flight + mss <= self.peer_rwnd);
+        if is_retrans {
             let start = self.snd_max.saturating_sub(mss).max(self.snd_una);
             self.retransmit(now, start, (self.snd_max - start) as u32, out);
-            self.tlp.is_retrans = true;
+        } else {
+            let len = (self.app_end - self.snd_nxt).min(mss) as u32;
+            self.send_data(now, len, true, out);
         }
-        self.tlp.end_seq = self.snd_max;
-        self.tlp.armed = false;
+        let end_seq = self.snd_max;
+        if let Some(l) = self.loss.as_deref_mut() {
+            l.tlp = Tlp {
+                armed: false,
+                end_seq,
+                is_retrans,
+                flight,
+            };
+        }
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
