@@ -376,6 +376,13 @@ pub struct Simulation {
     probes: ProbeSamples,
 }
 
+/// A stage of every host's receive path set by a time in µs (`make(time)`), none where the
+/// time is 0, and none on switches.
+fn per_host<T>(nodes: &[Node], us: f64, make: impl Fn(Time) -> T) -> Vec<Option<T>> {
+    let t = Time::from_us_f64(us);
+    nodes.iter().map(|n| (!n.is_switch && t > Time::ZERO).then(|| make(t))).collect()
+}
+
 impl Simulation {
     pub fn new(s: &Scenario) -> Result<Self, ConfigError> {
         s.validate()?;
@@ -480,18 +487,8 @@ impl Simulation {
                 idle_restart: Time::from_ms_f64(t.rto_min_ms),
             }));
         }
-        let itr = Time::from_us_f64(s.host.rx_interrupt_interval_us);
-        let rx_moderation = net
-            .nodes
-            .iter()
-            .map(|n| (!n.is_switch && itr > Time::ZERO).then(|| RxModeration::new(itr)))
-            .collect();
-        let per_packet = Time::from_us_f64(s.host.rx_processing_us);
-        let rx_processing = net
-            .nodes
-            .iter()
-            .map(|n| (!n.is_switch && per_packet > Time::ZERO).then(|| RxProcessor::new(per_packet)))
-            .collect();
+        let rx_moderation = per_host(&net.nodes, s.host.rx_interrupt_interval_us, RxModeration::new);
+        let rx_processing = per_host(&net.nodes, s.host.rx_processing_us, RxProcessor::new);
         let mut sim = Simulation {
             name: s.name.clone(),
             seed: s.sim.seed,
