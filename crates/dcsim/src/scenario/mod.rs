@@ -1278,7 +1278,7 @@ impl Scenario {
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
         let table: toml::Table = toml::from_str(text).map_err(|e| ConfigError::new(String::new(), e.message().trim().to_string()))?;
         // JSON has no NaN or infinity: refuse them here, where the field is still known.
-        finite_floats(&toml::Value::Table(table.clone()), &mut String::new())?;
+        table.iter().try_for_each(|(k, v)| finite_floats(v, &mut k.clone()))?;
         let doc = serde_json::to_value(table).map_err(|e| ConfigError::new(String::new(), e.to_string()))?;
         Self::from_document(doc)
     }

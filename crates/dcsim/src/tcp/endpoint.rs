@@ -8,7 +8,7 @@
 //!
 //! Sequence space: the SYN takes sequence number 0, data starts at 1.
 
-use super::cc::{Ack, Cc, ConnView};
+use super::cc::{Ack, Cc, ConnView, IdleSpell};
 use super::ranges::RangeSet;
 use super::rtt::RttEstimator;
 use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, RETX, SYN};
@@ -331,11 +331,11 @@ impl Endpoint {
     /// The facts the controller is told, `newly` bytes having just been acknowledged.
     #[inline]
     fn view(&self, newly: u64) -> ConnView {
-        self.view_idle(newly, Time::ZERO)
+        self.view_idle(newly, None)
     }
 
     #[inline]
-    fn view_idle(&self, newly: u64, idle: Time) -> ConnView {
+    fn view_idle(&self, newly: u64, idle: Option<IdleSpell>) -> ConnView {
         ConnView {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
@@ -347,7 +347,6 @@ impl Endpoint {
             in_recovery: self.in_recovery,
             cwnd_limited: self.cwnd_limited,
             idle,
-            rto: self.rtt.rto(),
             window_validated: self.cwnd_limited || self.window_validated(newly),
         }
     }
@@ -1020,9 +1019,10 @@ impl Endpoint {
             if let Some(last) = self.last_send {
                 // RFC 5681 §4.1: new data after an idle period longer than the RTO restarts the
                 // window (the stack's rule), once: the idle period is then spent.
-                let idle = now - last;
-                if idle > self.rtt.rto() {
-                    self.cc.on_idle_restart(now, &self.view_idle(0, idle));
+                let (idle, rto) = (now - last, self.rtt.rto());
+                if idle > rto {
+                    let spell = IdleSpell { idle, rto };
+                    self.cc.on_idle_restart(now, &self.view_idle(0, Some(spell)));
                     self.last_send = None;
                 }
             }

@@ -166,15 +166,23 @@ impl Window {
             IdleRestart::Rfc5681 => self.cwnd = restart_window,
             IdleRestart::Linux => {
                 self.ssthresh = self.ssthresh.max(0.75 * self.cwnd);
-                let mut idle = c.idle;
-                while idle > c.rto && self.cwnd > restart_window {
-                    self.cwnd = (self.cwnd / c.mss / 2.0).floor() * c.mss; // snd_cwnd >>= 1, whole segments
-                    idle -= c.rto;
+                if let Some(IdleSpell { mut idle, rto }) = c.idle {
+                    while idle > rto && self.cwnd > restart_window {
+                        self.cwnd = (self.cwnd / c.mss / 2.0).floor() * c.mss; // snd_cwnd >>= 1, whole segments
+                        idle -= rto;
+                    }
                 }
                 self.cwnd = self.cwnd.max(restart_window);
             }
         }
     }
+}
+
+/// An idle period that restarts the window: its length and the RTO it is measured against.
+#[derive(Debug, Clone, Copy)]
+pub struct IdleSpell {
+    pub idle: Time,
+    pub rto: Time,
 }
 
 /// What an ACK that advanced snd_una tells the controller.
@@ -233,10 +241,8 @@ pub struct ConnView {
     pub in_recovery: bool,
     /// The sender's last attempt to send stopped at cwnd.
     pub cwnd_limited: bool,
-    /// Time since the sender last sent, when it restarts after idle (else zero).
-    pub idle: Time,
-    /// The retransmission timeout now (RFC 6298, with any backoff).
-    pub rto: Time,
+    /// At a restart after idle (`on_idle_restart`): how long the sender was idle and the RTO.
+    pub idle: Option<IdleSpell>,
     /// RFC 7661 §4.3: cwnd is validated, the sender being cwnd-limited or what was in flight
     /// when the ACK arrived being at least cwnd/2 (counted in segments).
     pub window_validated: bool,
@@ -476,8 +482,7 @@ mod tests {
             srtt: None,
             in_recovery: false,
             cwnd_limited: true,
-            idle: Time::ZERO,
-            rto: Time::from_ms(200),
+            idle: None,
             window_validated: true,
         }
     }
