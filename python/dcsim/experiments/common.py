@@ -185,7 +185,7 @@ def testbed(
 # hosts' link queues alike), no framing (ns-2), ACK every packet (segsperack_ 1), initial
 # window 2, 1460-B payload, FTP sources start at 0.1 s, results over t ∈ [4, 9] s. ns-2's DCTCP marking is RED with thresh = maxthresh = K on
 # the instantaneous queue, which counts only waiting packets: count_in_service = False.
-# ASSUMPTION [EXT]: RTO_min = ns-2's default minrto_ 0.2 s (the scripts do not set it).
+# RTO_min = ns-2's default minrto_ 0.2 s (the scripts do not set it; the `ns2` profile).
 # [EXT] ns-2's DCTCP patch ("ecnhat", M. Alizadeh) starts with ecnhat_alpha_ = 0, unlike
 # Linux (α = 1, our default): see NS2_DCTCP_TCP.
 CS244_RATE_GBPS = 0.1
@@ -198,13 +198,14 @@ CS244_START_S = 0.1
 # which then climbs back at one packet per RTT (≈ 5 s at the CS244 Fig. 4 RTT of 40 ms).
 NS2_DCTCP_TCP = {"dctcp_alpha_init": 0.0}
 
-CS244_TCP = {
-    "rto_min_ms": 200.0,
-    "delayed_ack_segments": 1,
-    "init_cwnd_segments": 2,
-    "dctcp_g": 0.0625,
-    **NS2_DCTCP_TCP,
-}
+# ns-2's stack (the `ns2` profile: FullTcp/Sack defaults, an ACK per segment, initial window
+# 2, RTO_min 200 ms) with the scripts' own settings [EXT] sibanez12/dctcp-ns2 tcl/run_sim.tcl:
+# DCTCP ran plain `Agent/TCP/FullTcp` (no SACK) with `tcpTick_ 0.000001`; TCP ran
+# `Agent/TCP/Linux` to a `TCPSink/Sack1`, whose timers count 1-ms jiffies and whose `maxrto_`
+# is 120 s (ns-default.tcl).
+CS244_TCP = {"profile": "ns2", "dctcp_g": 0.0625, **NS2_DCTCP_TCP}
+CS244_DCTCP_AGENT = {"sack": False, "timer_tick_ms": 0.001}
+CS244_TCP_AGENT = {"timer_tick_ms": 1.0, "rto_max_ms": 120_000.0}
 
 
 def cs244(
@@ -232,7 +233,7 @@ def cs244(
         duration_s=duration_s,
         warmup_s=warmup_s,
         framing_bytes=0,
-        tcp=CS244_TCP,
+        tcp={**CS244_TCP, **(CS244_TCP_AGENT if k is None else CS244_DCTCP_AGENT)},
         queue_sample_us=queue_sample_us,
         # `Queue set limit_ 200` applies to the hosts' link queues too.
         host={"nic_queue_packets": CS244_BUFFER_PACKETS},

@@ -17,8 +17,12 @@ Our setup: `common.cs244` (100 Mbps links, 250 µs one-way, 200-packet queues at
 ports and host NICs, no framing as in ns-2, ACK every packet, initial window 2, marking on the instantaneous queue
 of waiting packets as ns-2's RED does).
 
-Assumptions: TCP = NewReno with SACK recovery (RFC 6675), as their ns-2 `TCP/Linux` sender
-with `TCPSink/Sack1` (whose congestion-control module is not selected); RTO_min = ns-2's default 200 ms [EXT]; queue
+Hosts' stack: the `ns2` profile (ns-2.35's defaults: growth per ACK, RTO_min 200 ms, 10 ms
+tick) with the scripts' agents [EXT]: DCTCP ran plain `Agent/TCP/FullTcp`, without SACK and
+with `tcpTick_` 1 µs; TCP ran `Agent/TCP/Linux` (Reno, its module not selected) to a
+`TCPSink/Sack1`, with SACK recovery (RFC 6675) and 1-ms timer ticks (`common.CS244_TCP`).
+
+Assumptions: queue
 sampled every 1 ms (finer than their 10 ms, same axes); statistics from the exact
 time-weighted occupancy over the window. Both scales use their window [4, 9] s (100 Mbps
 runs are cheap). ns-2's DCTCP starts with α = 0 (`common.NS2_DCTCP_TCP`).

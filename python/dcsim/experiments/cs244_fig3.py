@@ -13,7 +13,7 @@ N: DCTCP p99 ≤ K + N + 5 and TCP median ≥ 5 × DCTCP median.
 
 Our setup: `common.cs244` (see cs244_fig2), N = 2 and 20 senders.
 
-Assumptions: as cs244_fig2 (NewReno for ns-2 TCP/Linux, RTO_min 200 ms). The CDF is the exact
+Assumptions: as cs244_fig2 (the `ns2` profile with the scripts' agents). The CDF is the exact
 time-weighted occupancy distribution over the window, not 10-ms samples. Both scales use
 their window [4, 9] s.
 

@@ -16,7 +16,7 @@ Check: tput(K ≥ 50) ≥ 0.97 × TCP and tput(K = 5) < tput(K = 50). Note (DERI
 
 Our setup: `common.cs244` with 10 ms links (base RTT 40 ms), 2 senders.
 
-Assumptions: as cs244_fig2 (NewReno for ns-2 TCP/Linux, RTO_min 200 ms). Throughput =
+Assumptions: as cs244_fig2 (the `ns2` profile with the scripts' agents). Throughput =
 the flows' goodput (payload) over the window; with no framing its ceiling is 1460/1500 ×
 100 = 97.3 Mbps. Both scales use their window [4, 9] s; full runs their 21 K values, quick
 13 of them. α starts at 0 as in ns-2's DCTCP (`common.NS2_DCTCP_TCP`): with Linux's α = 1

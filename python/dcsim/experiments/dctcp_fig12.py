@@ -30,8 +30,10 @@ scale, then 0.2 s measured); quick warms up 50 ms and measures 50 ms (≈ 60-180
 periods; the control loop settles within a few ms at a 0.1 ms RTT). The receiver's queue is
 sampled every 1 µs (one 10-Gbps packet takes 1.2 µs).
 
-ns-2 details we copy: DCTCP marking compares the number of *waiting* packets with K
-(count_in_service = False) and α starts at 0 ([EXT] ns-2 DCTCP patch, `common.NS2_DCTCP_TCP`).
+ns-2 details we copy: the hosts run the `ns2` profile (FullTcp/Sack's defaults) without
+`slow_start_restart_`, as the sample script does; DCTCP marking compares the number of
+*waiting* packets with K (count_in_service = False) and α starts at 0 ([EXT] ns-2 DCTCP
+patch, `common.NS2_DCTCP_TCP`).
 
 Measurement: the period is the dominant frequency (FFT) of the sampled receiver-port queue;
 the series is cut into consecutive windows of one period; Q_max, Q_min and the amplitude A
@@ -69,8 +71,10 @@ SCALES = {
     "quick": {"warmup_s": 0.05, "duration_s": 0.1},
     "full": {"warmup_s": 1.0, "duration_s": 1.2},
 }
-# ns-2: ACK every packet, α starts at 0 (common.NS2_DCTCP_TCP); no loss, so RTO_min is moot.
-TCP = {"delayed_ack_segments": 1, "dctcp_g": 1.0 / 16.0, **c.NS2_DCTCP_TCP}
+# ns-2's FullTcp/Sack (the `ns2` profile: an ACK per segment) as the sample script runs it,
+# without `slow_start_restart_`; α starts at 0 (common.NS2_DCTCP_TCP). No loss, so RTO_min
+# is moot.
+TCP = {"profile": "ns2", "slow_start_after_idle": False, "dctcp_g": 1.0 / 16.0, **c.NS2_DCTCP_TCP}
 
 
 def scenarios(scale: str) -> list[dict]:

@@ -22,6 +22,10 @@ pub enum StackProfile {
     /// Linux 6.x with default settings.
     #[serde(rename = "linux_current")]
     LinuxCurrent,
+    /// ns-2.35's `Agent/TCP/FullTcp/Sack` with its default settings: the simulated hosts of the
+    /// DCTCP paper's analysis (Fig. 12) and of the CS244 reproduction.
+    #[serde(rename = "ns2")]
+    Ns2,
 }
 
 /// One field a profile sets: its name in `tcp`, its value as JSON, and where the value
@@ -37,7 +41,8 @@ const fn f(field: &'static str, value: &'static str, source: &'static str) -> Pr
     PresetField { field, value, source }
 }
 
-pub const ALL: [StackProfile; 3] = [StackProfile::Windows2008R2, StackProfile::Linux26, StackProfile::LinuxCurrent];
+pub const ALL: [StackProfile; 4] =
+    [StackProfile::Windows2008R2, StackProfile::Linux26, StackProfile::LinuxCurrent, StackProfile::Ns2];
 
 impl StackProfile {
     pub fn name(self) -> &'static str {
@@ -45,6 +50,7 @@ impl StackProfile {
             StackProfile::Windows2008R2 => "windows_2008r2",
             StackProfile::Linux26 => "linux_2_6_3x",
             StackProfile::LinuxCurrent => "linux_current",
+            StackProfile::Ns2 => "ns2",
         }
     }
 
@@ -54,6 +60,7 @@ impl StackProfile {
             StackProfile::Windows2008R2 => WINDOWS_ABOUT,
             StackProfile::Linux26 => LINUX26_ABOUT,
             StackProfile::LinuxCurrent => LINUX_CURRENT_ABOUT,
+            StackProfile::Ns2 => NS2_ABOUT,
         }
     }
 
@@ -63,6 +70,7 @@ impl StackProfile {
             StackProfile::Windows2008R2 => &WINDOWS_2008R2,
             StackProfile::Linux26 => &LINUX_2_6_3X,
             StackProfile::LinuxCurrent => &LINUX_CURRENT,
+            StackProfile::Ns2 => &NS2,
         }
     }
 }
@@ -87,6 +95,16 @@ SRTT, well under a tick).";
 const LINUX_CURRENT_ABOUT: &str = "Linux 6.x with default settings, read in 6.12.117. Its default congestion control is \
 CUBIC with HyStart (not modelled). Not modelled either: RACK's time-based loss detection (RFC 8985 §6, `tcp_recovery` = 1), for which early retransmit \
 (RFC 5827, Linux 3.5-4.x) stands in; compressed SACKs; quick-ACK mode (up to 16 immediate ACKs); F-RTO; Linux's RTO form (as in linux_2_6_3x).";
+
+const NS2_ABOUT: &str = "ns-2.35's two-way TCP agent with SACK, `Agent/TCP/FullTcp/Sack`, read in \
+`tcl/lib/ns-default.tcl` and `tcp/tcp.cc`, `tcp/tcp-full.cc`: the agent of the DCTCP paper's ns-2 sample (Fig. 12; \
+the script turns `slow_start_restart_` off). The CS244 reproduction ran plain `Agent/TCP/FullTcp` for DCTCP (no SACK) \
+and `Agent/TCP/Linux` to a `TCPSink/Sack1` for TCP, each with a finer `tcpTick_`; its experiments set those fields \
+over this profile. Not modelled: plain FullTcp's Reno recovery, which ends at the first partial ACK (without SACK the \
+engine runs NewReno, RFC 6582); ns-2's RTT sampling, one timed segment per RTT counted in ticks (the engine samples \
+every ACK and rounds only the timer); ns-2's DCTCP patch leaving the window unchanged on ACKs that echo a mark; and \
+windows counted in whole packets: the receiver's `window_` (20 packets by default) is the scenario's \
+`rcv_buffer_bytes`, which every script sets.";
 
 /// A third-party capture of Microsoft's `netsh interface tcp show supplemental` on 2008 R2: minimum RTO 300 ms,
 /// initial window 2, delayed-ACK timeout 200 ms.
@@ -159,6 +177,29 @@ const LINUX_CURRENT: [PresetField; 20] = [
     f("syn_retries", "6", "TCP_SYN_RETRIES = 6 (include/net/tcp.h)"),
     f("synack_retries", "5", "TCP_SYNACK_RETRIES = 5 (include/net/tcp.h)"),
     f("rcv_autotune", "true", "sysctl tcp_moderate_rcvbuf = 1"),
+];
+
+const NS2: [PresetField; 20] = [
+    f("ack_counting", "\"per_ack\"", "TcpAgent::opencwnd() (tcp/tcp.cc, windowOption_ 1): cwnd_ grows by one per ACK of new data in slow start and by 1/cwnd_ in congestion avoidance"),
+    f("abc_limit_segments", "2", "unused with per-ACK counting: ns-2 has no byte counting"),
+    f("init_cwnd_segments", "2", "windowInit_ 2 (ns-default.tcl, ns-2.35; the default since 2001)"),
+    f("slow_start_after_idle", "true", "slow_start_restart_ true (ns-default.tcl, ns-2.35)"),
+    f("idle_restart", "\"rfc5681\"", "FullTcpAgent::foutput(): with nothing outstanding and idle for an RTO or longer, slowdown(CLOSE_CWND_INIT) sets cwnd_ to the initial window and leaves ssthresh_ (tcp/tcp-full.cc), as RFC 5681 §4.1"),
+    f("delayed_ack_segments", "1", "FullTcp segsperack_ 1 (ns-default.tcl, ns-2.35): an ACK for every segment"),
+    f("delayed_ack_timeout_ms", "100.0", "FullTcp interval_ 0.1 (ns-default.tcl, ns-2.35); it matters only with segsperack_ above 1"),
+    f("rto_min_ms", "200.0", "minrto_ 0.2 (ns-default.tcl, ns-2.35; the default since 2004)"),
+    f("rto_initial_ms", "3000.0", "rtxcur_init_ 3.0 (ns-default.tcl, ns-2.35)"),
+    f("rto_max_ms", "60000.0", "maxrto_ 60 (ns-default.tcl, ns-2.35, after RFC 2988)"),
+    f("timer_tick_ms", "10.0", "tcpTick_ 0.01 (ns-default.tcl, ns-2.35): the RTO is kept in whole ticks"),
+    f("sack", "true", "the FullTcp/Sack agent; plain FullTcp and the one-way Agent/TCP have none"),
+    f("recovery", "\"rfc6675\"", "FullTcp/Sack recovers from its SACK scoreboard, sending while the pipe is below cwnd_ (tcp/tcp-full.cc, SackFullTcpAgent), the method RFC 6675 standardised"),
+    f("limited_transmit", "false", "FullTcp has none (the one-way agents' singledup_ 1 is Limited Transmit)"),
+    f("tail_loss_probe", "false", "not in ns-2"),
+    f("early_retransmit", "false", "not in ns-2: FullTcp waits for tcprexmtthresh_ 3 duplicate ACKs (ns-default.tcl, ns-2.35)"),
+    f("cwnd_validation", "\"off\"", "opencwnd() grows cwnd_ on every ACK whether or not the window is in use (tcp/tcp.cc)"),
+    f("syn_retries", "127", "FullTcp resends a SYN without limit (max_connects_ -1, ns-default.tcl); 127 is the engine's bound"),
+    f("synack_retries", "127", "as syn_retries: no limit in FullTcp; 127 is the engine's bound"),
+    f("rcv_autotune", "false", "ns-2 has no receive buffer to tune: the receiver's window is window_ packets, which each script sets"),
 ];
 
 /// Fills a scenario document's `tcp` table with its profile's fields (those it does not set
