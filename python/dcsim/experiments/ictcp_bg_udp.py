@@ -54,6 +54,23 @@ Assumptions:
   (RFC 3168 §7, the engine's marking AQM): under DCTCP the UDP loses a large share of its
   packets (reported, not claimed; the paper has no DCTCP here).
 
+Known deviation (traced), claims 1 and 3 (and 2 at full scale): with the UDP flow, ICTCP
+times out in every round from n = 37 (full; 40 on the quick grid), as claim 5's derivation
+predicts. The UDP and the incast keep BW_T ≥ 0.9·C, so BW_A = 0 and every window sits at the
+2-MSS floor. The port then holds n·w·δ/(1 − u) − P. With P = 11,680 B (ictcp-sec5-buffer),
+n = 36 peaks at 124,500 B with no loss. At n = 37 the port reaches its 128,460 B limit 4.3 ms
+into the first round (quick-scale trace, 64 kB). A lost packet at the tail of a 2-segment
+window waits for the 300 ms RTO, and full-scale rounds take 0.5-0.9 s. At 64 kB goodput falls
+to 33-40 Mb/s. Against the same point without UDP (ictcp-fig8, no timeout up to n = 44) that
+is 0.04 at 64 kB, 0.06 at 128 kB and 0.10 at 256 kB.
+Failing points: claim 1 at full n = 37-46 (30 points) and quick n = 40, 46; claim 3 at full
+n = 37-44 (24 points) and quick n = 40. The paper gives no n range for its UDP runs. If
+"performs well" covers n up to 46, it needs Q ≥ 46 × 3,000/0.795 − 12,500 = 161 kB per busy
+port, 1.25 × the preset's 128.5 kB. Claim 2 (full only): where ICTCP and TCP both time out in
+every round, both rounds end with an RTO and their goodputs tie. ICTCP is 0.01-2.3 Mb/s below
+TCP at 64 kB n = 38 and 41, 128 kB n = 39-41, and 256 kB n = 45-46 (largest gap 128 kB
+n = 41: 58.0 vs 60.2 Mb/s).
+
 Outputs: bg_udp_runs.csv (variant, workload, senders, goodput, timeout ratio, rounds, UDP
 send/receive rate and sent/received/dropped packets, goodput_no_bg_mbps from ictcp-fig8,
 goodput_vs_no_bg), no_bg_runs.csv (the ictcp-fig8 rows used as reference),

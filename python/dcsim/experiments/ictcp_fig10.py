@@ -15,6 +15,19 @@ Assumptions:
   564 Mb/s (36 ms rounds) could not happen.
 - Amounts per sender as ictcp-fig8.
 
+Known deviation (traced), claim 2: at 40 senders × 64 kB, 1 MSS and 2 MSS both give 944 Mb/s,
+quick and full, where the paper has 564 and 741 Mb/s. Every round takes 22.22 ms: the wire's
+949 Mb/s ceiling less the round's start. ICTCP holds the windows at the floor either way,
+and both floors keep the link busy. Forty one-segment windows hold 58 kB, 4.7 × the 12.5 kB
+path. In each round the port holds up to 57,000 B (38 packets; 113,540 B at 2 MSS). So each
+1-MSS window turns around in about 490 µs of queue, and the link never idles. The paper's
+564 Mb/s needs each 1-MSS window to turn around once per 830 µs (40 × 1,460 B × 8 / 564 Mb/s),
+about 340 µs more than the queue gives. Its 741 Mb/s at 2 MSS likewise needs 1.26 ms per
+2-MSS window. Neither delay is stated. Fig. 5 gives 100 µs at 1 MSS, and the calibrated host
+model adds at most 18 µs. A stack that held each lone segment for its 200 ms delayed-ACK timer
+would be far slower than 564 Mb/s. Here a segment that fills the advertised window is ACKed
+at once (Assumptions).
+
 Outputs: fig10_runs.csv, fig10.png/.svg (goodput and timeout ratio).
 """
 

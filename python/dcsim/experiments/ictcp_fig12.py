@@ -8,6 +8,19 @@ minimum window "the timeout ratio is again 0%".
 
 Assumptions: those of ictcp-fig11 (the same runs).
 
+Known deviation (traced): this is the cliff of ictcp-fig9, and the amounts do not move it.
+ICTCP (2 MSS) has no timeout up to 44 senders and one in every round from 45 on. Full scale:
+0% at n ≤ 44, 100% at n = 45 and 46, for 2 MB and 8 MB alike. Quick: 0% up to n = 40, 100% at
+46, with median rounds of 505 ms (2 MB) and 810 ms (8 MB) against 17.8 and 70.8 ms at n = 40.
+Each round starts with n windows at the 2-MSS floor arriving together, and the first 2n
+segments are the same whatever the response size (at n = 45, 46,603 B for 2 MB and 186,413 B
+for 8 MB). That burst fits the 128,540 B the quanta_lb4g preset gives one busy port up to
+n = 44 (peak 125,700 B). At 45 it needs 128,740 B and at 46 131,780 B. Every round loses the
+second segment of some 2-segment window, and the sender waits for its 300 ms RTO. With a
+1-MSS floor no round times out at any n (claim 2). The paper's "controls timeouts well" up to
+46 senders needs about 3.2 kB more per busy port than Eq. 8's 128.5 kB, or less synchronised
+responses. Neither is stated.
+
 Outputs: fig11_12_runs.csv, fig12_timeouts.png/.svg.
 """
 

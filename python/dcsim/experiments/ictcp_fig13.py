@@ -19,6 +19,21 @@ runs under the same transport as the incast (TCP, DCTCP, or TCP senders under IC
 receive buffer is 9 MSS so that alone it runs at ≈ 920 Mb/s, the paper's "900 Mb/s"
 (:data:`ictcp_compare.BACKGROUND_RCV_SEGMENTS` gives why).
 
+Known deviation (traced), claim 2: ICTCP spares the background flow's packets but not its rate.
+The paper's reason holds: "the overflow probability is very small". In the quick 64 kB runs (30
+rounds), under ICTCP the background flow has no retransmission and no timeout at n = 8, 24 and
+40. Under TCP it has 1, 22 and 26 timeouts (22, 162 and 208 retransmissions; at n = 40 over its
+first 27 rounds). Its goodput during the rounds is the other way round. The mean over every
+point is 155 Mb/s under ICTCP, 382 under TCP and 200 under DCTCP at quick scale; 87, 406 and
+138 at full. Before the rounds it is 844-846 Mb/s in every case. ICTCP controls it like any
+connection below 2 ms (§VII-C). Once the incast fills the link, BW_A = 0, and the fairness rule
+(§IV-D) brings its window down to the others'. At n = 8 its window is 16,060 B before the
+rounds and 2,920 B from 10 ms in, so it gets its 1/(n+1) share: 108 Mb/s beside 824 Mb/s of
+incast at n = 8, and 25 Mb/s at n = 40. TCP's incast collapses from n = 12-16 into rounds of
+300-900 ms, mostly RTO waits: 30 rounds at n = 24 take 12.4 s under TCP and 0.42 s under ICTCP.
+The background flow has the link during those waits. The claim's goodput reading needs ICTCP to
+leave the background flow more than an equal window, which §IV-D's rule as written does not.
+
 Outputs: fig13_14_runs.csv (incl. background_before_mbps, background_during_mbps),
 fig13_goodput.png/.svg, fig13_background.png/.svg.
 """

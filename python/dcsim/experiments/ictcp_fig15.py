@@ -23,17 +23,42 @@ Assumptions:
 - Flows stop writing at their end time and finish what they have sent.
 - Fairness is Jain's index over the flows active in a phase (phases with one flow have none).
 
-Measured at full scale:
-- ICTCP shares perfectly (Jain ≥ 0.9999 in every phase) and fills 921-949 Mb/s with 1, 2, 3 and
-  5 flows, but holds 812 Mb/s with 4: four windows at the 2-MSS floor (8 MSS at a 115 µs RTT)
-  leave BW_A = 0.9·C − 834 Mb/s = 66 Mb/s, less than the 101 Mb/s one more MSS needs (an
-  increase must find Δrwnd/RTT of quota, §IV-C). The paper's rules as written at this RTT;
-  the paper's testbed RTT grew towards 200 µs with the window (Fig. 5), which halves the quota
-  a step needs.
-- TCP: Jain ≥ 0.957 in every phase, 904-951 Mb/s. (Before host NIC clocks had their ±100 ppm
-  offsets, a flow whose own NIC was its bottleneck fed the port at exactly its drain rate and
-  locked newcomers out for whole phases.)
-- DCTCP: Jain ≥ 0.999, 949 Mb/s in every phase.
+Measured (phases of fig15_phases.csv):
+- ICTCP: Jain ≥ 0.99999 in every phase. It fills 949 Mb/s with 1, 2 and 3 flows and 905 Mb/s
+  with 5, but 863 Mb/s with 4 (quick 862.5, full 862.8).
+- TCP: at full scale Jain ≥ 0.930 and 922-949 Mb/s. The lowest are the 2-flow phases:
+  334/587 Mb/s at 20-40 s (0.930) and 353/596 at 140-160 s (0.938). At quick scale the Jain
+  index falls to 0.509 at 5-10 s (898.7 and 8.5 Mb/s) and is 0.898 with 3 flows.
+- DCTCP: Jain ≥ 0.999 and 949 Mb/s in every phase.
+
+Known deviation (traced), claim 1 (ICTCP with 4 flows, quick 15-20 s): in 95% of 1-ms samples
+ICTCP holds every window at 3 MSS (4 MSS in the rest), 12-13 MSS in all. That is more than the
+12.5 kB path, yet each flow gets only 216 Mb/s. With delayed ACKs (m = 2) a 3-MSS window moves
+two segments per cycle. Every ACK covers two segments, and the third waits at the receiver
+for its partner. The packet trace at 16 s shows 2 segments per 108 µs cycle:
+2 × 1,460 B × 8 / 108 µs = 216 Mb/s. ICTCP's receiver-side RTT (120 µs) gives b^e = 292 Mb/s
+and d = 0.26 ≤ MSS/rwnd, so the window may grow. But one more MSS needs
+1,460 B × 8 / 120 µs = 97 Mb/s of quota, and in this phase BW_A = 0.9·C − BW_T averages
+37 Mb/s (median quota 2.4 Mb/s). A window that does reach 4 MSS is above the average while
+BW_A < 0.2·C, and the fairness rule (§IV-D) takes the MSS back. With 5 flows the windows sit at
+the 2-MSS floor, an even window that moves whole (181 Mb/s each). With 3 flows they are at
+4 MSS and the link is full. The paper's "close to 1 Gb/s" with 4 flows needs 3-MSS windows to
+move all 3 segments per RTT (an ACK for every segment) or a quota rule that lets them reach
+4 MSS. The paper states neither.
+
+Known deviation (traced), claim 2 (TCP, quick 5-10 s): drop-tail lock-out. Flow 1 runs alone
+for 5 s with the 8 MB receive buffer and no window validation (windows_2008r2). By then its
+cwnd is 593 MB and its NIC queue is at the 128 kB per-connection limit (133.5 kB peak, 73.6
+packets on average over 0-10 s). Its NIC, not the port, is the bottleneck, and it runs at
+999.956 Mb/s, 44 ppm below the port. Once the two flows have filled the port, it stays at
+121.5-127.5 kB (81-85 packets) from 6.5 s to 10 s. Flow 1 refills every freed slot, and the
+port drains only by the 44 ppm gap, about 3.6 packets/s. Flow 2's packets meet a full port: 12
+RTOs in 5 s, 8.5 Mb/s against 898.7. The lock-out works both ways: at 5.2-5.8 s flow 2 holds
+the port while flow 1 waits out RTOs. The full-scale 2-flow phases (334/587 Mb/s; not traced)
+are less lopsided. The paper's fair sharing needs the incumbent not to fill the port at its
+line rate. Either its window stays below the path plus the port (≈ 141 kB), or host timing
+frees slots. The paper's iperf window and Windows' receive-window tuning (not modelled) are NOT
+GIVEN.
 
 Outputs: fig15_phases.csv (protocol, phase, start_s, end_s, active, flow_mbps - the active
 flows' goodputs joined by ";" - total_mbps, jain), fig15_series.csv (protocol, flow, t_s, mbps

@@ -12,6 +12,23 @@ different setup); here DCTCP runs on the same rounds.
 
 Assumptions: those of ictcp-fig8 (the same runs).
 
+Known deviation (traced): ICTCP has no timeout up to 44 senders and a timeout in every round
+from 45 on. Full scale: 0% at n ≤ 44, 100% at n = 45 and 46 for every amount (DCTCP, whose
+windows also sit at 2 segments: 0% to 44, 50-100% at 45, 100% at 46); quick: 0% up to n = 40,
+100% at 46. Each round starts with every window at ICTCP's 2-MSS floor, and the n windows
+arrive almost together (the requests leave the receiver 1.4 µs apart): about 5 packets drain
+before the last arrive, not Eq. 8's R·C = 12.5 kB. The port peaks at 125,700 B at n = 44
+(83 × 1,500 B of data + 30 × 40 B, the servers' pure ACKs of the requests). Diagnostic runs
+with a larger one-busy-port share: n = 45 needs 128,740 B and n = 46 131,780 B, while the
+quanta_lb4g preset gives a busy port 128,540 B (Eq. 8's 128.5 kB for 47 senders). The overflow
+is the same in every round, and the lost packet is the second segment of a 2-segment window,
+so no duplicate ACKs follow. The receiver's 200 ms delayed ACK covers the lone first segment,
+then the sender's 300 ms RTO fires. Traced at n = 45, 64 kB: the drop comes 0.15 ms into
+round 0 and the round takes 502 ms. Full-scale median rounds at n = 45: 507, 807 and 904 ms
+for 64, 128 and 256 kB. The paper's highest ratio, 6% over n ≤ 46, needs about 3.2 kB (two
+packets) more room per busy port than Eq. 8, or responses spread over longer than the request
+fan-out. The paper states neither.
+
 Outputs: fig8_9_runs.csv (as ictcp-fig8), fig9_timeouts.png/.svg.
 """
 
