@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from dcsim.experiments import common as c
+from dcsim.scenario import resolved
 from dcsim.experiments import (
     dctcp_convergence_sim,
     dctcp_fairness90,
@@ -209,7 +210,9 @@ def test_convergence_scenarios():
             "count_in_service": False,
         }
         assert sc["tcp"]["cc"] == {"DCTCP": "dctcp", "TCP": "tcp_ecn"}[proto]
-        assert sc["tcp"]["delayed_ack_segments"] == 1 and sc["tcp"]["dctcp_alpha_init"] == 0.0
+        # ns-2's stack: an ACK per segment (the ns2 profile), α from 0.
+        assert sc["tcp"]["profile"] == "ns2" and sc["tcp"]["dctcp_alpha_init"] == 0.0
+        assert resolved(sc)["tcp"]["delayed_ack_segments"] == 1
         assert sc["tcp"]["ect_on_control"] == "all"
         links = sc["topology"]["host_links"]
         assert [lk["rate_gbps"] for lk in links] == [rate, 10 * rate, 10 * rate]
