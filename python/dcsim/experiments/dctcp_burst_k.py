@@ -33,13 +33,17 @@ same bursts); burst sizes 30, 35, 40 span the paper's "30-40"; "larger than 60 p
 required" is read as a knee above 60 and, with Fig. 14's 65, at most 65; "in line with the
 burst sizes" as an excess of the knee over the burst-free knee between B/2 and 2B.
 
-Known deviation (traced): with B = 30-40 the knee is 15-20, not above 60. Like Linux's TSO
-deferral, our offload model sends once a third of the window is free. With 2 flows (cwnd ≈ 65
-MSS at K = 20) bursts are about 22 segments whatever B is: B = 35, 40, 60 and 100 run
-identically, and below that cap the knee equals B. The NICs serialise at the port's 10 Gbps, so
-a queue builds only while both senders transmit. ACK clocking makes them alternate; even
-uncapped 35-segment bursts give a knee of 5. The paper's 65 needs aligned bursts, which
-receive-interrupt moderation (off here) produces: at 100 µs the knee is 50-65.
+Known deviation (traced): with B = 30, 35 and 40 the knee is 20 (quick and full), not above 60,
+so the excess over the burst-free knee (5) is 15, against the paper's ≈ 40. Like Linux's TSO
+deferral, our offload model waits for at most a third of the window. With 2 flows at K = 20 the
+windows are 59-68 MSS (quick), so the bursts are capped at about 22 segments whatever B is.
+Quick sweeps of the same runs with other B: below that cap the knee equals B (10 at B = 10, 15
+at B = 15), above it the knee stays at 20 (B = 60). The NICs serialise at the port's 10 Gbps,
+so a queue builds only while both senders transmit, and ACK clocking makes them alternate. The
+paper's 65 needs bursts that arrive together, which receive-interrupt moderation (off here)
+produces: with `host.rx_interrupt_interval_us` = 100 the quick knee is 65 with B = 35 and 50
+without bursts. The paper names LSO and interrupt moderation as the cause but gives neither
+setting.
 
 Outputs: burst_k_throughput.csv (bursts, K, protocol, goodput_gbps, queue statistics),
 burst_k_knees.csv (bursts, knee, TCP goodput), burst_k.png/.svg.

@@ -29,17 +29,23 @@ Assumptions:
 - Claim 10 is checked for each of the four (protocol, RTO_min) curves: the timeout fraction
   is a property of the losses, so both RTO_min values should show the same onset.
 
-Known deviation (diagnosed, not tuned away): TCP times out in 1-7% of queries already from
-n = 2 at full scale (the paper: none until n > 10). Traced at n = 3 (every arrival and drop at
-the client's port): the persistent connections' windows in congestion avoidance add up to more
-than the 100-packet port plus the BDP, so the port sits at 98-100 packets for the whole
-query. A response ends in a short segment (333,333 B = 228 × 1460 + 453), and the byte-counted
-cwnd (RFC 5681) lets that short segment ride the fractional part of the window: the last ACK of
-a response releases three packets instead of two, and the third finds the port full. When the
-drop is the tail, no duplicate ACKs can follow and the sender waits for the RTO (2010 stacks
-had no tail-loss probe): one connection had 10 RTOs beside 67 fast retransmits in 300
-queries, where a drop at a random position would hit the last 2 of 229 segments about 1 time
-in 100.
+Known deviation (traced): TCP times out from the smallest server count sampled, 4 at quick
+scale and 2 at full, where the paper saw no timeouts until n > 10. At full scale TCP's timeout
+fraction for n = 2-16 is 0.1-9.5% with RTO_min 10 ms and 0.2-6.2% with 300 ms. Traced at n = 3,
+RTO_min 300 ms, in a 300-query quick rerun with the client's port traced: 11 queries time out,
+and 767 packets are dropped. The 2008 R2 stack keeps each persistent connection's window from
+query to query (no restart after idle, no window validation). The three windows (21, 42 and 21
+MSS at the end) leave all at once when a query starts, so in each query's first 8.5 ms the port
+holds a median of 72 packets and is at 95-100 for 16% of the time. A response ends in a short
+segment (333,333 B = 228 × 1460 + 453). The byte-counted window lets that 453-B segment fit
+beside the two full segments one ACK releases. 13 of the 767 drops are a response's last
+segment, 4 times the share of a random position (1 in 229), and 7 of these 13 left in a burst
+of 3-4 packets. After a drop among a response's last three segments at most two duplicate ACKs
+can follow, and the stack has neither limited transmit nor a tail-loss probe (2010 stacks had
+none), so the sender waits for the RTO: 10 of the 11 timeouts followed such a drop (8 of them
+of the last or second-last segment); the 11th is the first query's slow start. The paper's
+onset above 10 servers needs tails that do not go to the timer, or windows that do not fill the
+100-packet port; the paper states neither.
 
 Outputs: fig18.csv (protocol, rto_min_ms, servers, completion-time stats, timeout_fraction),
 fig18.png/.svg.

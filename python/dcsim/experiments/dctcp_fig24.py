@@ -31,43 +31,56 @@ the paper's "essentially unchanged" short messages suggest its scaled traffic di
 result depends on this choice above all. Duration: full 2 minutes of arrivals (≈ 37,000
 queries; the paper ran 10), quick 5 s; 3 s of drain.
 
-Known deviation (traced): the scaled traffic offers about 90% of each rack host's link
-(`offered_load`), so flows pile up over the run and completion times grow with its length:
-the 2-minute full run's percentiles are several times the 5-s quick run's, and DCTCP's query
-timeouts pass 1% at full scale. At this load DCTCP's short messages are no faster than TCP's
-(slower at quick scale, the same at full) and many times slower than at baseline (the claims
-give the figures). A short
-message starts beside several update flows at its receiver and at its sender (their mean
-counts are in the metrics, `mean_long_at_dst` and `mean_long_at_src`), so it shares both
-links with them for its whole life; fig24_contention.csv gives its completion time and rate
-by the number at the receiver. Under DCTCP the rate falls as they add up, as fair sharing
-would have it; under TCP it varies less with them. The paper's DCTCP short messages did not
-change between baseline and 10x, so they cannot have met such contention: its scaled traffic
-loaded the links far less than web-search sizes at the paper's flow count do (`offered_load`
-in the metrics).
+Known deviation (traced), DCTCP's short messages (claims 1 and 3): at this load they are slower
+than TCP's at the 95th percentile (quick 155.6 against 60.1 ms; full 403.6 against 321.4 ms)
+and many times slower than at baseline (8.19× quick, 21.96× full). The scaled traffic offers
+88.7% (quick) and 90.2% (full) of each rack host's link (`offered_load`), so update flows pile
+up over the run and completion times grow with its length. A short message starts beside 3.8
+update flows at its receiver and 3.6 at its sender on average at quick scale, and 15-17 and
+22-23 at full (`mean_long_at_dst`, `mean_long_at_src`), and it shares both links with them for
+its whole life. fig24_contention.csv gives its completion time and rate by the number at the
+receiver. Under DCTCP the rate falls as they add up, as fair sharing would have it: the slowest
+tenth of DCTCP's quick short messages ran at a median 33 Mb/s against TCP's 73 Mb/s, with as
+many update flows around them. TCP's short messages lose more (quick: 9 of 229 time out,
+DCTCP's none) but keep a larger share of the link. DCTCP's mean is the lower at full scale
+(117.8 against 176.9 ms) but not at quick (45.4 against 27.9 ms). The paper's DCTCP short
+messages did not change between baseline and 10x, so they cannot have met such contention: its
+scaled traffic loaded the links far less than web-search sizes at the paper's flow count do.
 
-The CAT4948 does not spare TCP's queries here (the paper: under 1% time out). Its 16 MB are
-shared with the Triumph's dynamic threshold (spec §2.4 ASSUMPTION), and TCP's long flows fill
-the memory (`max_shared_bytes_used` in the table): with most of it in use the threshold leaves
-a port not much more than the Triumph gives one, and its ports still drop packets by the
-hundred thousand (`rack_port_drops`: as many as the Triumph's at quick scale, about half at
-full). What the real CAT4948 gives a port under load is NOT GIVEN.
-
-RED's short messages are the slowest, where the paper found them better than TCP's: RED-ECN
-marks ECT packets but drops the ones that are not ECT when the average queue is above its
-thresholds, and an RFC 3168 sender's SYNs, pure ACKs and retransmissions are not ECT (the
-commodity RED-ECN behaviour, spec algorithms.md §7.3). A dropped SYN waits the 1 s initial
-RTO: the short messages that resent their SYN (`syn_retries` in the metrics) are its slowest.
-The paper does not say how its Triumph's RED treated packets that are not ECT.
-
-DCTCP's queries time out more often than the paper's 0.3% (quick: 2.3% of the aggregator's
-queries; traced on the DCTCP run, all queries: 3.3% on the ``windows_2008r2`` stack, 2.7% with
-restart after idle, 1.0% with RFC 7661 window validation, 0.31% with both). The testbed's stack
+Known deviation (traced), DCTCP's queries (claim 2): 2.28% (quick) and 1.89% (full) of the
+window's queries time out, not the paper's 0.3%; TCP's 93.5% and 98.9% match its "over 92%".
+Traced in quick reruns of the DCTCP run, counting all its queries: 3.3% time out on the
+`windows_2008r2` stack, 2.7% with restart after idle, 1.0% with RFC 7661 window validation,
+0.31% with both (in the window: 2.28%, 1.65%, 0.94%, 0.39%). The testbed's stack
 (docs/stacks.md) neither restarts an idle window nor validates an application-limited one:
 Microsoft documents neither for 2008 R2 (later Windows has CwndRestart off). So a persistent
-query connection keeps the window its earlier responses grew, and a 10x query's responses
-leave in one burst each. The paper's 0.3% needs its stack to have limited those windows in
-some way the paper does not state; the profile is not changed to suit this figure.
+query connection keeps the window its earlier responses grew, and a 10x query's 22.7 KB
+responses leave in one burst each. The paper's 0.3% needs its stack to have limited those
+windows in some way the paper does not state; the profile is not changed to suit this figure.
+
+Known deviation (traced), the CAT4948 (claim 4): it does not spare TCP's queries here: 74.6%
+(quick) and 85.1% (full) time out, against the paper's under 1%. Its 16 MB are shared with the
+Triumph's dynamic threshold (spec §2.4 ASSUMPTION), and TCP's long flows fill the memory
+(`max_shared_bytes_used`: 12.2 MB quick, 13.8 MB full). With most of it in use the threshold
+leaves a port not much more than the Triumph gives one, and its rack ports still drop packets
+by the hundred thousand (`rack_port_drops`: 170,563 against the Triumph's 245,078 at quick
+scale, 4.7 million against 10.0 million at full). Its short messages (p95 107.1 ms quick, 3,289
+ms full) are not the slowest of the four, as the paper has them, because RED's are slower still
+(below). At full scale 410 of its 5,928 short messages resent a SYN, dropped at a full port,
+and waited the 2008 R2 stack's 3 s initial RTO. What the real CAT4948 gives a port under load
+is NOT GIVEN.
+
+Known deviation (traced), RED (claim 5): RED's short messages are the slowest of the four (p95
+3,044 ms quick, 3,346 ms full), where the paper found them better than TCP's; its queries time
+out as the paper's do (100%). RED-ECN marks ECT packets but drops the ones that are not ECT
+when the average queue is above its thresholds, and an RFC 3168 sender's SYNs, pure ACKs and
+retransmissions are not ECT (the commodity RED-ECN behaviour, spec algorithms.md §7.3). A
+dropped SYN waits the 2008 R2 stack's 3 s initial RTO: 22 of the 229 quick short messages
+resent their SYN (median completion 3.05 s), 814 of 5,928 at full (3.23 s). Without them RED's
+p95 is still above TCP's (quick 70.8 against 60.1 ms; full 417.7 against 223.5 ms without TCP's
+own SYN retries): dropped retransmissions end in timeouts (49 of 229 quick short messages,
+2,831 of 5,928 full). The paper does not say how its Triumph's RED treated packets that are not
+ECT.
 
 Outputs: fig24.csv (configuration, short-message and query statistics, query timeout
 fraction, load offered to the rack hosts' links, background flows with timeouts), fig24_contention.csv (per

@@ -57,13 +57,26 @@ Assumptions:
   is the port's busy fraction; "oscillation" is the spread p95 − p5 of the time-weighted
   queue.
 
-Known deviation (traced): with few flows the 1 Gbps PI never underflows. Underflow needs window
-cuts larger than the standing queue, and q_ref = K = 20 packets exceeds the 8.1-packet
+Known deviation (traced), 1 Gbps few flows (claim 1): with 2 flows the PI port is empty 0.0008%
+of the time at quick scale (0.0003% at full), with 20 flows 0.88% (2.18% at full). So the
+few-flow run is the better utilised, the reverse of the paper. Underflow needs window cuts
+larger than the standing queue, and q_ref = K = 20 packets exceeds the 8.1-packet
 bandwidth-delay product. Two flows hold about 14 packets each, so even a joint halving leaves 6
-queued. N⁻ = 2 also makes two flows the design point (74° phase margin). The loop gain falls as
-1/N², so more flows calm the PI, and at 10 Gbps (7.3-packet windows at N = 20) the spread falls
-with N. At 1 Gbps the N = 20 loss and spread come from sub-2-MSS windows waiting on the 40 ms
-delayed-ACK timer: with m = 1 the port never empties.
+queued; the queue's 5th percentile is 10 packets. Where q_ref is below the bandwidth-delay
+product the few-flow underflow does appear: at 10 Gbps (q_ref 65 against 81 packets), 2 flows
+leave the port empty 0.06% of the time and 20 flows 0.003% (claim 4 holds). The 20-flow loss at
+1 Gbps comes from the delayed ACK. The 20 windows average 1.67 MSS at the end of the quick run.
+A window under 2 MSS sends one segment, which the receiver (m = 2) ACKs only when the 2008 R2
+stack's 200 ms delayed-ACK timer fires. With an ACK per segment (m = 1) the same 20-flow run
+never empties (quick) and its queue spread falls from 32 packets to 1. The paper's ns-2 setup
+([3]) is NOT GIVEN; its underflow needs a q_ref small against the bandwidth-delay product.
+
+Known deviation (traced), 10 Gbps many flows (claim 5): the spread falls from N = 5 to 20
+(quick 82 → 65 packets, full 81 → 67). The design takes N⁻ = 2 as its point (74° phase margin),
+and the loop gain falls as 1/N², so more flows calm the PI. At N = 20 each flow still holds 7.3
+packets, so no window drops under 2 MSS, the cause of the worse 1 Gbps oscillation with 20
+flows (claim 2 holds there: 18 → 32 packets). The paper's worse oscillation with many flows
+appears here only where the windows fall under 2 MSS; its ns-2 setup is NOT GIVEN.
 
 Outputs: pi_summary.csv (rate, aqm, flows, utilisation, goodput, empty fraction, queue
 quantiles, spread, marks, drops), pi_queue.csv (the sampled queue of N = 2 and 20, both

@@ -33,10 +33,27 @@ Assumptions:
   sits between the 2nd- and 3rd-largest values). With background the run lasts 25 ms per query; queries
   still unfinished at the end are reported.
 
-Known deviation: TCP's timeouts cost 10-20 ms here (RTO_min 10 ms on the 10 ms tick); the
+Known deviation (traced), claim 14's TCP part: TCP's p95 falls with background, 22.13 → 8.55 ms
+(quick; full 26.82 → 8.67 ms), where the paper's rises 9.87 → 46.94 ms. Our TCP times out more
+often without background (7.5% quick, 11.3% full) than with it (2.5%, 3.8%), so the p95 lies
+among the timed-out queries only without background. Traced in 400-query quick reruns with the
+client's port traced. Without background the 2008 R2 stack keeps each persistent connection's
+window from query to query (no restart after idle, no window validation), and the windows grow
+(median 37 MSS at the end, up to 72, more than a whole 69-segment response) until the ten
+together overflow the port's 700 KB. A query then opens with all ten windows at once, the port
+overflows 0.8-0.9 ms in, and the drops fall on the responses' last segments, which no duplicate
+ACK can repair: 44 queries (11%) time out, and each of the 32 of them with drops lost one of a
+response's last three segments. The other 12 lost nothing and took 21.9 ms: a timeout that ends
+a response leaves the window at 1 MSS plus the 720-B tail it acknowledges (2,180 B, byte
+counting), so the next response starts with one segment, which the client's delayed ACK holds
+(200 ms timer) until the sender's RTO fires. With background the 33 congested ports leave the
+client's port ≈ 486 KB; losses come in 90 of the 400 queries and keep the windows at ≈ 6 MSS,
+so a response spans many windows and its losses are mostly repaired by fast retransmit (485 of
+them, 18 timeouts; 1.25% of queries time out). The paper's 4.8× needs the opposite: no timeouts
+without background ("without inducing any timeouts") and ~7% with. Its hosts' windows did not
+carry a whole response into the next query, or their tails were repaired without the timer; the
+paper states neither. A timeout costs 10-20 ms here (RTO_min 10 ms on the 10 ms tick); the
 paper's p95 of 46.94 ms with ~7% of queries timing out implies ≈ 38 ms per timed-out query.
-Without background our TCP also times out in a few % of queries (tail losses, as in
-dctcp-fig18), where the paper saw none.
 
 Outputs: table2.csv (protocol, background, stats incl. p95_ms and timeout_fraction, long-flow
 goodput), table2_cdf.csv, table2.png/.svg (p95 bars, ours vs paper).
