@@ -498,7 +498,14 @@ def test_ctrl_c_in_run_keeps_the_previous_results_whole(tmp_path: Path) -> None:
     long = tmp_path / "long.toml"
     long.write_text(SMALL_TOML.replace("duration_s = 0.02", "duration_s = 300.0"))
     cmd = [sys.executable, "-c", "from dcsim.cli import main; main()", "run", str(long)]
-    proc = subprocess.Popen([*cmd, "--out", str(out), "--trace-ports", "s0->h0"], stderr=subprocess.PIPE, text=True)
+    # Ctrl-C as from a terminal: under a shell's background job SIGINT starts out ignored,
+    # and a Python that inherits that keeps ignoring it.
+    proc = subprocess.Popen(
+        [*cmd, "--out", str(out), "--trace-ports", "s0->h0"],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
