@@ -41,8 +41,12 @@ const fn f(field: &'static str, value: &'static str, source: &'static str) -> Pr
     PresetField { field, value, source }
 }
 
-pub const ALL: [StackProfile; 4] =
-    [StackProfile::Windows2008R2, StackProfile::Linux26, StackProfile::LinuxCurrent, StackProfile::Ns2];
+pub const ALL: [StackProfile; 4] = [
+    StackProfile::Windows2008R2,
+    StackProfile::Linux26,
+    StackProfile::LinuxCurrent,
+    StackProfile::Ns2,
+];
 
 impl StackProfile {
     pub fn name(self) -> &'static str {
