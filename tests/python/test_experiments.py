@@ -202,9 +202,9 @@ def test_cs244_hosts_run_ns2_with_the_scripts_agents():
     for t in (reno, dctcp):  # ns-2.35's defaults, from the profile
         assert (t["ack_counting"], t["delayed_ack_segments"], t["init_cwnd_segments"]) == ("per_ack", 1, 2)
         assert (t["rto_min_ms"], t["rto_initial_ms"], t["cwnd_validation"]) == (200.0, 3000.0, "off")
-    # DCTCP: plain FullTcp, tcpTick_ 1 µs; TCP: TCP/Linux to TCPSink/Sack1, 1-ms jiffies, maxrto_ 120 s.
+    # DCTCP: plain FullTcp, tcpTick_ 1 µs; TCP: TCP/Linux to TCPSink/Sack1, maxrto_ 120 s.
     assert (dctcp["sack"], dctcp["timer_tick_ms"], dctcp["rto_max_ms"]) == (False, 0.001, 60_000.0)
-    assert (reno["sack"], reno["timer_tick_ms"], reno["rto_max_ms"]) == (True, 1.0, 120_000.0)
+    assert (reno["sack"], reno["timer_tick_ms"], reno["rto_max_ms"]) == (True, 10.0, 120_000.0)
 
 
 @pytest.mark.skipif(not _engine_available(), reason="engine not built")

@@ -201,11 +201,11 @@ NS2_DCTCP_TCP = {"dctcp_alpha_init": 0.0}
 # ns-2's stack (the `ns2` profile: FullTcp/Sack defaults, an ACK per segment, initial window
 # 2, RTO_min 200 ms) with the scripts' own settings [EXT] sibanez12/dctcp-ns2 tcl/run_sim.tcl:
 # DCTCP ran plain `Agent/TCP/FullTcp` (no SACK) with `tcpTick_ 0.000001`; TCP ran
-# `Agent/TCP/Linux` to a `TCPSink/Sack1`, whose timers count 1-ms jiffies and whose `maxrto_`
-# is 120 s (ns-default.tcl).
+# `Agent/TCP/Linux` to a `TCPSink/Sack1`, on the default 10-ms tick, whose `maxrto_` is 120 s
+# (ns-default.tcl).
 CS244_TCP = {"profile": "ns2", "dctcp_g": 0.0625, **NS2_DCTCP_TCP}
 CS244_DCTCP_AGENT = {"sack": False, "timer_tick_ms": 0.001}
-CS244_TCP_AGENT = {"timer_tick_ms": 1.0, "rto_max_ms": 120_000.0}
+CS244_TCP_AGENT = {"rto_max_ms": 120_000.0}
 
 
 def cs244(

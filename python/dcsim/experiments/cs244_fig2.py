@@ -20,7 +20,7 @@ of waiting packets as ns-2's RED does).
 Hosts' stack: the `ns2` profile (ns-2.35's defaults: growth per ACK, RTO_min 200 ms, 10 ms
 tick) with the scripts' agents [EXT]: DCTCP ran plain `Agent/TCP/FullTcp`, without SACK and
 with `tcpTick_` 1 µs; TCP ran `Agent/TCP/Linux` (Reno, its module not selected) to a
-`TCPSink/Sack1`, with SACK recovery (RFC 6675) and 1-ms timer ticks (`common.CS244_TCP`).
+`TCPSink/Sack1`, with SACK recovery (RFC 6675) and a 120 s `maxrto_` (`common.CS244_TCP`).
 
 Assumptions: queue
 sampled every 1 ms (finer than their 10 ms, same axes); statistics from the exact
