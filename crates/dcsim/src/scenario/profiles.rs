@@ -103,7 +103,7 @@ CUBIC with HyStart (not modelled). Not modelled either: RACK's time-based loss d
 const NS2_ABOUT: &str = "ns-2.35's two-way TCP agent with SACK, `Agent/TCP/FullTcp/Sack`, read in \
 `tcl/lib/ns-default.tcl` and `tcp/tcp.cc`, `tcp/tcp-full.cc`: the agent of the DCTCP paper's ns-2 sample (Fig. 12; \
 the script turns `slow_start_restart_` off). The CS244 reproduction ran plain `Agent/TCP/FullTcp` for DCTCP (no SACK) \
-and `Agent/TCP/Linux` to a `TCPSink/Sack1` for TCP, each with a finer `tcpTick_`; its experiments set those fields \
+with a `tcpTick_` of 1 µs, and `Agent/TCP/Linux` to a `TCPSink/Sack1` for TCP; its experiments set those fields \
 over this profile. Not modelled: plain FullTcp's Reno recovery, which ends at the first partial ACK (without SACK the \
 engine runs NewReno, RFC 6582); ns-2's RTT sampling, one timed segment per RTT counted in ticks (the engine samples \
 every ACK and rounds only the timer); ns-2's DCTCP patch leaving the window unchanged on ACKs that echo a mark; and \
