@@ -1,12 +1,44 @@
-//! `make bench`: engine speed on fixed scenarios. Prints wall seconds, events per second,
-//! simulated packet-hops per wall-second (one packet crossing one link = one hop) and memory.
-//! Run with `cargo run --release -p dcsim --example bench [--quick]`.
+//! `make bench`, engine part: speed and memory on fixed scenarios.
+//!
+//! For each case: events, packet-hops (one packet crossing one link), flows completed, wall
+//! seconds (the best of several runs, the median beside it), ns per event, data packets and
+//! packet-hops per wall-second, and the peak resident memory of the process during the case.
+//! Then two memory figures: bytes per idle connection and bytes per packet held in a queue.
+//!
+//! ```text
+//! cargo run --release -p dcsim --example bench -- [--quick] [--case ID]... [--runs N] [--out DIR]
+//! ```
+//! `--out DIR` writes `DIR/engine.json` (the table) and `DIR/scenarios/ID.json` (each case's
+//! scenario, for `benchmarks/bench.py` to time the same runs through `dcsim.run`).
+//! `--case` keeps the cases whose id contains the text (for profiling one: `perf record`).
 
+use std::time::Instant;
+
+use dcsim::net::aqm::Aqm;
+use dcsim::net::packet::{Ecn, Packet, ACK};
+use dcsim::net::port::Port;
+use dcsim::units::{Bytes, Rate, Time};
 use dcsim::{Scenario, Simulation};
+use serde_json::json;
 
-fn long_flows(name: &str, hosts: u32, rate_gbps: f64, k: u32, buffer_packets: u32, seconds: f64) -> Scenario {
-    let flows: String = (1..hosts).map(|h| format!("[[flows]]\nsrc = {h}\ndst = 0\n")).collect();
-    let toml = format!(
+/// Shared settings of the 10 Gb/s fabric cases: 1 µs per hop, 100-packet queues, DCTCP K = 15.
+const FABRIC: &str = r#"[switch]
+buffer = { kind = "per_port", limit_packets = 100 }
+aqm = { kind = "threshold", k_packets = 15 }
+[tcp]
+cc = "dctcp"
+[measure]
+queue_sample_us = 0
+"#;
+
+fn parse(toml: &str) -> Scenario {
+    Scenario::from_toml(toml).expect("bench scenario is valid")
+}
+
+/// `senders` long DCTCP flows into host 0 of a star, every link `rate_gbps` with 25 µs.
+fn long_flows(name: &str, senders: u32, rate_gbps: f64, k: u32, buffer_packets: u32, seconds: f64) -> Scenario {
+    let flows: String = (1..=senders).map(|h| format!("[[flows]]\nsrc = {h}\ndst = 0\n")).collect();
+    parse(&format!(
         r#"name = "{name}"
 [sim]
 duration_s = {seconds}
@@ -21,16 +53,16 @@ aqm = {{ kind = "threshold", k_packets = {k} }}
 cc = "dctcp"
 [measure]
 queue_sample_us = 0
-{flows}"#
-    );
-    Scenario::from_toml(&toml).expect("bench scenario is valid")
+{flows}"#,
+        hosts = senders + 1
+    ))
 }
 
 /// Barrier-synchronised incast (DCTCP paper §4.2.1): a client asks `servers` servers for
 /// `total_bytes / servers` each, `rounds` times, over DCTCP on a Triumph-like shared buffer.
 fn incast(name: &str, servers: u32, total_bytes: u64, rounds: u32, seconds: f64) -> Scenario {
     let list: Vec<String> = (1..=servers).map(|h| h.to_string()).collect();
-    let toml = format!(
+    parse(&format!(
         r#"name = "{name}"
 [sim]
 duration_s = {seconds}
@@ -55,189 +87,293 @@ rounds = {rounds}
         hosts = servers + 1,
         list = list.join(", "),
         response = total_bytes / servers as u64,
-    );
-    Scenario::from_toml(&toml).expect("bench scenario is valid")
+    ))
 }
 
-/// k-ary fat-tree, 10 Gbps links with 1 µs per hop, 100-packet queues, DCTCP with K = 15,
-/// one long flow per host to a destination drawn as a random cyclic permutation (Sattolo's
+/// One long flow per host to a destination drawn as a random cyclic permutation (Sattolo's
 /// algorithm, seeded: no host sends to itself).
-fn fat_tree_permutation(name: &str, k: u32, seconds: f64) -> Scenario {
+fn permutation_flows(hosts: u32) -> String {
     use rand::{Rng, SeedableRng};
-    let hosts = k * k * k / 4;
     let mut dst: Vec<u32> = (0..hosts).collect();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
     for i in (1..hosts as usize).rev() {
         let j = rng.gen_range(0..i);
         dst.swap(i, j);
     }
-    let flows: String = (0..hosts)
+    (0..hosts)
         .map(|h| format!("[[flows]]\nsrc = {h}\ndst = {}\n", dst[h as usize]))
-        .collect();
-    let toml = format!(
-        r#"name = "{name}"
-[sim]
-duration_s = {seconds}
-[topology]
-kind = "fat_tree"
-k = {k}
-link = {{ rate_gbps = 10.0, delay_us = 1.0 }}
-[switch]
-buffer = {{ kind = "per_port", limit_packets = 100 }}
-aqm = {{ kind = "threshold", k_packets = 15 }}
-[tcp]
-cc = "dctcp"
-[measure]
-queue_sample_us = 0
-{flows}"#
-    );
-    Scenario::from_toml(&toml).expect("bench scenario is valid")
+        .collect()
 }
 
-/// k-ary fat-tree as in `fat_tree_permutation`, with the web-search flow sizes arriving on
-/// every host (Poisson, to a uniformly chosen other host) at `load` of its link; `ideal`: each
-/// finished flow also replayed alone for its slowdown.
-fn fat_tree_web_search(name: &str, k: u32, load: f64, seconds: f64, ideal: bool) -> Scenario {
-    let toml = format!(
-        r#"name = "{name}"
-[sim]
-duration_s = {seconds}
-[topology]
-kind = "fat_tree"
-k = {k}
-link = {{ rate_gbps = 10.0, delay_us = 1.0 }}
-[switch]
-buffer = {{ kind = "per_port", limit_packets = 100 }}
-aqm = {{ kind = "threshold", k_packets = 15 }}
-[tcp]
-cc = "dctcp"
-[measure]
-queue_sample_us = 0
-ideal_fct = {ideal}
-[[traffic]]
-size = {{ kind = "web_search" }}
-arrival = {{ kind = "poisson", load = {load} }}
-"#
-    );
-    Scenario::from_toml(&toml).expect("bench scenario is valid")
+/// `hosts` hosts on one switch at 10 Gb/s, a permutation of long flows.
+fn star_permutation(name: &str, hosts: u32, seconds: f64) -> Scenario {
+    parse(&format!(
+        "name = \"{name}\"\n[sim]\nduration_s = {seconds}\n[topology]\nkind = \"star\"\nhosts = {hosts}\n\
+         link = {{ rate_gbps = 10.0, delay_us = 1.0 }}\n{FABRIC}{}",
+        permutation_flows(hosts)
+    ))
 }
 
-/// Peak resident memory of this process, bytes (Linux; 0 elsewhere).
-fn peak_rss() -> u64 {
+/// k-ary fat-tree at 10 Gb/s, a permutation of long flows.
+fn fat_tree_permutation(name: &str, k: u32, seconds: f64) -> Scenario {
+    parse(&format!(
+        "name = \"{name}\"\n[sim]\nduration_s = {seconds}\n[topology]\nkind = \"fat_tree\"\nk = {k}\n\
+         link = {{ rate_gbps = 10.0, delay_us = 1.0 }}\n{FABRIC}{}",
+        permutation_flows(k * k * k / 4)
+    ))
+}
+
+/// k-ary fat-tree with the web-search flow sizes arriving on every host (Poisson, to a
+/// uniformly chosen other host) at `load` of its link; `ideal`: each finished flow is also
+/// replayed alone for its slowdown.
+fn fat_tree_web_search(name: &str, k: u32, rate_gbps: f64, load: f64, seconds: f64, ideal: bool) -> Scenario {
+    parse(&format!(
+        "name = \"{name}\"\n[sim]\nduration_s = {seconds}\n[topology]\nkind = \"fat_tree\"\nk = {k}\n\
+         link = {{ rate_gbps = {rate_gbps}, delay_us = 1.0 }}\n{FABRIC}ideal_fct = {ideal}\n\
+         [[traffic]]\nsize = {{ kind = \"web_search\" }}\narrival = {{ kind = \"poisson\", load = {load} }}\n"
+    ))
+}
+
+struct Case {
+    id: &'static str,
+    label: &'static str,
+    scenario: Scenario,
+}
+
+fn cases(scale: f64) -> Vec<Case> {
+    let case = |id, label, scenario| Case { id, label, scenario };
+    vec![
+        case(
+            "dctcp-20x1g",
+            "20 long DCTCP flows, 1 Gb/s, K=20, 400-pkt buffer",
+            long_flows("bench-20x1g", 20, 1.0, 20, 400, 10.0 * scale),
+        ),
+        case(
+            "dctcp-2x10g",
+            "2 long DCTCP flows, 10 Gb/s, K=65, 400-pkt buffer",
+            long_flows("bench-2x10g", 2, 10.0, 65, 400, 1.0 * scale),
+        ),
+        // K and the buffer grow with the rate (K ≈ C·RTT/7, DCTCP paper §3.4).
+        case(
+            "dctcp-2x100g",
+            "2 long DCTCP flows, 100 Gb/s, K=650, 4000-pkt buffer",
+            long_flows("bench-2x100g", 2, 100.0, 650, 4000, 0.1 * scale),
+        ),
+        // 1000 queries of ≈ 9 ms each (1 MB at 0.95 Gb/s) need ≈ 9 s; the run ends when the
+        // last query completes.
+        case(
+            "incast-40",
+            "40-server incast, 1 MB per query, DCTCP K=20, Triumph buffer, RTO_min 10 ms",
+            incast("bench-incast40", 40, 1_000_000, (1000.0 * scale) as u32, 30.0 * scale),
+        ),
+        case(
+            "star-perm-432",
+            "one switch, 432 hosts, 10 Gb/s, permutation, DCTCP K=15",
+            star_permutation("bench-star432", 432, 0.1 * scale),
+        ),
+        // A fifth of the time of the 432-host case: about the same number of events.
+        case(
+            "star-perm-2000",
+            "one switch, 2,000 hosts, 10 Gb/s, permutation, DCTCP K=15",
+            star_permutation("bench-star2000", 2000, 0.02 * scale),
+        ),
+        case(
+            "fattree12-perm",
+            "k=12 fat-tree, 432 hosts, 10 Gb/s, permutation, DCTCP K=15",
+            fat_tree_permutation("bench-fattree12", 12, 0.1 * scale),
+        ),
+        case(
+            "fattree8-websearch",
+            "k=8 fat-tree, 128 hosts, 10 Gb/s, web-search sizes at 50% load",
+            fat_tree_web_search("bench-fattree8-websearch", 8, 10.0, 0.5, 0.1 * scale, false),
+        ),
+        case(
+            "fattree8-websearch-ideal",
+            "the same, each finished flow replayed alone (measure.ideal_fct)",
+            fat_tree_web_search("bench-fattree8-websearch-ideal", 8, 10.0, 0.5, 0.1 * scale, true),
+        ),
+        case(
+            "fattree16-100g",
+            "k=16 fat-tree, 1,024 hosts, 100 Gb/s, web-search sizes at 30% load, 10 ms",
+            fat_tree_web_search("bench-fattree16-100g", 16, 100.0, 0.3, 0.01 * scale, false),
+        ),
+    ]
+}
+
+/// A `/proc/self/status` field in bytes (Linux; 0 elsewhere).
+fn proc_status(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find(|l| l.starts_with("VmHWM:"))
+        .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|kb| kb.parse::<u64>().ok())
         .map_or(0, |kb| kb * 1024)
 }
 
-fn current_rss() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
+/// Resets the peak resident memory to the current one (Linux ≥ 4.0), so each case's peak is
+/// its own.
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// Bytes of resident memory per idle connection (both ends): 10,000 connections built, none
+/// started.
+fn memory_per_idle_connection() -> f64 {
+    let mut s = long_flows("bench-memory", 1, 1.0, 20, 400, 1.0);
+    let flow = s.flows[0].clone();
+    s.flows = (0..10_000).map(|_| flow.clone()).collect();
+    for f in &mut s.flows {
+        f.start_s = 0.5; // idle: nothing sent before the run starts
+    }
+    let before = proc_status("VmRSS:");
+    let sim = Simulation::new(&s).expect("builds");
+    let per = proc_status("VmRSS:").saturating_sub(before) as f64 / 10_000.0;
+    drop(sim);
+    per
+}
+
+/// Bytes of resident memory per packet held by a port (1,000,000 full-size data packets
+/// queued behind a 1 Gb/s link; its queue and wire structures included).
+fn memory_per_queued_packet() -> f64 {
+    const N: u32 = 1_000_000;
+    let mut port = Port::new(
+        "bench".into(),
+        0,
+        1,
+        true,
+        Rate::from_gbps(1.0),
+        Time::from_us(1),
+        Bytes::from(38u32),
+        N,
+        Bytes::new(1 << 40),
+        Aqm::DropTail,
+    );
+    let pkt = Packet {
+        conn: 0,
+        src: 0,
+        dst: 1,
+        from_end: 0,
+        flags: ACK,
+        ecn: Ecn::Ect,
+        class: 0,
+        len: 1460,
+        size: 1500,
+        seq: 0,
+        ack: 1,
+        rwnd: 65_535,
+        ts_val: Time::ZERO,
+        ts_ecr: Time::ZERO,
+        sack: [(0, 0); 3],
+        sack_blocks: 0,
+    };
+    let before = proc_status("VmRSS:");
+    for i in 0..N {
+        port.offer(
+            Time::ZERO,
+            Packet {
+                seq: i as u64 * 1460,
+                ..pkt
+            },
+            Time::ZERO,
+        )
+        .expect("room for every packet");
+    }
+    let per = proc_status("VmRSS:").saturating_sub(before) as f64 / N as f64;
+    drop(port);
+    per
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let quick = args.iter().any(|a| a == "--quick");
+    let filters: Vec<&String> = args.windows(2).filter(|w| w[0] == "--case").map(|w| &w[1]).collect();
+    let runs_wanted: Option<usize> = flag("--runs").map(|n| n.parse().expect("--runs takes a number"));
+    let out = flag("--out").map(std::path::PathBuf::from);
     let scale = if quick { 0.1 } else { 1.0 };
-    let cases = [
-        (
-            "20 DCTCP flows, 1 Gbps, K=20, 400-pkt buffer",
-            long_flows("bench-20x1g", 21, 1.0, 20, 400, 10.0 * scale),
-        ),
-        (
-            "2 DCTCP flows, 10 Gbps, K=65, 400-pkt buffer",
-            long_flows("bench-2x10g", 3, 10.0, 65, 400, 1.0 * scale),
-        ),
-        (
-            "40-server incast, 1 MB/query, barrier, DCTCP K=20, Triumph, RTO_min 10 ms",
-            // 1000 queries of ≈ 9 ms each (1 MB at 0.95 Gbps) need ≈ 9 s; the run ends
-            // earlier when the last query completes and no events remain.
-            incast("bench-incast40", 40, 1_000_000, (1000.0 * scale) as u32, 30.0 * scale),
-        ),
-        (
-            "k=12 fat-tree, 432 hosts, 10 Gbps, 1 µs/hop, permutation, DCTCP K=15, 100-pkt queues",
-            fat_tree_permutation("bench-fattree12", 12, 0.1 * scale),
-        ),
-        (
-            "k=8 fat-tree, 128 hosts, 10 Gbps, web-search sizes at 50% load, DCTCP K=15, 100-pkt queues",
-            fat_tree_web_search("bench-fattree8-websearch", 8, 0.5, 0.1 * scale, false),
-        ),
-        (
-            "the same, each finished flow also replayed alone for its slowdown (measure.ideal_fct)",
-            fat_tree_web_search("bench-fattree8-websearch-ideal", 8, 0.5, 0.1 * scale, true),
-        ),
-    ];
-    // Wall time on shared machines is noisy: run each case several times and report the
-    // fastest run (the least disturbed), with the median beside it.
-    let runs = if quick { 1 } else { 5 };
-    println!("| scenario | simulated s | events | packet-hops | best wall s | median wall s | events/s | packet-hops/s | data packets/s | flows completed/s | peak RSS MB |");
+    let cases: Vec<Case> = cases(scale)
+        .into_iter()
+        .filter(|c| filters.is_empty() || filters.iter().any(|f| c.id.contains(f.as_str())))
+        .collect();
+    if let Some(dir) = &out {
+        std::fs::create_dir_all(dir.join("scenarios")).expect("--out directory can be written");
+        for c in &cases {
+            let text = serde_json::to_string(&c.scenario).expect("scenario serialises");
+            std::fs::write(dir.join("scenarios").join(format!("{}.json", c.id)), text).expect("scenario written");
+        }
+    }
+
+    println!("| case | simulated s | events | packet-hops | flows done | best wall s | median wall s | ns/event | data packets/s | packet-hops/s | peak RSS MB |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
-    for (label, s) in cases {
-        // The fat-tree row takes tens of seconds a run: three runs.
-        let runs = if s.flows.len() > 100 || !s.traffic.is_empty() {
-            runs.min(3)
-        } else {
-            runs
-        };
-        let mut walls = Vec::with_capacity(runs);
+    let mut rows = Vec::new();
+    for c in &cases {
+        let s = &c.scenario;
+        // Wall time on shared machines is noisy: the best of several runs (the least
+        // disturbed), the median beside it. Cases of tens of seconds run fewer times.
+        let mut walls = Vec::new();
         let mut last = None;
-        for _ in 0..runs {
-            let t0 = std::time::Instant::now();
-            let r = Simulation::new(&s).expect("builds").run();
-            walls.push(t0.elapsed().as_secs_f64());
+        reset_peak_rss();
+        let mut runs = runs_wanted.unwrap_or(if quick { 1 } else { 5 });
+        while walls.len() < runs {
+            let t0 = Instant::now();
+            let r = Simulation::new(s).expect("builds").run();
+            let wall = t0.elapsed().as_secs_f64();
+            walls.push(wall);
+            if runs_wanted.is_none() && wall > 10.0 {
+                runs = runs.min(2);
+            }
             last = Some(r);
         }
+        let peak = proc_status("VmHWM:");
         let r = last.expect("at least one run");
         walls.sort_by(f64::total_cmp);
         let (best, median) = (walls[0], walls[walls.len() / 2]);
         // A query workload's simulated time is up to its last completion (the calendar empties
-        // then); a workload that did not finish shows the full duration.
+        // then).
         let simulated = if r.queries.is_empty() || r.queries.iter().any(|q| q.completed_s.is_nan()) {
             s.sim.duration_s
         } else {
             r.queries.iter().map(|q| q.completed_s).fold(0.0, f64::max)
         };
-        if !r.queries.is_empty() {
-            let done = r.queries.iter().filter(|q| q.qct_s.is_finite()).count();
-            let wanted: u32 = s.queries.iter().map(|q| q.rounds).sum();
-            if done < wanted as usize {
-                eprintln!("warning: {label}: {done} of {wanted} queries completed");
-            }
+        let wanted: u32 = s.queries.iter().map(|q| q.rounds).sum();
+        let done = r.queries.iter().filter(|q| q.qct_s.is_finite()).count();
+        if done < wanted as usize {
+            eprintln!("warning: {}: {done} of {wanted} queries completed", c.id);
         }
         // Data packets delivered: in-order payload over the segment size.
-        let data_packets: u64 = r.flows.iter().map(|f| f.bytes_delivered).sum::<u64>() / s.tcp.segment_bytes() as u64;
-        // Flows with a size that finished (generated flows; long-lived flows never do).
-        let completed = r.flows.iter().filter(|f| f.size_bytes > 0 && f.fct_s.is_finite()).count();
-        let completed = if completed > 0 {
-            format!("{:.0}", completed as f64 / best)
-        } else {
-            "–".into()
-        };
+        let data_packets = r.flows.iter().map(|f| f.bytes_delivered).sum::<u64>() / s.tcp.segment_bytes() as u64;
+        let flows_done = r.flows.iter().filter(|f| f.size_bytes > 0 && f.fct_s.is_finite()).count();
+        let ns_per_event = best * 1e9 / r.events as f64;
         println!(
-            "| {label} | {:.1} | {} | {} | {best:.3} | {median:.3} | {:.2} M | {:.2} M | {:.2} M | {completed} | {:.1} |",
-            simulated,
+            "| {} | {simulated:.3} | {} | {} | {flows_done} | {best:.3} | {median:.3} | {ns_per_event:.0} | {:.2} M | {:.2} M | {:.1} |",
+            c.id,
             r.events,
             r.packet_hops,
-            r.events as f64 / best / 1e6,
-            r.packet_hops as f64 / best / 1e6,
             data_packets as f64 / best / 1e6,
-            peak_rss() as f64 / 1e6
+            r.packet_hops as f64 / best / 1e6,
+            peak as f64 / 1e6
         );
+        rows.push(json!({
+            "id": c.id, "label": c.label, "simulated_s": simulated, "events": r.events,
+            "packet_hops": r.packet_hops, "data_packets": data_packets, "flows_completed": flows_done,
+            "runs": walls.len(), "best_wall_s": best, "median_wall_s": median, "ns_per_event": ns_per_event,
+            "data_packets_per_s": data_packets as f64 / best, "packet_hops_per_s": r.packet_hops as f64 / best,
+            "peak_rss_bytes": peak,
+        }));
     }
-    // Memory per flow: build 10,000 idle connections and measure the resident growth.
-    let before = current_rss();
-    let s = long_flows("bench-memory", 2, 1.0, 20, 400, 0.001);
-    let mut many = s.clone();
-    many.flows = (0..10_000).map(|_| s.flows[0].clone()).collect();
-    let sim = Simulation::new(&many).expect("builds");
-    let per_flow = current_rss().saturating_sub(before) as f64 / 10_000.0;
-    drop(sim);
-    println!("\nmemory per flow (10,000 connections, both ends): {per_flow:.0} B");
+    let per_connection = memory_per_idle_connection();
+    let per_packet = memory_per_queued_packet();
+    println!("\nmemory per idle connection (10,000 built, both ends): {per_connection:.0} B");
+    println!("memory per queued packet (1,000,000 held by one port): {per_packet:.0} B");
+    if let Some(dir) = &out {
+        let doc = json!({
+            "quick": quick,
+            "cases": rows,
+            "memory": {"per_idle_connection_bytes": per_connection, "per_queued_packet_bytes": per_packet},
+        });
+        let path = dir.join("engine.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&doc).expect("serialises")).expect("engine.json written");
+        eprintln!("wrote {}", path.display());
+    }
 }

@@ -2,7 +2,9 @@
 //! scenario: the example scenarios and the test suites' networks (bulk flows, persistent and
 //! one-shot queries, with and without ICTCP, losses, traces, samples). Two engine builds that
 //! should behave alike must produce byte-identical files (`cmp -r DIR_A DIR_B`).
-//! Run with `cargo run --release -p dcsim --example results_dump OUT_DIR`.
+//! Run with `cargo run --release -p dcsim --example results_dump OUT_DIR [SCENARIO.json ...]`:
+//! scenario files given after the directory (such as the bench's, `bench --out DIR`) are
+//! dumped too, under their file names.
 
 use std::path::Path;
 
@@ -188,8 +190,16 @@ fn scenarios() -> Vec<(String, String)> {
 fn main() {
     let dir = std::env::args().nth(1).expect("usage: results_dump OUT_DIR");
     std::fs::create_dir_all(&dir).expect("create the output directory");
-    for (name, toml) in scenarios() {
+    let files = std::env::args().skip(2).map(|path| {
+        let name = Path::new(&path).file_stem().expect("a file name").to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        (name, Scenario::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}")))
+    });
+    let built = scenarios().into_iter().map(|(name, toml)| {
         let s = Scenario::from_toml(&toml).unwrap_or_else(|e| panic!("{name}: {e}\n{toml}"));
+        (name.to_string(), s)
+    });
+    for (name, s) in built.chain(files) {
         let r = Simulation::new(&s).unwrap_or_else(|e| panic!("{name}: {e}")).run();
         let path = Path::new(&dir).join(format!("{name}.json"));
         std::fs::write(&path, r.to_json()).expect("write the results");

@@ -100,18 +100,21 @@ pub struct Port {
     pub aqm: Aqm,
     /// Whether the packet being serialised counts towards the AQM's occupancy.
     aqm_counts_in_service: bool,
-    /// Packets in the buffer as (transmission start, transmission end, size). A FIFO port's
-    /// schedule is fixed when a packet is admitted, so departures need no events: entries
-    /// whose transmission has ended are drained lazily, at their exact end times.
-    buffer: VecDeque<Held>,
+    /// Packets admitted and not yet at the peer, each with the end of its transmission (it
+    /// reaches the peer `delay` later: the link is FIFO). The first `departed` have left the
+    /// buffer and are on the wire; the rest are the buffer. A FIFO port's schedule is fixed
+    /// when a packet is admitted, so departures need no events: packets whose transmission
+    /// has ended leave the buffer lazily (`drain`), at their exact end times. One queue for
+    /// both keeps a packet's timing and headers in the same cache lines.
+    queue: VecDeque<Slot>,
+    departed: usize,
     buffered_bytes: Bytes,
     /// When the link finishes the last admitted packet.
     free_at: Time,
-    /// Packets admitted and not yet at the peer, with their arrival times (the link is FIFO).
-    wire: VecDeque<(Time, Packet)>,
     last_change: Time,
-    /// Host timing noise: a random wait in [0, jitter] before a packet may start.
-    jitter: Option<(Time, ChaCha8Rng)>,
+    /// Host timing noise: a random wait in [0, jitter] before a packet may start (boxed: the
+    /// generator is large and few ports have one).
+    jitter: Option<Box<(Time, ChaCha8Rng)>>,
     /// The last frame size serialised and its time: a port sends mostly one size (full
     /// segments), so this spares the division of `Rate::tx_time` on most packets.
     last_tx: (Bytes, Time),
@@ -131,6 +134,14 @@ struct Scheduled {
     dequeue_drops: Vec<Packet>,
 }
 
+/// A packet admitted by a FIFO port, and when its transmission ends.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    end: Time,
+    pkt: Packet,
+}
+
+/// The packet a queue discipline's port is serialising: its start, end and size.
 #[derive(Debug, Clone, Copy)]
 struct Held {
     start: Time,
@@ -165,10 +176,10 @@ impl Port {
             limit_bytes,
             aqm,
             aqm_counts_in_service,
-            buffer: VecDeque::new(),
+            queue: VecDeque::new(),
+            departed: 0,
             buffered_bytes: Bytes::ZERO,
             free_at: Time::ZERO,
-            wire: VecDeque::new(),
             last_change: Time::ZERO,
             jitter: None,
             last_tx: (Bytes::ZERO, Time::ZERO),
@@ -210,7 +221,7 @@ impl Port {
 
     /// Makes each admitted packet wait a random time in [0, max] before it may start.
     pub fn with_jitter(mut self, max: Time, rng: ChaCha8Rng) -> Self {
-        self.jitter = (max > Time::ZERO).then_some((max, rng));
+        self.jitter = (max > Time::ZERO).then(|| Box::new((max, rng)));
         self
     }
 
@@ -239,12 +250,18 @@ impl Port {
     #[inline(always)]
     fn held(&self) -> (u32, Bytes) {
         match &self.scheduled {
-            None => (self.buffer.len() as u32, self.buffered_bytes),
+            None => (self.buffered() as u32, self.buffered_bytes),
             Some(_) => {
                 let (n, b) = self.held_by_discipline();
                 (n as u32, b)
             }
         }
+    }
+
+    /// Packets in a FIFO port's buffer (after `drain`).
+    #[inline(always)]
+    fn buffered(&self) -> usize {
+        self.queue.len() - self.departed
     }
 
     /// `held` of a port with a queue discipline: its waiting packets and the one in service.
@@ -258,12 +275,12 @@ impl Port {
     #[inline]
     pub fn free_slots(&mut self, now: Time, window_start: Time) -> usize {
         self.drain(now, window_start);
-        (self.limit_packets as usize).saturating_sub(self.buffer.len())
+        (self.limit_packets as usize).saturating_sub(self.buffered())
     }
 
     /// When the packet now being serialised leaves the buffer, freeing a slot.
     pub fn next_departure(&self) -> Option<Time> {
-        self.buffer.front().map(|h| h.end)
+        self.queue.get(self.departed).map(|s| s.end)
     }
 
     /// Counts a packet the switch's shared memory refused before it reached this port's queue.
@@ -278,7 +295,7 @@ impl Port {
 
     /// Packets admitted and not yet delivered to the peer (queued, in service or propagating).
     pub fn in_flight(&self) -> usize {
-        self.wire.len() + self.discipline().map_or(0, |d| d.packets() as usize)
+        self.queue.len() + self.discipline().map_or(0, |d| d.packets() as usize)
     }
 
     /// Adds the time since the last occupancy change to the distribution (window only).
@@ -287,7 +304,7 @@ impl Port {
     #[inline(always)]
     fn account(&mut self, t: Time, window_start: Time) {
         let (n, bytes) = match self.scheduled {
-            None => (self.buffer.len(), self.buffered_bytes),
+            None => (self.buffered(), self.buffered_bytes),
             Some(_) => self.held_by_discipline(),
         };
         self.account_held(t, window_start, n, bytes);
@@ -308,22 +325,31 @@ impl Port {
         self.last_change = self.last_change.max(t);
     }
 
-    /// Removes the packets whose transmission ended by `now`, each at its own end time.
+    /// Takes the packets whose transmission ended by `now` out of the buffer, each at its own
+    /// end time. (Their busy time was counted when they were admitted.)
     #[inline]
     fn drain(&mut self, now: Time, window_start: Time) {
-        while let Some(&h) = self.buffer.front() {
-            if h.end > now {
+        while let Some(s) = self.queue.get(self.departed) {
+            let (end, size) = (s.end, Bytes::from(s.pkt.size));
+            if end > now {
                 break;
             }
-            self.account_held(h.end, window_start, self.buffer.len(), self.buffered_bytes);
-            self.buffer.pop_front();
-            self.buffered_bytes -= h.size;
+            self.account_held(end, window_start, self.buffered(), self.buffered_bytes);
+            self.departed += 1;
+            self.buffered_bytes -= size;
             self.counters.sent_packets += 1;
-            self.counters.sent_bytes += h.size.as_u64();
-            let from = h.start.max(window_start);
-            if h.end > from {
-                self.counters.busy += h.end - from;
-            }
+            self.counters.sent_bytes += size.as_u64();
+        }
+    }
+
+    /// The link time of a transmission from `start` to `end` that falls in the window.
+    #[inline(always)]
+    fn busy_in_window(start: Time, end: Time, window_start: Time) -> Time {
+        let from = start.max(window_start);
+        if end > from {
+            end - from
+        } else {
+            Time::ZERO
         }
     }
 
@@ -337,7 +363,7 @@ impl Port {
         debug_assert!(self.scheduled.is_none(), "a port with a discipline takes offer_to_discipline");
         self.drain(now, window_start);
         self.counters.arrived += 1;
-        let packets = self.buffer.len() as u32;
+        let packets = self.buffered() as u32;
         let size = Bytes::from(pkt.size);
         if packets + 1 > self.limit_packets || self.buffered_bytes + size > self.limit_bytes {
             self.counters.drops_buffer += 1;
@@ -361,8 +387,8 @@ impl Port {
                 return Err(Offer::DroppedAqm);
             }
         }
-        self.account_held(now, window_start, self.buffer.len(), self.buffered_bytes);
-        let ready = match &mut self.jitter {
+        self.account_held(now, window_start, packets as usize, self.buffered_bytes);
+        let ready = match self.jitter.as_deref_mut() {
             Some((max, rng)) => now + Time::from_ps(rng.gen_range(0..=max.as_ps())),
             None => now,
         };
@@ -373,16 +399,16 @@ impl Port {
         }
         let end = start + self.last_tx.1;
         self.free_at = end;
-        self.buffer.push_back(Held { start, end, size });
+        // The link is busy for the whole transmission; `close` takes back what runs past the end.
+        self.counters.busy += Self::busy_in_window(start, end, window_start);
+        let first = self.queue.is_empty();
+        self.queue.push_back(Slot { end, pkt });
         self.buffered_bytes += size;
-        let arrive = end + self.delay;
-        let first = self.wire.is_empty();
-        self.wire.push_back((arrive, pkt));
         let c = &mut self.counters;
         c.enqueued += 1;
-        c.max_packets = c.max_packets.max(self.buffer.len() as u64);
+        c.max_packets = c.max_packets.max(packets as u64 + 1);
         c.max_bytes = c.max_bytes.max(self.buffered_bytes);
-        Ok((end, first.then_some(arrive)))
+        Ok((end, first.then(|| end + self.delay)))
     }
 
     /// `offer` on a port with a queue discipline: the discipline admits (and may mark) the
@@ -443,10 +469,11 @@ impl Port {
         let end = now + self.last_tx.1;
         self.free_at = end;
         self.scheduled().serving = Some((Held { start: now, end, size }, x.class));
-        let arrive = end + self.delay;
-        let first = self.wire.is_empty();
-        self.wire.push_back((arrive, x.pkt));
-        (Some(end), first.then_some(arrive))
+        // The discipline holds the buffer: the packet is on the wire from now on.
+        let first = self.queue.is_empty();
+        self.queue.push_back(Slot { end, pkt: x.pkt });
+        self.departed += 1;
+        (Some(end), first.then(|| end + self.delay))
     }
 
     /// Queue discipline: whether the packet in service has finished by `now` (its `TxDone`
@@ -471,33 +498,43 @@ impl Port {
         s.discipline.sent(now, class);
         self.counters.sent_packets += 1;
         self.counters.sent_bytes += h.size.as_u64();
-        let from = h.start.max(window_start);
-        if h.end > from {
-            self.counters.busy += h.end - from;
-        }
+        self.counters.busy += Self::busy_in_window(h.start, h.end, window_start);
         let (tx_done, arrive) = self.start_next(now, window_start);
         (h.size, tx_done, arrive)
     }
 
-    /// The packet at the head of the wire has reached the peer. Returns it, and the arrival
-    /// time of the next one if another is on the way.
+    /// The packet at the head of the wire has reached the peer at `now`. Returns it, and the
+    /// arrival time of the next one if another is on the way.
     #[inline]
-    pub fn pop_wire(&mut self) -> (Packet, Option<Time>) {
-        let (_, pkt) = self.wire.pop_front().expect("a link-arrival event always has a packet on the wire");
-        (pkt, self.wire.front().map(|&(t, _)| t))
+    pub fn pop_wire(&mut self, now: Time, window_start: Time) -> (Packet, Option<Time>) {
+        if self.departed == 0 {
+            self.drain(now, window_start); // it left the buffer before it arrived
+        }
+        let slot = self
+            .queue
+            .pop_front()
+            .expect("a link-arrival event always has a packet on the wire");
+        self.departed -= 1;
+        (slot.pkt, self.queue.front().map(|s| s.end + self.delay))
     }
 
-    /// Closes the occupancy distribution and busy time at the end of the run.
+    /// Closes the occupancy distribution and busy time at the end of the run: of the packets
+    /// still in the buffer, only the one being serialised counts, up to `end`.
     pub fn close(&mut self, end: Time, window_start: Time) {
         self.drain(end, window_start);
         self.account(end, window_start);
-        let serving = self.scheduled.as_ref().and_then(|s| s.serving.as_ref().map(|(h, _)| h));
-        if let Some(h) = self.buffer.front().or(serving) {
-            let from = h.start.max(window_start);
-            if end > from {
-                self.counters.busy += end - from;
+        let mut busy = self.counters.busy;
+        for (i, s) in self.queue.range(self.departed..).enumerate() {
+            let start = s.end - self.rate.tx_time(Bytes::from(s.pkt.size) + self.framing);
+            busy -= Self::busy_in_window(start, s.end, window_start);
+            if i == 0 {
+                busy += Self::busy_in_window(start, end, window_start);
             }
         }
+        if let Some((h, _)) = self.scheduled.as_ref().and_then(|s| s.serving) {
+            busy += Self::busy_in_window(h.start, end, window_start);
+        }
+        self.counters.busy = busy;
     }
 }
 
@@ -571,9 +608,8 @@ mod tests {
             }
             for (p, out) in [(&mut fifo, &mut out_fifo), (&mut events, &mut out_events)] {
                 p.close(now + Time::from_ms(10), window);
-                while !p.wire.is_empty() {
-                    let t = p.wire.front().unwrap().0;
-                    let (pkt, _) = p.pop_wire();
+                while let Some(t) = p.queue.front().map(|s| s.end + p.delay) {
+                    let (pkt, _) = p.pop_wire(t, window);
                     out.push((t, pkt.seq, pkt.ecn));
                 }
             }

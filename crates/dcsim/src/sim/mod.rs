@@ -844,7 +844,7 @@ impl Simulation {
     fn link_arrive(&mut self, p: u32) {
         self.hops += 1;
         let port = &mut self.ports[p as usize];
-        let (pkt, next) = port.pop_wire();
+        let (pkt, next) = port.pop_wire(self.now, self.warmup);
         let node = port.peer as usize;
         if self.tracer.on {
             self.tracer.on_link_arrival(self.now, p, &self.ports[p as usize], &pkt);
