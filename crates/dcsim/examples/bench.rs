@@ -10,7 +10,8 @@
 //! ```
 //! `--out DIR` writes `DIR/engine.json` (the table) and `DIR/scenarios/ID.json` (each case's
 //! scenario, for `benchmarks/bench.py` to time the same runs through `dcsim.run`).
-//! `--case` keeps the cases whose id contains the text (for profiling one: `perf record`).
+//! `--case` keeps the cases whose id contains the text, and skips the memory figures (for
+//! profiling one: `perf record`, `valgrind --tool=callgrind`).
 
 use std::time::Instant;
 
@@ -137,68 +138,66 @@ fn fat_tree_web_search(name: &str, k: u32, rate_gbps: f64, load: f64, seconds: f
 struct Case {
     id: &'static str,
     label: &'static str,
-    scenario: Scenario,
+    /// Builds the scenario at a scale of its simulated time.
+    build: fn(f64) -> Scenario,
 }
 
-fn cases(scale: f64) -> Vec<Case> {
-    let case = |id, label, scenario| Case { id, label, scenario };
-    vec![
-        case(
-            "dctcp-20x1g",
-            "20 long DCTCP flows, 1 Gb/s, K=20, 400-pkt buffer",
-            long_flows("bench-20x1g", 20, 1.0, 20, 400, 10.0 * scale),
-        ),
-        case(
-            "dctcp-2x10g",
-            "2 long DCTCP flows, 10 Gb/s, K=65, 400-pkt buffer",
-            long_flows("bench-2x10g", 2, 10.0, 65, 400, 1.0 * scale),
-        ),
-        // K and the buffer grow with the rate (K ≈ C·RTT/7, DCTCP paper §3.4).
-        case(
-            "dctcp-2x100g",
-            "2 long DCTCP flows, 100 Gb/s, K=650, 4000-pkt buffer",
-            long_flows("bench-2x100g", 2, 100.0, 650, 4000, 0.1 * scale),
-        ),
-        // 1000 queries of ≈ 9 ms each (1 MB at 0.95 Gb/s) need ≈ 9 s; the run ends when the
-        // last query completes.
-        case(
-            "incast-40",
-            "40-server incast, 1 MB per query, DCTCP K=20, Triumph buffer, RTO_min 10 ms",
-            incast("bench-incast40", 40, 1_000_000, (1000.0 * scale) as u32, 30.0 * scale),
-        ),
-        case(
-            "star-perm-432",
-            "one switch, 432 hosts, 10 Gb/s, permutation, DCTCP K=15",
-            star_permutation("bench-star432", 432, 0.1 * scale),
-        ),
-        // A fifth of the time of the 432-host case: about the same number of events.
-        case(
-            "star-perm-2000",
-            "one switch, 2,000 hosts, 10 Gb/s, permutation, DCTCP K=15",
-            star_permutation("bench-star2000", 2000, 0.02 * scale),
-        ),
-        case(
-            "fattree12-perm",
-            "k=12 fat-tree, 432 hosts, 10 Gb/s, permutation, DCTCP K=15",
-            fat_tree_permutation("bench-fattree12", 12, 0.1 * scale),
-        ),
-        case(
-            "fattree8-websearch",
-            "k=8 fat-tree, 128 hosts, 10 Gb/s, web-search sizes at 50% load",
-            fat_tree_web_search("bench-fattree8-websearch", 8, 10.0, 0.5, 0.1 * scale, false),
-        ),
-        case(
-            "fattree8-websearch-ideal",
-            "the same, each finished flow replayed alone (measure.ideal_fct)",
-            fat_tree_web_search("bench-fattree8-websearch-ideal", 8, 10.0, 0.5, 0.1 * scale, true),
-        ),
-        case(
-            "fattree16-100g",
-            "k=16 fat-tree, 1,024 hosts, 100 Gb/s, web-search sizes at 30% load, 10 ms",
-            fat_tree_web_search("bench-fattree16-100g", 16, 100.0, 0.3, 0.01 * scale, false),
-        ),
-    ]
-}
+const CASES: &[Case] = &[
+    Case {
+        id: "dctcp-20x1g",
+        label: "20 long DCTCP flows, 1 Gb/s, K=20, 400-pkt buffer",
+        build: |scale| long_flows("bench-20x1g", 20, 1.0, 20, 400, 10.0 * scale),
+    },
+    Case {
+        id: "dctcp-2x10g",
+        label: "2 long DCTCP flows, 10 Gb/s, K=65, 400-pkt buffer",
+        build: |scale| long_flows("bench-2x10g", 2, 10.0, 65, 400, 1.0 * scale),
+    },
+    // K and the buffer grow with the rate (K ≈ C·RTT/7, DCTCP paper §3.4).
+    Case {
+        id: "dctcp-2x100g",
+        label: "2 long DCTCP flows, 100 Gb/s, K=650, 4000-pkt buffer",
+        build: |scale| long_flows("bench-2x100g", 2, 100.0, 650, 4000, 0.1 * scale),
+    },
+    // 1000 queries of ≈ 9 ms each (1 MB at 0.95 Gb/s) need ≈ 9 s; the run ends when the
+    // last query completes.
+    Case {
+        id: "incast-40",
+        label: "40-server incast, 1 MB per query, DCTCP K=20, Triumph buffer, RTO_min 10 ms",
+        build: |scale| incast("bench-incast40", 40, 1_000_000, (1000.0 * scale) as u32, 30.0 * scale),
+    },
+    Case {
+        id: "star-perm-432",
+        label: "one switch, 432 hosts, 10 Gb/s, permutation, DCTCP K=15",
+        build: |scale| star_permutation("bench-star432", 432, 0.1 * scale),
+    },
+    // A fifth of the time of the 432-host case: about the same number of events.
+    Case {
+        id: "star-perm-2000",
+        label: "one switch, 2,000 hosts, 10 Gb/s, permutation, DCTCP K=15",
+        build: |scale| star_permutation("bench-star2000", 2000, 0.02 * scale),
+    },
+    Case {
+        id: "fattree12-perm",
+        label: "k=12 fat-tree, 432 hosts, 10 Gb/s, permutation, DCTCP K=15",
+        build: |scale| fat_tree_permutation("bench-fattree12", 12, 0.1 * scale),
+    },
+    Case {
+        id: "fattree8-websearch",
+        label: "k=8 fat-tree, 128 hosts, 10 Gb/s, web-search sizes at 50% load",
+        build: |scale| fat_tree_web_search("bench-fattree8-websearch", 8, 10.0, 0.5, 0.1 * scale, false),
+    },
+    Case {
+        id: "fattree8-websearch-ideal",
+        label: "the same, each finished flow replayed alone (measure.ideal_fct)",
+        build: |scale| fat_tree_web_search("bench-fattree8-websearch-ideal", 8, 10.0, 0.5, 0.1 * scale, true),
+    },
+    Case {
+        id: "fattree16-100g",
+        label: "k=16 fat-tree, 1,024 hosts, 100 Gb/s, web-search sizes at 30% load, 10 ms",
+        build: |scale| fat_tree_web_search("bench-fattree16-100g", 16, 100.0, 0.3, 0.01 * scale, false),
+    },
+];
 
 /// A `/proc/self/status` field in bytes (Linux; 0 elsewhere).
 fn proc_status(field: &str) -> u64 {
@@ -292,14 +291,15 @@ fn main() {
     let runs_wanted: Option<usize> = flag("--runs").map(|n| n.parse().expect("--runs takes a number"));
     let out = flag("--out").map(std::path::PathBuf::from);
     let scale = if quick { 0.1 } else { 1.0 };
-    let cases: Vec<Case> = cases(scale)
-        .into_iter()
+    let cases: Vec<(&Case, Scenario)> = CASES
+        .iter()
         .filter(|c| filters.is_empty() || filters.iter().any(|f| c.id.contains(f.as_str())))
+        .map(|c| (c, (c.build)(scale)))
         .collect();
     if let Some(dir) = &out {
         std::fs::create_dir_all(dir.join("scenarios")).expect("--out directory can be written");
-        for c in &cases {
-            let text = serde_json::to_string(&c.scenario).expect("scenario serialises");
+        for (c, s) in &cases {
+            let text = serde_json::to_string(s).expect("scenario serialises");
             std::fs::write(dir.join("scenarios").join(format!("{}.json", c.id)), text).expect("scenario written");
         }
     }
@@ -307,8 +307,7 @@ fn main() {
     println!("| case | simulated s | events | packet-hops | flows done | best wall s | median wall s | ns/event | data packets/s | packet-hops/s | peak RSS MB |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let mut rows = Vec::new();
-    for c in &cases {
-        let s = &c.scenario;
+    for (c, s) in &cases {
         // Wall time on shared machines is noisy: the best of several runs (the least
         // disturbed), the median beside it. Cases of tens of seconds run fewer times.
         let mut walls = Vec::new();
@@ -361,6 +360,9 @@ fn main() {
             "data_packets_per_s": data_packets as f64 / best, "packet_hops_per_s": r.packet_hops as f64 / best,
             "peak_rss_bytes": peak,
         }));
+    }
+    if !filters.is_empty() {
+        return; // a profile of the chosen cases: no memory figures
     }
     let per_connection = memory_per_idle_connection();
     let per_packet = memory_per_queued_packet();
