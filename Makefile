@@ -1,7 +1,7 @@
 # Everyday commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install lock test test-tools test-rust test-py bench bench-py bench-sweep schema docs validation reproduce
+.PHONY: help install lock test test-tools test-rust test-py bench bench-compare bench-micro bench-py bench-sweep schema docs validation reproduce
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -24,9 +24,15 @@ test-rust: ## Rust tests of the engine and bindings, optimised and with overflow
 test-py: ## Python tests (against the installed dcsim: run `make install` after changes)
 	$(PYTHON) -m pytest -q
 
-bench: ## Engine speed on fixed scenarios, then what Python adds to a run (bench-py)
-	cargo run --release -p dcsim --example bench
-	$(PYTHON) benchmarks/run_overhead.py
+bench: ## Speed and memory on fixed scenarios, engine and dcsim.run: one table, build/bench/bench.json
+	cargo run --release -p dcsim --example bench -- --out build/bench
+	$(PYTHON) benchmarks/bench.py build/bench
+
+bench-compare: ## Two bench runs side by side: make bench-compare OLD=a/bench.json NEW=b/bench.json
+	$(PYTHON) benchmarks/bench.py --compare $(OLD) $(NEW)
+
+bench-micro: ## Criterion micro-benchmarks of the calendar, a port and the sender's ACK processing
+	cargo bench -p dcsim
 
 bench-py: ## What Python adds to a run: engine time beside dcsim.run + every table (build/bench-py.json)
 	$(PYTHON) benchmarks/run_overhead.py

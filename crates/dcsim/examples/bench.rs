@@ -10,8 +10,9 @@
 //! ```
 //! `--out DIR` writes `DIR/engine.json` (the table) and `DIR/scenarios/ID.json` (each case's
 //! scenario, for `benchmarks/bench.py` to time the same runs through `dcsim.run`).
-//! `--case` keeps the cases whose id contains the text, and skips the memory figures (for
-//! profiling one: `perf record`, `valgrind --tool=callgrind`).
+//! `--case` keeps the cases whose id contains the text, and skips the memory figures. Each
+//! case runs in a child process (`--child ID`), so that its memory peak is its own; profile
+//! one by running its child directly (`perf record bench --child ID --runs 1`).
 
 use std::time::Instant;
 
@@ -210,12 +211,6 @@ fn proc_status(field: &str) -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
-/// Resets the peak resident memory to the current one (Linux ≥ 4.0), so each case's peak is
-/// its own.
-fn reset_peak_rss() {
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-}
-
 /// Bytes of resident memory per idle connection (both ends): 10,000 connections built, none
 /// started.
 fn memory_per_idle_connection() -> f64 {
@@ -283,6 +278,66 @@ fn memory_per_queued_packet() -> f64 {
     per
 }
 
+/// Runs one case `runs` times (fewer when a run takes over 10 s, unless `fixed`) and returns
+/// its row.
+fn measure(c: &Case, s: &Scenario, runs: usize, fixed: bool) -> serde_json::Value {
+    // Wall time on shared machines is noisy: the best of several runs (the least disturbed),
+    // the median beside it.
+    let mut walls = Vec::new();
+    let mut last = None;
+    let mut runs = runs;
+    while walls.len() < runs {
+        let t0 = Instant::now();
+        let r = Simulation::new(s).expect("builds").run();
+        let wall = t0.elapsed().as_secs_f64();
+        walls.push(wall);
+        if !fixed && wall > 10.0 {
+            runs = runs.min(2);
+        }
+        last = Some(r);
+    }
+    let r = last.expect("at least one run");
+    walls.sort_by(f64::total_cmp);
+    let (best, median) = (walls[0], walls[walls.len() / 2]);
+    // A query workload's simulated time is up to its last completion (the calendar empties then).
+    let simulated = if r.queries.is_empty() || r.queries.iter().any(|q| q.completed_s.is_nan()) {
+        s.sim.duration_s
+    } else {
+        r.queries.iter().map(|q| q.completed_s).fold(0.0, f64::max)
+    };
+    let wanted: u32 = s.queries.iter().map(|q| q.rounds).sum();
+    let done = r.queries.iter().filter(|q| q.qct_s.is_finite()).count();
+    if done < wanted as usize {
+        eprintln!("warning: {}: {done} of {wanted} queries completed", c.id);
+    }
+    // Data packets delivered: in-order payload over the segment size.
+    let data_packets = r.flows.iter().map(|f| f.bytes_delivered).sum::<u64>() / s.tcp.segment_bytes() as u64;
+    let flows_done = r.flows.iter().filter(|f| f.size_bytes > 0 && f.fct_s.is_finite()).count();
+    json!({
+        "id": c.id, "label": c.label, "simulated_s": simulated, "events": r.events,
+        "packet_hops": r.packet_hops, "data_packets": data_packets, "flows_completed": flows_done,
+        "runs": walls.len(), "best_wall_s": best, "median_wall_s": median,
+        "ns_per_event": best * 1e9 / r.events as f64,
+        "data_packets_per_s": data_packets as f64 / best, "packet_hops_per_s": r.packet_hops as f64 / best,
+        "peak_rss_bytes": proc_status("VmHWM:"),
+    })
+}
+
+/// Runs case `id` in a child process (its own memory peak and allocator), returning its row.
+fn measure_in_child(id: &str, quick: bool, runs: Option<usize>) -> serde_json::Value {
+    let mut cmd = std::process::Command::new(std::env::current_exe().expect("own path"));
+    cmd.args(["--child", id]);
+    if quick {
+        cmd.arg("--quick");
+    }
+    if let Some(n) = runs {
+        cmd.args(["--runs", &n.to_string()]);
+    }
+    let out = cmd.stderr(std::process::Stdio::inherit()).output().expect("the bench runs itself");
+    assert!(out.status.success(), "case {id} failed: {}", out.status);
+    serde_json::from_slice(&out.stdout).expect("the child prints its row as JSON")
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
@@ -291,15 +346,21 @@ fn main() {
     let runs_wanted: Option<usize> = flag("--runs").map(|n| n.parse().expect("--runs takes a number"));
     let out = flag("--out").map(std::path::PathBuf::from);
     let scale = if quick { 0.1 } else { 1.0 };
-    let cases: Vec<(&Case, Scenario)> = CASES
+    let runs = runs_wanted.unwrap_or(if quick { 1 } else { 5 });
+    if let Some(id) = flag("--child") {
+        let c = CASES.iter().find(|c| c.id == id).expect("--child takes a case id");
+        let row = measure(c, &(c.build)(scale), runs, runs_wanted.is_some());
+        println!("{row}");
+        return;
+    }
+    let cases: Vec<&Case> = CASES
         .iter()
         .filter(|c| filters.is_empty() || filters.iter().any(|f| c.id.contains(f.as_str())))
-        .map(|c| (c, (c.build)(scale)))
         .collect();
     if let Some(dir) = &out {
         std::fs::create_dir_all(dir.join("scenarios")).expect("--out directory can be written");
-        for (c, s) in &cases {
-            let text = serde_json::to_string(s).expect("scenario serialises");
+        for c in &cases {
+            let text = serde_json::to_string(&(c.build)(scale)).expect("scenario serialises");
             std::fs::write(dir.join("scenarios").join(format!("{}.json", c.id)), text).expect("scenario written");
         }
     }
@@ -307,73 +368,34 @@ fn main() {
     println!("| case | simulated s | events | packet-hops | flows done | best wall s | median wall s | ns/event | data packets/s | packet-hops/s | peak RSS MB |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let mut rows = Vec::new();
-    for (c, s) in &cases {
-        // Wall time on shared machines is noisy: the best of several runs (the least
-        // disturbed), the median beside it. Cases of tens of seconds run fewer times.
-        let mut walls = Vec::new();
-        let mut last = None;
-        reset_peak_rss();
-        let mut runs = runs_wanted.unwrap_or(if quick { 1 } else { 5 });
-        while walls.len() < runs {
-            let t0 = Instant::now();
-            let r = Simulation::new(s).expect("builds").run();
-            let wall = t0.elapsed().as_secs_f64();
-            walls.push(wall);
-            if runs_wanted.is_none() && wall > 10.0 {
-                runs = runs.min(2);
-            }
-            last = Some(r);
-        }
-        let peak = proc_status("VmHWM:");
-        let r = last.expect("at least one run");
-        walls.sort_by(f64::total_cmp);
-        let (best, median) = (walls[0], walls[walls.len() / 2]);
-        // A query workload's simulated time is up to its last completion (the calendar empties
-        // then).
-        let simulated = if r.queries.is_empty() || r.queries.iter().any(|q| q.completed_s.is_nan()) {
-            s.sim.duration_s
-        } else {
-            r.queries.iter().map(|q| q.completed_s).fold(0.0, f64::max)
-        };
-        let wanted: u32 = s.queries.iter().map(|q| q.rounds).sum();
-        let done = r.queries.iter().filter(|q| q.qct_s.is_finite()).count();
-        if done < wanted as usize {
-            eprintln!("warning: {}: {done} of {wanted} queries completed", c.id);
-        }
-        // Data packets delivered: in-order payload over the segment size.
-        let data_packets = r.flows.iter().map(|f| f.bytes_delivered).sum::<u64>() / s.tcp.segment_bytes() as u64;
-        let flows_done = r.flows.iter().filter(|f| f.size_bytes > 0 && f.fct_s.is_finite()).count();
-        let ns_per_event = best * 1e9 / r.events as f64;
+    for c in &cases {
+        let row = measure_in_child(c.id, quick, runs_wanted);
+        let f = |k: &str| row[k].as_f64().unwrap_or(f64::NAN);
         println!(
-            "| {} | {simulated:.3} | {} | {} | {flows_done} | {best:.3} | {median:.3} | {ns_per_event:.0} | {:.2} M | {:.2} M | {:.1} |",
+            "| {} | {:.3} | {} | {} | {} | {:.3} | {:.3} | {:.0} | {:.2} M | {:.2} M | {:.1} |",
             c.id,
-            r.events,
-            r.packet_hops,
-            data_packets as f64 / best / 1e6,
-            r.packet_hops as f64 / best / 1e6,
-            peak as f64 / 1e6
+            f("simulated_s"),
+            row["events"],
+            row["packet_hops"],
+            row["flows_completed"],
+            f("best_wall_s"),
+            f("median_wall_s"),
+            f("ns_per_event"),
+            f("data_packets_per_s") / 1e6,
+            f("packet_hops_per_s") / 1e6,
+            f("peak_rss_bytes") / 1e6
         );
-        rows.push(json!({
-            "id": c.id, "label": c.label, "simulated_s": simulated, "events": r.events,
-            "packet_hops": r.packet_hops, "data_packets": data_packets, "flows_completed": flows_done,
-            "runs": walls.len(), "best_wall_s": best, "median_wall_s": median, "ns_per_event": ns_per_event,
-            "data_packets_per_s": data_packets as f64 / best, "packet_hops_per_s": r.packet_hops as f64 / best,
-            "peak_rss_bytes": peak,
-        }));
+        rows.push(row);
     }
-    if !filters.is_empty() {
-        return; // a profile of the chosen cases: no memory figures
-    }
-    let per_connection = memory_per_idle_connection();
-    let per_packet = memory_per_queued_packet();
-    println!("\nmemory per idle connection (10,000 built, both ends): {per_connection:.0} B");
-    println!("memory per queued packet (1,000,000 held by one port): {per_packet:.0} B");
+    let memory = filters.is_empty().then(|| {
+        let per_connection = memory_per_idle_connection();
+        let per_packet = memory_per_queued_packet();
+        println!("\nmemory per idle connection (10,000 built, both ends): {per_connection:.0} B");
+        println!("memory per queued packet (1,000,000 held by one port): {per_packet:.0} B");
+        json!({"per_idle_connection_bytes": per_connection, "per_queued_packet_bytes": per_packet})
+    });
     if let Some(dir) = &out {
-        let doc = json!({
-            "quick": quick,
-            "cases": rows,
-            "memory": {"per_idle_connection_bytes": per_connection, "per_queued_packet_bytes": per_packet},
-        });
+        let doc = json!({"quick": quick, "cases": rows, "memory": memory});
         let path = dir.join("engine.json");
         std::fs::write(&path, serde_json::to_string_pretty(&doc).expect("serialises")).expect("engine.json written");
         eprintln!("wrote {}", path.display());
