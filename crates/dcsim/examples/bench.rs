@@ -13,6 +13,7 @@
 //! `--case` keeps the cases whose id contains the text, and skips the memory figures. Each
 //! case runs in a child process (`--child ID`), so that its memory peak is its own; profile
 //! one by running its child directly (`perf record bench --child ID --runs 1`).
+//! `--scenario FILE.json` measures any scenario the same way and prints its row as JSON.
 
 use std::time::Instant;
 
@@ -347,6 +348,18 @@ fn main() {
     let out = flag("--out").map(std::path::PathBuf::from);
     let scale = if quick { 0.1 } else { 1.0 };
     let runs = runs_wanted.unwrap_or(if quick { 1 } else { 5 });
+    if let Some(path) = flag("--scenario") {
+        // Any scenario file (JSON), measured as a case (benchmarks/scaling.py).
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let s = Scenario::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let c = Case {
+            id: "scenario",
+            label: "--scenario",
+            build: |_| unreachable!("built from the file"),
+        };
+        println!("{}", measure(&c, &s, runs, runs_wanted.is_some()));
+        return;
+    }
     if let Some(id) = flag("--child") {
         let c = CASES.iter().find(|c| c.id == id).expect("--child takes a case id");
         let row = measure(c, &(c.build)(scale), runs, runs_wanted.is_some());

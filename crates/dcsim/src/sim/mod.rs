@@ -12,6 +12,7 @@ mod udp;
 mod workload;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -243,6 +244,9 @@ impl Conn {
 struct ConnFactory {
     tcp: TcpConfig,
     offload_burst_segments: u32,
+    /// The settings built so far, by controller and receive buffer: connections built alike
+    /// share one copy.
+    params: Vec<(CcKind, Option<u64>, Arc<TcpParams>)>,
 }
 
 /// Host-side limits on what one connection may queue in its NIC.
@@ -255,14 +259,49 @@ struct HostQueueLimit {
 }
 
 impl ConnFactory {
-    fn make(&self, id: u32, src: u32, dst: u32, cc: CcKind, start: Time, rcv_buffer: Option<u64>) -> Conn {
+    fn make(&mut self, id: u32, src: u32, dst: u32, cc: CcKind, start: Time, rcv_buffer: Option<u64>) -> Conn {
+        let params = match self.params.iter().find(|(c, b, _)| (*c, *b) == (cc, rcv_buffer)) {
+            Some((_, _, p)) => Arc::clone(p),
+            None => {
+                let p = Arc::new(self.params(cc, rcv_buffer));
+                self.params.push((cc, rcv_buffer, Arc::clone(&p)));
+                p
+            }
+        };
+        let t = &self.tcp;
+        let rtt = RttEstimator::new(params.rto_min, params.rto_initial, params.rto_max, params.timer_tick);
+        let make = |end: u8, hosts: (u32, u32)| Endpoint::new(Arc::clone(&params), Cc::new(cc, t), id, end, hosts, rtt.clone());
+        Conn {
+            ends: [make(0, (src, dst)), make(1, (dst, src))],
+            hosts: [src, dst],
+            cc,
+            class: 0,
+            start,
+            bytes: None,
+            stop: None,
+            completion: None,
+            delivered_at_warmup: 0,
+            at_warmup: WarmupCounts::default(),
+            timer_event: [[None; 3]; 2],
+            query: None,
+            generator: None,
+            in_nic: [VecDeque::new(), VecDeque::new()],
+            in_nic_bytes: [0; 2],
+            ictcp: [None; 2],
+            in_flight: 0,
+        }
+    }
+
+    /// The TCP settings of a connection with controller `cc` and, if its application set one,
+    /// receive buffer `rcv_buffer`.
+    fn params(&self, cc: CcKind, rcv_buffer: Option<u64>) -> TcpParams {
         let t = &self.tcp;
         let ect_on_control = match t.ect_on_control {
             EctOnControl::Auto => cc == CcKind::Dctcp,
             EctOnControl::Rfc3168 => false,
             EctOnControl::All => true,
         };
-        let params = TcpParams {
+        TcpParams {
             mss: t.segment_bytes(),
             header_bytes: t.header_bytes,
             init_cwnd_segments: t.init_cwnd_segments,
@@ -295,27 +334,6 @@ impl ConnFactory {
             recovery: t.recovery,
             tail_loss_probe: t.tail_loss_probe,
             early_retransmit: t.early_retransmit,
-        };
-        let rtt = RttEstimator::new(params.rto_min, params.rto_initial, params.rto_max, params.timer_tick);
-        let make = |end: u8, hosts: (u32, u32)| Endpoint::new(params.clone(), Cc::new(cc, t), id, end, hosts, rtt.clone());
-        Conn {
-            ends: [make(0, (src, dst)), make(1, (dst, src))],
-            hosts: [src, dst],
-            cc,
-            class: 0,
-            start,
-            bytes: None,
-            stop: None,
-            completion: None,
-            delivered_at_warmup: 0,
-            at_warmup: WarmupCounts::default(),
-            timer_event: [[None; 3]; 2],
-            query: None,
-            generator: None,
-            in_nic: [VecDeque::new(), VecDeque::new()],
-            in_nic_bytes: [0; 2],
-            ictcp: [None; 2],
-            in_flight: 0,
         }
     }
 }
@@ -391,9 +409,10 @@ impl Simulation {
         let t = &s.tcp;
         let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
         rng.set_stream(RNG_STREAM_FLOW_START);
-        let factory = ConnFactory {
+        let mut factory = ConnFactory {
             tcp: t.clone(),
             offload_burst_segments: s.host.offload_burst_segments,
+            params: Vec::new(),
         };
         let mut conns = Conns::default();
         for (i, f) in s.flows.iter().enumerate() {

@@ -8,6 +8,8 @@
 //!
 //! Sequence space: the SYN takes sequence number 0, data starts at 1.
 
+use std::sync::Arc;
+
 use super::cc::{Ack, Cc, ConnView, IdleSpell};
 use super::ranges::RangeSet;
 use super::rtt::RttEstimator;
@@ -148,7 +150,8 @@ pub(crate) const TS_OFFSET: Time = Time::from_ps(1);
 
 #[derive(Debug, Clone)]
 pub struct Endpoint {
-    pub p: TcpParams,
+    /// The stack's settings, shared by every end built alike (an end holds 8 bytes of them).
+    pub p: Arc<TcpParams>,
     conn: u32,
     end: u8,
     /// This end's host and the peer's.
@@ -249,7 +252,8 @@ struct RcvAutotune {
 }
 
 impl Endpoint {
-    pub fn new(p: TcpParams, cc: Cc, conn: u32, end: u8, (host, peer_host): (u32, u32), rtt: RttEstimator) -> Self {
+    pub fn new(p: impl Into<Arc<TcpParams>>, cc: Cc, conn: u32, end: u8, (host, peer_host): (u32, u32), rtt: RttEstimator) -> Self {
+        let p: Arc<TcpParams> = p.into();
         let rcv_buffer = p.rcv_buffer;
         let loss = (p.tail_loss_probe || p.recovery == Recovery::Prr).then(Box::default);
         // Linux `tcp_init_buffer_space`: the first measurement expects at most an initial
