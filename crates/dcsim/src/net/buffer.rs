@@ -4,7 +4,7 @@
 //! k busy ports to alpha·B/(1 + k·alpha) each ("buffer pressure", DCTCP paper §2.3.4).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::units::{Bytes, Time};
 
@@ -28,9 +28,13 @@ pub struct SharedBuffer {
     pub max_used: Bytes,
     /// Bytes held, as of the last `used_at`.
     used: Bytes,
-    /// (departure time, bytes) of every packet held, earliest first: the memory's occupancy
-    /// at any instant without visiting its ports.
-    departures: BinaryHeap<Reverse<(Time, Bytes)>>,
+    /// Per port (in `ports` order): (departure time, bytes) of its packets held by `hold`,
+    /// earliest first (a FIFO port's packets leave in order).
+    held: Vec<VecDeque<(Time, Bytes)>>,
+    /// (next departure, port slot) of every port holding packets, earliest first: with
+    /// `held`, the memory's occupancy at any instant without visiting its ports, in a heap of
+    /// ports rather than of packets.
+    next: BinaryHeap<Reverse<(Time, u32)>>,
 }
 
 impl SharedBuffer {
@@ -41,19 +45,35 @@ impl SharedBuffer {
             ports: Vec::new(),
             max_used: Bytes::ZERO,
             used: Bytes::ZERO,
-            departures: BinaryHeap::new(),
+            held: Vec::new(),
+            next: BinaryHeap::new(),
         }
+    }
+
+    /// Port `id` draws from this memory; returns its slot (what `hold` takes).
+    pub fn add_port(&mut self, id: u32) -> u32 {
+        self.ports.push(id);
+        self.held.push(VecDeque::new());
+        (self.ports.len() - 1) as u32
     }
 
     /// Bytes held at `now`: frees what has left by then.
     #[inline]
     pub fn used_at(&mut self, now: Time) -> Bytes {
-        while let Some(&Reverse((t, size))) = self.departures.peek() {
+        while let Some(&Reverse((t, slot))) = self.next.peek() {
             if t > now {
                 break;
             }
-            self.departures.pop();
-            self.used -= size;
+            self.next.pop();
+            let held = &mut self.held[slot as usize];
+            while let Some(&(t, size)) = held.front() {
+                if t > now {
+                    self.next.push(Reverse((t, slot)));
+                    break;
+                }
+                held.pop_front();
+                self.used -= size;
+            }
         }
         self.used
     }
@@ -72,12 +92,21 @@ impl SharedBuffer {
         self.used -= size;
     }
 
-    /// A packet of `size` bytes was admitted and leaves the memory at `departure`.
+    /// A packet of `size` bytes was admitted to the FIFO port in `slot` and leaves the memory
+    /// at `departure` (no earlier than the port's packets before it).
     #[inline]
-    pub fn hold(&mut self, size: Bytes, departure: Time) {
+    pub fn hold(&mut self, slot: u32, size: Bytes, departure: Time) {
         self.used += size;
         self.max_used = self.max_used.max(self.used);
-        self.departures.push(Reverse((departure, size)));
+        let held = &mut self.held[slot as usize];
+        debug_assert!(
+            held.back().is_none_or(|&(t, _)| t <= departure),
+            "a FIFO port's packets leave in order"
+        );
+        if held.is_empty() {
+            self.next.push(Reverse((departure, slot)));
+        }
+        held.push_back((departure, size));
     }
 
     /// Admission of `size` bytes to a port holding `port_bytes` when the whole memory holds

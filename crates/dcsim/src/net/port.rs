@@ -98,6 +98,8 @@ pub struct Port {
     pub limit_packets: u32,
     pub limit_bytes: Bytes,
     pub aqm: Aqm,
+    /// The port's slot in its switch's shared memory, if the switch has one.
+    pub memory_slot: u32,
     /// Whether the packet being serialised counts towards the AQM's occupancy.
     aqm_counts_in_service: bool,
     /// Packets admitted and not yet at the peer, each with the end of its transmission (it
@@ -175,6 +177,7 @@ impl Port {
             limit_packets,
             limit_bytes,
             aqm,
+            memory_slot: 0,
             aqm_counts_in_service,
             queue: VecDeque::new(),
             departed: 0,

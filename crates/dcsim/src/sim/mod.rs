@@ -746,9 +746,9 @@ impl Simulation {
             self.refused(p, &pkt);
             return None;
         };
-        let node = self.ports[p as usize].node as usize;
-        if let Some(shared) = &mut self.nodes[node].shared {
-            shared.hold(size, departure);
+        let port = &self.ports[p as usize];
+        if let Some(shared) = &mut self.nodes[port.node as usize].shared {
+            shared.hold(port.memory_slot, size, departure);
         }
         if let Some(arrive) = next_arrival {
             self.cal.schedule(arrive, Event::LinkArrive(p));

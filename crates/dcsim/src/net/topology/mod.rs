@@ -277,10 +277,8 @@ impl Builder<'_> {
         // The link's own buffer, if it gives one, replaces the switch-wide per-port limit.
         let limit_packets = l.buffer_packets.unwrap_or(limit_packets);
         let limit_bytes = Bytes::new(l.buffer_bytes.unwrap_or(limit_bytes));
-        if let Some(shared) = &mut self.net_nodes[node as usize].shared {
-            shared.ports.push(id);
-        }
-        let port = Port::new(
+        let memory_slot = self.net_nodes[node as usize].shared.as_mut().map(|shared| shared.add_port(id));
+        let mut port = Port::new(
             name,
             node,
             peer,
@@ -292,6 +290,7 @@ impl Builder<'_> {
             limit_bytes,
             self.aqm(&self.s.switch.aqm, rate, framing, id, 0),
         );
+        port.memory_slot = memory_slot.unwrap_or(0);
         let port = match self.discipline(rate, framing, id) {
             Some(d) => port.with_discipline(d),
             None => port,
