@@ -18,7 +18,7 @@
 use std::time::Instant;
 
 use dcsim::net::aqm::Aqm;
-use dcsim::net::packet::{Ecn, Packet, ACK};
+use dcsim::net::packet::{Ecn, Packet};
 use dcsim::net::port::Port;
 use dcsim::units::{Bytes, Rate, Time};
 use dcsim::{Scenario, Simulation};
@@ -244,24 +244,7 @@ fn memory_per_queued_packet() -> f64 {
         Bytes::new(1 << 40),
         Aqm::DropTail,
     );
-    let pkt = Packet {
-        conn: 0,
-        src: 0,
-        dst: 1,
-        from_end: 0,
-        flags: ACK,
-        ecn: Ecn::Ect,
-        class: 0,
-        len: 1460,
-        size: 1500,
-        seq: 0,
-        ack: 1,
-        rwnd: 65_535,
-        ts_val: Time::ZERO,
-        ts_ecr: Time::ZERO,
-        sack: [(0, 0); 3],
-        sack_blocks: 0,
-    };
+    let pkt = Packet::data(0, 1500, Ecn::Ect);
     let before = proc_status("VmRSS:");
     for i in 0..N {
         port.offer(

@@ -72,10 +72,11 @@ fn a_packet_stays_88_bytes() {
     assert_eq!(std::mem::size_of::<Packet>(), 88);
 }
 
-#[cfg(test)]
+/// Packets for tests and benchmarks.
 impl Packet {
-    /// A data packet of `size` bytes (40 of them headers) from host 0 to host 1, for tests.
-    pub(crate) fn for_test(seq: u64, size: u32, ecn: Ecn) -> Packet {
+    /// A data packet of `size` bytes (40 of them headers) of connection 0, from host 0 to
+    /// host 1, acknowledging nothing new.
+    pub fn data(seq: u64, size: u32, ecn: Ecn) -> Packet {
         Packet {
             conn: 0,
             src: 0,
@@ -93,6 +94,22 @@ impl Packet {
             ts_ecr: Time::ZERO,
             sack: [(0, 0); 3],
             sack_blocks: 0,
+        }
+    }
+
+    /// A pure ACK of `size` bytes of connection 0 from its receiving end (host 1) to the
+    /// sender (host 0), acknowledging `ack`.
+    pub fn pure_ack(ack: u64, size: u32) -> Packet {
+        Packet {
+            src: 1,
+            dst: 0,
+            from_end: 1,
+            ecn: Ecn::NotEct,
+            len: 0,
+            size,
+            seq: 1,
+            ack,
+            ..Packet::data(0, 40, Ecn::NotEct)
         }
     }
 }

@@ -598,8 +598,8 @@ mod tests {
                 }
                 let size = [1500, 64, 1500, 700][rng.gen_range(0..4)];
                 let ecn = if rng.gen_bool(0.8) { Ecn::Ect } else { Ecn::NotEct };
-                let a = fifo.offer(now, Packet::for_test(i, size, ecn), window);
-                let b = events.offer_to_discipline(now, Packet::for_test(i, size, ecn), window);
+                let a = fifo.offer(now, Packet::data(i, size, ecn), window);
+                let b = events.offer_to_discipline(now, Packet::data(i, size, ecn), window);
                 assert_eq!(a.is_ok(), b.is_ok(), "packet {i}");
                 if let Ok((started, _)) = b {
                     tx_done = tx_done.or(started);

@@ -399,7 +399,7 @@ mod tests {
     fn pkt(class: u8, size: u32) -> Packet {
         Packet {
             class,
-            ..Packet::for_test(1, size, Ecn::Ect)
+            ..Packet::data(1, size, Ecn::Ect)
         }
     }
 

@@ -137,7 +137,7 @@ mod tests {
     use crate::net::packet::Ecn;
 
     fn packet(seq: u64) -> Packet {
-        Packet::for_test(seq, 1500, Ecn::NotEct)
+        Packet::data(seq, 1500, Ecn::NotEct)
     }
 
     fn batch(rx: &mut RxModeration) -> Vec<u64> {

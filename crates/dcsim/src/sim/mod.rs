@@ -28,7 +28,7 @@ use crate::results::{
     ClassStats, Conservation, FlowSamples, IctcpSamples, PoolSamples, PortStats, ProbeSamples, QueryStats, QueueSamples, Results,
     SwitchStats,
 };
-use crate::scenario::{CcKind, EctOnControl, MeasureConfig, Scenario, TcpConfig, Topology};
+use crate::scenario::{CcKind, MeasureConfig, Scenario, TcpConfig, Topology};
 use crate::tcp::cc::Cc;
 use crate::tcp::ictcp::{IctcpParams, Interface};
 use crate::tcp::rtt::RttEstimator;
@@ -263,7 +263,7 @@ impl ConnFactory {
         let params = match self.params.iter().find(|(c, b, _)| (*c, *b) == (cc, rcv_buffer)) {
             Some((_, _, p)) => Arc::clone(p),
             None => {
-                let p = Arc::new(self.params(cc, rcv_buffer));
+                let p = Arc::new(TcpParams::new(&self.tcp, cc, rcv_buffer, self.offload_burst_segments));
                 self.params.push((cc, rcv_buffer, Arc::clone(&p)));
                 p
             }
@@ -289,51 +289,6 @@ impl ConnFactory {
             in_nic_bytes: [0; 2],
             ictcp: [None; 2],
             in_flight: 0,
-        }
-    }
-
-    /// The TCP settings of a connection with controller `cc` and, if its application set one,
-    /// receive buffer `rcv_buffer`.
-    fn params(&self, cc: CcKind, rcv_buffer: Option<u64>) -> TcpParams {
-        let t = &self.tcp;
-        let ect_on_control = match t.ect_on_control {
-            EctOnControl::Auto => cc == CcKind::Dctcp,
-            EctOnControl::Rfc3168 => false,
-            EctOnControl::All => true,
-        };
-        TcpParams {
-            mss: t.segment_bytes(),
-            header_bytes: t.header_bytes,
-            init_cwnd_segments: t.init_cwnd_segments,
-            rto_min: Time::from_ms_f64(t.rto_min_ms),
-            rto_initial: Time::from_ms_f64(t.rto_initial_ms),
-            rto_max: Time::from_ms_f64(t.rto_max_ms),
-            timer_tick: Time::from_ms_f64(t.timer_tick_ms),
-            delack_segments: t.delayed_ack_segments,
-            delack_timeout: Time::from_ms_f64(t.delayed_ack_timeout_ms),
-            // A buffer the application set is fixed (Linux: SO_RCVBUF locks it); otherwise
-            // the stack's, auto-tuned from its initial size if `tcp.rcv_autotune`.
-            rcv_buffer: rcv_buffer.unwrap_or(if t.rcv_autotune {
-                t.rcv_autotune_initial_bytes
-            } else {
-                t.rcv_buffer_bytes
-            }),
-            rcv_autotune_max: (rcv_buffer.is_none() && t.rcv_autotune).then_some(t.rcv_autotune_max_bytes),
-            ect_on_syn: t.ect_on_syn.unwrap_or(ect_on_control),
-            ect_on_ack: t.ect_on_ack.unwrap_or(ect_on_control),
-            ect_on_retransmit: ect_on_control,
-            syn_retries: t.syn_retries,
-            synack_retries: t.synack_retries,
-            dctcp_receiver: (cc == CcKind::Dctcp).then_some(t.dctcp_receiver),
-            slow_start_after_idle: t.slow_start_after_idle,
-            offload_burst_segments: self.offload_burst_segments,
-            sack: t.sack,
-            limited_transmit: t.limited_transmit,
-            dupthresh: t.dupack_threshold,
-            cwnd_validation: t.cwnd_validation,
-            recovery: t.recovery,
-            tail_loss_probe: t.tail_loss_probe,
-            early_retransmit: t.early_retransmit,
         }
     }
 }

@@ -14,7 +14,7 @@ use super::cc::{Ack, Cc, ConnView, IdleSpell};
 use super::ranges::RangeSet;
 use super::rtt::RttEstimator;
 use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, RETX, SYN};
-use crate::scenario::{CwndValidation, DctcpReceiver, Recovery};
+use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, EctOnControl, Recovery, TcpConfig};
 use crate::units::{Bytes, Time};
 
 /// Per-connection constants, resolved from the scenario.
@@ -64,6 +64,52 @@ pub struct TcpParams {
     /// DupThresh falls to the segments out minus one; and any ACK with new SACK information
     /// may start recovery (Linux's loss detection), not only a duplicate.
     pub early_retransmit: bool,
+}
+
+impl TcpParams {
+    /// The settings of a connection's ends for the scenario's `tcp` table `t`, controller
+    /// `cc`, the receive buffer its application set (if any) and the hosts' offload bursts.
+    pub fn new(t: &TcpConfig, cc: CcKind, rcv_buffer: Option<u64>, offload_burst_segments: u32) -> Self {
+        let ect_on_control = match t.ect_on_control {
+            EctOnControl::Auto => cc == CcKind::Dctcp,
+            EctOnControl::Rfc3168 => false,
+            EctOnControl::All => true,
+        };
+        TcpParams {
+            mss: t.segment_bytes(),
+            header_bytes: t.header_bytes,
+            init_cwnd_segments: t.init_cwnd_segments,
+            rto_min: Time::from_ms_f64(t.rto_min_ms),
+            rto_initial: Time::from_ms_f64(t.rto_initial_ms),
+            rto_max: Time::from_ms_f64(t.rto_max_ms),
+            timer_tick: Time::from_ms_f64(t.timer_tick_ms),
+            delack_segments: t.delayed_ack_segments,
+            delack_timeout: Time::from_ms_f64(t.delayed_ack_timeout_ms),
+            // A buffer the application set is fixed (Linux: SO_RCVBUF locks it); otherwise
+            // the stack's, auto-tuned from its initial size if `tcp.rcv_autotune`.
+            rcv_buffer: rcv_buffer.unwrap_or(if t.rcv_autotune {
+                t.rcv_autotune_initial_bytes
+            } else {
+                t.rcv_buffer_bytes
+            }),
+            rcv_autotune_max: (rcv_buffer.is_none() && t.rcv_autotune).then_some(t.rcv_autotune_max_bytes),
+            ect_on_syn: t.ect_on_syn.unwrap_or(ect_on_control),
+            ect_on_ack: t.ect_on_ack.unwrap_or(ect_on_control),
+            ect_on_retransmit: ect_on_control,
+            syn_retries: t.syn_retries,
+            synack_retries: t.synack_retries,
+            dctcp_receiver: (cc == CcKind::Dctcp).then_some(t.dctcp_receiver),
+            slow_start_after_idle: t.slow_start_after_idle,
+            offload_burst_segments,
+            sack: t.sack,
+            limited_transmit: t.limited_transmit,
+            dupthresh: t.dupack_threshold,
+            cwnd_validation: t.cwnd_validation,
+            recovery: t.recovery,
+            tail_loss_probe: t.tail_loss_probe,
+            early_retransmit: t.early_retransmit,
+        }
+    }
 }
 
 /// What a probe timeout adds to 2·SRTT with more than one segment out (Linux's

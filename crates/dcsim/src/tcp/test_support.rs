@@ -4,7 +4,7 @@
 use super::cc::Cc;
 use super::endpoint::{Endpoint, State, TcpParams};
 use super::rtt::RttEstimator;
-use crate::net::packet::{Ecn, Packet, ACK, SYN};
+use crate::net::packet::{Packet, ACK, SYN};
 use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, Recovery, TcpConfig};
 use crate::units::Time;
 
@@ -140,21 +140,10 @@ pub fn sack_ack(ack: u64, sacked: &[(u64, u64)]) -> Packet {
         sack[k] = ((a - ack) as u32, (b - ack) as u32);
     }
     Packet {
-        conn: 0,
-        src: 1,
-        dst: 0,
-        from_end: 1,
-        flags: ACK,
-        ecn: Ecn::NotEct,
-        len: 0,
-        size: HDR,
-        seq: 1,
-        ack,
         rwnd: RCV_BUF as u32,
         ts_val: Time::from_ps(1),
-        ts_ecr: Time::ZERO,
         sack,
         sack_blocks: sacked.len() as u8,
-        class: 0,
+        ..Packet::pure_ack(ack, HDR)
     }
 }
