@@ -1,7 +1,7 @@
 # Everyday commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install lock test test-tools test-rust test-py bench bench-compare bench-micro bench-py bench-sweep schema docs validation reproduce
+.PHONY: help install lock test test-tools test-rust test-py bench bench-compare scaling bench-micro bench-py bench-sweep schema docs validation reproduce
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -30,6 +30,10 @@ bench: ## Speed and memory on fixed scenarios, engine and dcsim.run: one table, 
 
 bench-compare: ## Two bench runs side by side: make bench-compare OLD=a/bench.json NEW=b/bench.json
 	$(PYTHON) benchmarks/bench.py --compare $(OLD) $(NEW)
+
+scaling: ## Wall time and memory against simulated time, hosts and flows; plots in docs/performance
+	cargo build --release -p dcsim --example bench
+	$(PYTHON) benchmarks/scaling.py --out build/scaling --docs docs/performance
 
 bench-micro: ## Criterion micro-benchmarks of the calendar, a port and the sender's ACK processing
 	cargo bench -p dcsim

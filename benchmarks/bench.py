@@ -7,7 +7,7 @@ whole call's wall time beside the engine's, and prints one table, written as
 ``DIR/bench.json``:
 
     python benchmarks/bench.py build/bench
-    python benchmarks/bench.py --compare OLD/bench.json NEW/bench.json   (ratios, new / old)
+    python benchmarks/bench.py --compare OLD/bench.json NEW/bench.json   (engine.json too)
 """
 
 from __future__ import annotations
@@ -120,6 +120,8 @@ def compare(old_path: Path, new_path: Path) -> None:
     """New over old for the speed and memory figures of every case in both."""
     old = {c["id"]: c for c in json.loads(old_path.read_text())["cases"]}
     new = {c["id"]: c for c in json.loads(new_path.read_text())["cases"]}
+    for case in (*old.values(), *new.values()):  # engine.json rows have bytes only
+        case.setdefault("peak_rss_mb", case["peak_rss_bytes"] / 1e6)
     keys = (("wall s", "best_wall_s"), ("ns/event", "ns_per_event"), ("peak MB", "peak_rss_mb"))
     print("| case | " + " | ".join(f"{n} old → new" for n, _ in keys) + " | speed-up |")
     print("|---|" + "---|" * (len(keys) + 1))
