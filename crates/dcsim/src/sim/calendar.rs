@@ -30,6 +30,10 @@ impl<E> Entry<E> {
 pub struct Calendar<E> {
     heap: Vec<Entry<E>>,
     next_seq: u64,
+    /// The root was popped and its hole not yet filled: the next `schedule` fills it with
+    /// one sift down (an event's handler usually schedules the next one), instead of a pop's
+    /// repair and a push's sift up.
+    vacant_root: bool,
 }
 
 impl<E: Copy> Default for Calendar<E> {
@@ -37,6 +41,7 @@ impl<E: Copy> Default for Calendar<E> {
         Self {
             heap: Vec::with_capacity(1024),
             next_seq: 0,
+            vacant_root: false,
         }
     }
 }
@@ -51,9 +56,19 @@ impl<E: Copy> Calendar<E> {
             seq,
             event,
         };
-        // Sift up: move parents down into the hole until the entry's place is found.
-        let mut hole = self.heap.len();
+        if self.vacant_root {
+            self.vacant_root = false;
+            self.sift_down_from_root(entry);
+            return;
+        }
+        let hole = self.heap.len();
         self.heap.push(entry);
+        self.sift_up(hole, entry);
+    }
+
+    /// Puts `entry` at `hole` or above it: parents later than it move down.
+    #[inline(always)]
+    fn sift_up(&mut self, mut hole: usize, entry: Entry<E>) {
         let key = entry.key();
         while hole > 0 {
             let parent = (hole - 1) / ARITY;
@@ -66,16 +81,12 @@ impl<E: Copy> Calendar<E> {
         self.heap[hole] = entry;
     }
 
-    #[inline]
-    pub fn pop(&mut self) -> Option<(Time, E)> {
-        let last = self.heap.pop()?;
-        if self.heap.is_empty() {
-            return Some((Time::from_ps(last.time), last.event));
-        }
-        let top = self.heap[0];
-        // The root's hole moves down to a leaf past the smallest child of each node (most
-        // entries moved up from the bottom belong near it), then the last entry fills it and
-        // sifts up: fewer comparisons than testing the entry at every level.
+    /// Fills the root's hole with `entry`: the hole moves down to a leaf past the smallest
+    /// child of each node, then the entry sifts up from there (most entries belong near the
+    /// bottom: fewer comparisons than testing the entry at every level). A node with four
+    /// children picks the smallest in a fixed tree of comparisons (compiled branch-free).
+    #[inline(always)]
+    fn sift_down_from_root(&mut self, entry: Entry<E>) {
         let n = self.heap.len();
         let mut hole = 0;
         loop {
@@ -94,31 +105,44 @@ impl<E: Copy> Calendar<E> {
             self.heap[hole] = self.heap[child];
             hole = child;
         }
-        let key = last.key();
-        while hole > 0 {
-            let parent = (hole - 1) / ARITY;
-            if self.heap[parent].key() <= key {
-                break;
-            }
-            self.heap[hole] = self.heap[parent];
-            hole = parent;
+        self.sift_up(hole, entry);
+    }
+
+    /// Repairs a vacant root left by `pop`: the last entry fills it.
+    #[inline(always)]
+    fn settle(&mut self) {
+        if self.vacant_root {
+            self.vacant_root = false;
+            let last = self.heap.pop().expect("a vacant root is in a heap of two or more");
+            self.sift_down_from_root(last);
         }
-        self.heap[hole] = last;
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        self.settle();
+        let top = *self.heap.first()?;
+        if self.heap.len() == 1 {
+            self.heap.pop();
+        } else {
+            self.vacant_root = true;
+        }
         Some((Time::from_ps(top.time), top.event))
     }
 
     #[inline]
-    pub fn peek_time(&self) -> Option<Time> {
+    pub fn peek_time(&mut self) -> Option<Time> {
+        self.settle();
         self.heap.first().map(|e| Time::from_ps(e.time))
     }
 
     /// Events waiting.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - self.vacant_root as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
