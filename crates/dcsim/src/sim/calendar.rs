@@ -27,35 +27,26 @@ impl<E> Entry<E> {
 }
 
 #[derive(Clone)]
-pub struct Calendar<E> {
+struct Heap<E> {
     heap: Vec<Entry<E>>,
-    next_seq: u64,
     /// The root was popped and its hole not yet filled: the next `schedule` fills it with
     /// one sift down (an event's handler usually schedules the next one), instead of a pop's
     /// repair and a push's sift up.
     vacant_root: bool,
 }
 
-impl<E: Copy> Default for Calendar<E> {
+impl<E: Copy> Default for Heap<E> {
     fn default() -> Self {
         Self {
             heap: Vec::with_capacity(1024),
-            next_seq: 0,
             vacant_root: false,
         }
     }
 }
 
-impl<E: Copy> Calendar<E> {
+impl<E: Copy> Heap<E> {
     #[inline]
-    pub fn schedule(&mut self, time: Time, event: E) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        let entry = Entry {
-            time: time.as_ps(),
-            seq,
-            event,
-        };
+    fn push(&mut self, entry: Entry<E>) {
         if self.vacant_root {
             self.vacant_root = false;
             self.sift_down_from_root(entry);
@@ -118,27 +109,103 @@ impl<E: Copy> Calendar<E> {
         }
     }
 
-    #[inline]
-    pub fn pop(&mut self) -> Option<(Time, E)> {
+    /// The earliest entry's key, after repairing a vacant root.
+    #[inline(always)]
+    fn first_key(&mut self) -> Option<u128> {
         self.settle();
-        let top = *self.heap.first()?;
+        self.heap.first().map(Entry::key)
+    }
+
+    /// Takes the earliest entry (`first_key` was called): its place stays vacant.
+    #[inline(always)]
+    fn take_first(&mut self) -> Entry<E> {
+        let top = self.heap[0];
         if self.heap.len() == 1 {
             self.heap.pop();
         } else {
             self.vacant_root = true;
         }
+        top
+    }
+
+    fn len(&self) -> usize {
+        self.heap.len() - self.vacant_root as usize
+    }
+}
+
+/// The calendar: two heaps under one sequence, so that the order is one (time, sequence)
+/// order. TCP timers (`schedule_timer`) are most of what waits in a network of many
+/// connections and lie far ahead; the events of packets lie close. Apart, an event of a
+/// packet sifts through a heap of its kind only.
+#[derive(Clone)]
+pub struct Calendar<E> {
+    soon: Heap<E>,
+    timers: Heap<E>,
+    next_seq: u64,
+}
+
+impl<E: Copy> Default for Calendar<E> {
+    fn default() -> Self {
+        Self {
+            soon: Heap::default(),
+            timers: Heap::default(),
+            next_seq: 0,
+        }
+    }
+}
+
+impl<E: Copy> Calendar<E> {
+    #[inline(always)]
+    fn entry(&mut self, time: Time, event: E) -> Entry<E> {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        Entry {
+            time: time.as_ps(),
+            seq,
+            event,
+        }
+    }
+
+    /// Schedules `event` at `time`.
+    #[inline]
+    pub fn schedule(&mut self, time: Time, event: E) {
+        let e = self.entry(time, event);
+        self.soon.push(e);
+    }
+
+    /// Schedules a timer: the same order as `schedule`, kept apart from the other events.
+    #[inline]
+    pub fn schedule_timer(&mut self, time: Time, event: E) {
+        let e = self.entry(time, event);
+        self.timers.push(e);
+    }
+
+    /// The lane whose first event is the earliest, if any event waits.
+    #[inline(always)]
+    fn earliest(&mut self) -> Option<&mut Heap<E>> {
+        match (self.soon.first_key(), self.timers.first_key()) {
+            (Some(a), Some(b)) if b < a => Some(&mut self.timers),
+            (Some(_), _) => Some(&mut self.soon),
+            (None, Some(_)) => Some(&mut self.timers),
+            (None, None) => None,
+        }
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        let top = self.earliest()?.take_first();
         Some((Time::from_ps(top.time), top.event))
     }
 
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
-        self.settle();
-        self.heap.first().map(|e| Time::from_ps(e.time))
+        let (a, b) = (self.soon.first_key(), self.timers.first_key());
+        a.into_iter().chain(b).min().map(|k| Time::from_ps((k >> 64) as u64))
     }
 
     /// Events waiting.
     pub fn len(&self) -> usize {
-        self.heap.len() - self.vacant_root as usize
+        self.soon.len() + self.timers.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -164,8 +231,8 @@ mod tests {
     }
 
     proptest! {
-        /// Any interleaving of schedules and pops gives what a sorted list gives: the
-        /// earliest time first, ties in the order they were scheduled.
+        /// Any interleaving of schedules (events and timers) and pops gives what a sorted list
+        /// gives: the earliest time first, ties in the order they were scheduled.
         #[test]
         fn agrees_with_a_sorted_list(ops in proptest::collection::vec((0u64..50, any::<bool>()), 1..400)) {
             let mut cal = Calendar::default();
@@ -175,7 +242,11 @@ mod tests {
                     let want = (!model.is_empty()).then(|| model.remove(0));
                     prop_assert_eq!(cal.pop().map(|(t, e)| (t.as_ps(), e)), want);
                 } else {
-                    cal.schedule(Time::from_ps(t), i as u32);
+                    if i % 3 == 0 {
+                        cal.schedule_timer(Time::from_ps(t), i as u32);
+                    } else {
+                        cal.schedule(Time::from_ps(t), i as u32);
+                    }
                     let at = model.partition_point(|&(mt, _)| mt <= t);
                     model.insert(at, (t, i as u32));
                 }

@@ -1094,7 +1094,7 @@ impl Simulation {
                         TIMER_DELACK => Event::DelayedAck(c, e),
                         _ => Event::Pace(c, e),
                     };
-                    self.cal.schedule(d, ev);
+                    self.cal.schedule_timer(d, ev);
                 }
             }
         }
