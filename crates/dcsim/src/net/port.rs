@@ -98,8 +98,9 @@ pub struct Port {
     pub limit_packets: u32,
     pub limit_bytes: Bytes,
     pub aqm: Aqm,
-    /// The port's slot in its switch's shared memory, if the switch has one.
-    pub memory_slot: u32,
+    /// The port's slot in its switch's shared memory, if the switch has one (so that ports
+    /// without one never look at their node).
+    pub memory_slot: Option<u32>,
     /// Whether the packet being serialised counts towards the AQM's occupancy.
     aqm_counts_in_service: bool,
     /// Packets admitted and not yet at the peer, each with the end of its transmission (it
@@ -177,7 +178,7 @@ impl Port {
             limit_packets,
             limit_bytes,
             aqm,
-            memory_slot: 0,
+            memory_slot: None,
             aqm_counts_in_service,
             queue: VecDeque::new(),
             departed: 0,

@@ -702,8 +702,12 @@ impl Simulation {
             return None;
         };
         let port = &self.ports[p as usize];
-        if let Some(shared) = &mut self.nodes[port.node as usize].shared {
-            shared.hold(port.memory_slot, size, departure);
+        if let Some(slot) = port.memory_slot {
+            self.nodes[port.node as usize]
+                .shared
+                .as_mut()
+                .expect("a port with a memory slot has a shared memory")
+                .hold(slot, size, departure);
         }
         if let Some(arrive) = next_arrival {
             self.cal.schedule(arrive, Event::LinkArrive(p));
@@ -716,10 +720,14 @@ impl Simulation {
     /// accounted.
     #[inline(always)]
     fn admit_to_memory(&mut self, p: u32, pkt: &Packet, queue_bytes: impl FnOnce(&mut Port) -> Bytes) -> bool {
-        let node = self.ports[p as usize].node as usize;
-        let Some(shared) = &mut self.nodes[node].shared else {
+        let port = &self.ports[p as usize];
+        if port.memory_slot.is_none() {
             return true;
-        };
+        }
+        let shared = self.nodes[port.node as usize]
+            .shared
+            .as_mut()
+            .expect("a port with a memory slot has a shared memory");
         let used = shared.used_at(self.now);
         let held = queue_bytes(&mut self.ports[p as usize]);
         match shared.admit(used, held, Bytes::from(pkt.size)) {

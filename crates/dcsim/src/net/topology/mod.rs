@@ -290,7 +290,7 @@ impl Builder<'_> {
             limit_bytes,
             self.aqm(&self.s.switch.aqm, rate, framing, id, 0),
         );
-        port.memory_slot = memory_slot.unwrap_or(0);
+        port.memory_slot = memory_slot;
         let port = match self.discipline(rate, framing, id) {
             Some(d) => port.with_discipline(d),
             None => port,
