@@ -42,9 +42,10 @@ def run_in_child(path: Path) -> dict[str, Any]:
     out = proc.stdout.read()
     # Reap it ourselves: wait4 gives this child's own resource usage.
     _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        raise SystemExit(f"dcsim.run of {path} failed with status {proc.returncode}")
+    code = os.waitstatus_to_exitcode(status)
+    proc.returncode = code  # reaped here: Popen must not wait for it again
+    if code:
+        raise SystemExit(f"dcsim.run of {path} failed with status {code}")
     row = json.loads(out)
     row["python_peak_rss_bytes"] = usage.ru_maxrss * 1024
     return row

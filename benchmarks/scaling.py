@@ -95,25 +95,29 @@ def fat_tree_flows(k: int, flows: int, duration_s: float, seed: int = 1) -> dict
     }
 
 
-# (curve, x-axis label, [(x, scenario)]): each x range spans a factor of 16 or more.
-def curves() -> list[tuple[str, str, list[tuple[float, dict[str, Any]]]]]:
+# (plot file, curve, x-axis label, [(x, scenario)]): each x range spans a factor of 16 or more.
+def curves() -> list[tuple[str, str, str, list[tuple[float, dict[str, Any]]]]]:
     return [
         (
+            "scaling-simulated-time",
             "simulated time",
             "simulated seconds (20 long flows, 1 Gb/s star)",
             [(t, long_flows_1g(t)) for t in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)],
         ),
         (
+            "scaling-hosts-one-switch",
             "hosts (one switch)",
             "hosts (one 10 Gb/s switch, permutation, 5 ms)",
             [(n, star_permutation(n, 0.005)) for n in (16, 64, 256, 1024, 2048)],
         ),
         (
+            "scaling-hosts-fat-tree",
             "hosts (fat-tree)",
             "hosts (k-ary fat-tree, 10 Gb/s, permutation, 5 ms)",
             [(k**3 // 4, fat_tree_permutation(k, 0.005)) for k in (4, 6, 8, 12, 16)],
         ),
         (
+            "scaling-concurrent-flows",
             "concurrent flows",
             "concurrent long flows (k = 8 fat-tree, 128 hosts, 5 ms)",
             [(n, fat_tree_flows(8, n, 0.005)) for n in (32, 128, 512, 2048, 8192)],
@@ -137,12 +141,13 @@ def measure(out: Path) -> list[dict[str, Any]]:
         raise SystemExit(f"{ENGINE_BENCH} is missing: cargo build --release -p dcsim --example bench")
     points = []
     with tempfile.TemporaryDirectory() as tmp:
-        for curve, xlabel, series in curves():
+        for plot_file, curve, xlabel, series in curves():
             for x, scenario in series:
                 path = Path(tmp) / "scenario.json"
                 path.write_text(json.dumps(scenario))
                 run = run_engine(path)
                 point = {
+                    "plot": plot_file,
                     "curve": curve,
                     "xlabel": xlabel,
                     "x": x,
@@ -192,9 +197,7 @@ def plot(points: list[dict[str, Any]], docs: Path) -> None:
             ax.grid(True, which="both", alpha=0.3)
         fig.suptitle(f"dcsim scaling with {curve}")
         fig.tight_layout()
-        name = "scaling-" + curve.split(" (")[0].replace(" ", "-") + (
-            "-" + curve.split("(")[1].rstrip(")").replace(" ", "-") if "(" in curve else ""
-        )
+        name = ps[0]["plot"]
         fig.savefig(docs / f"{name}.png", dpi=90)
         plt.close(fig)
         print(f"wrote {docs / name}.png", file=sys.stderr)

@@ -264,7 +264,7 @@ fn memory_per_queued_packet() -> f64 {
 
 /// Runs one case `runs` times (fewer when a run takes over 10 s, unless `fixed`) and returns
 /// its row.
-fn measure(c: &Case, s: &Scenario, runs: usize, fixed: bool) -> serde_json::Value {
+fn measure(id: &str, label: &str, s: &Scenario, runs: usize, fixed: bool) -> serde_json::Value {
     // Wall time on shared machines is noisy: the best of several runs (the least disturbed),
     // the median beside it.
     let mut walls = Vec::new();
@@ -292,13 +292,13 @@ fn measure(c: &Case, s: &Scenario, runs: usize, fixed: bool) -> serde_json::Valu
     let wanted: u32 = s.queries.iter().map(|q| q.rounds).sum();
     let done = r.queries.iter().filter(|q| q.qct_s.is_finite()).count();
     if done < wanted as usize {
-        eprintln!("warning: {}: {done} of {wanted} queries completed", c.id);
+        eprintln!("warning: {id}: {done} of {wanted} queries completed");
     }
     // Data packets delivered: in-order payload over the segment size.
     let data_packets = r.flows.iter().map(|f| f.bytes_delivered).sum::<u64>() / s.tcp.segment_bytes() as u64;
     let flows_done = r.flows.iter().filter(|f| f.size_bytes > 0 && f.fct_s.is_finite()).count();
     json!({
-        "id": c.id, "label": c.label, "simulated_s": simulated, "events": r.events,
+        "id": id, "label": label, "simulated_s": simulated, "events": r.events,
         "packet_hops": r.packet_hops, "data_packets": data_packets, "flows_completed": flows_done,
         "runs": walls.len(), "best_wall_s": best, "median_wall_s": median,
         "ns_per_event": best * 1e9 / r.events as f64,
@@ -335,17 +335,12 @@ fn main() {
         // Any scenario file (JSON), measured as a case (benchmarks/scaling.py).
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let s = Scenario::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let c = Case {
-            id: "scenario",
-            label: "--scenario",
-            build: |_| unreachable!("built from the file"),
-        };
-        println!("{}", measure(&c, &s, runs, runs_wanted.is_some()));
+        println!("{}", measure("scenario", &path, &s, runs, runs_wanted.is_some()));
         return;
     }
     if let Some(id) = flag("--child") {
         let c = CASES.iter().find(|c| c.id == id).expect("--child takes a case id");
-        let row = measure(c, &(c.build)(scale), runs, runs_wanted.is_some());
+        let row = measure(c.id, c.label, &(c.build)(scale), runs, runs_wanted.is_some());
         println!("{row}");
         return;
     }
