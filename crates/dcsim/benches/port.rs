@@ -20,7 +20,7 @@ use dcsim::scenario::NonEctPolicy;
 use dcsim::units::{Bytes, Rate, Time};
 
 /// IP packet bytes of a full segment.
-const PACKET_BYTES: u32 = 1500;
+const PACKET_BYTES: u16 = 1500;
 /// The standing queue: packets in the buffer after each offer.
 const QUEUE: u32 = 20;
 /// Measurement starts at time zero: the occupancy distribution is accounted on every change.
@@ -43,7 +43,7 @@ fn switch_port(aqm: Aqm) -> Port {
 
 /// An ECN-capable full data segment from host 0 to host 1.
 fn data_packet(seq: u64) -> Packet {
-    Packet::data(seq, PACKET_BYTES, Ecn::Ect)
+    Packet::data(seq as u32, PACKET_BYTES, Ecn::Ect)
 }
 
 /// A port with its standing queue, and the clock and pending link arrival that the event
@@ -60,7 +60,7 @@ struct SteadyPort {
 impl SteadyPort {
     fn new(aqm: Aqm) -> Self {
         let mut port = switch_port(aqm);
-        let gap = port.rate.tx_time(Bytes::from(PACKET_BYTES) + port.framing);
+        let gap = port.rate.tx_time(Bytes::from(PACKET_BYTES as u32) + port.framing);
         let mut next_arrival = None;
         for seq in 0..QUEUE as u64 {
             let (_, arrival) = port.offer(Time::ZERO, data_packet(seq), WINDOW_START).expect("room for the burst");

@@ -17,7 +17,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use dcsim::net::packet::{Packet, ACK, ECE};
+use dcsim::net::packet::{Segment, ACK, ECE};
 use dcsim::scenario::{CcKind, TcpConfig};
 use dcsim::tcp::cc::Cc;
 use dcsim::tcp::rtt::RttEstimator;
@@ -61,8 +61,8 @@ struct AckStream {
     /// ECN-Echo on one ACK in this many, if on any.
     mark_every: Option<u64>,
     acks: u64,
-    template: Packet,
-    out: Vec<Packet>,
+    template: Segment,
+    out: Vec<Segment>,
 }
 
 impl AckStream {
@@ -74,9 +74,9 @@ impl AckStream {
         sender.cc.win.ssthresh = 64.0 * mss;
         let ethernet_framing = 38;
         let frame = Bytes::new(sender.p.mss as u64 + sender.p.header_bytes as u64 + ethernet_framing);
-        let template = Packet {
+        let template = Segment {
             rwnd: RWND,
-            ..Packet::pure_ack(1, sender.p.header_bytes)
+            ..Segment::pure_ack(1, sender.p.header_bytes)
         };
         let mut stream = AckStream {
             sender,
@@ -104,7 +104,7 @@ impl AckStream {
         let ack = (s.snd_una + self.segments_per_ack * s.p.mss as u64).min(s.snd_max);
         let marked = self.mark_every.is_some_and(|k| self.acks.is_multiple_of(k));
         self.acks += 1;
-        let pkt = Packet {
+        let pkt = Segment {
             flags: if marked { ACK | ECE } else { ACK },
             ack,
             // Timestamps are sent as time + 1 ps (0 means "no echo").

@@ -10,7 +10,8 @@
 //! ```
 //! `--out DIR` writes `DIR/engine.json` (the table) and `DIR/scenarios/ID.json` (each case's
 //! scenario, for `benchmarks/bench.py` to time the same runs through `dcsim.run`).
-//! `--case` keeps the cases whose id contains the text, and skips the memory figures. Each
+//! `--case` keeps the cases whose id contains the text, and skips the memory figures;
+//! `--memory` prints the memory figures alone. Each
 //! case runs in a child process (`--child ID`), so that its memory peak is its own; profile
 //! one by running its child directly (`perf record bench --child ID --runs 1`).
 //! `--scenario FILE.json` measures any scenario the same way and prints its row as JSON.
@@ -18,7 +19,7 @@
 use std::time::Instant;
 
 use dcsim::net::aqm::Aqm;
-use dcsim::net::packet::{Ecn, Packet};
+use dcsim::net::packet::{Ecn, HeaderPool, Segment};
 use dcsim::net::port::Port;
 use dcsim::units::{Bytes, Rate, Time};
 use dcsim::{Scenario, Simulation};
@@ -229,7 +230,8 @@ fn memory_per_idle_connection() -> f64 {
 }
 
 /// Bytes of resident memory per packet held by a port (1,000,000 full-size data packets
-/// queued behind a 1 Gb/s link; its queue and wire structures included).
+/// queued behind a 1 Gb/s link): its queue and wire structures, and the packets' headers in
+/// the pool where they wait for their receiver.
 fn memory_per_queued_packet() -> f64 {
     const N: u32 = 1_000_000;
     let mut port = Port::new(
@@ -244,20 +246,18 @@ fn memory_per_queued_packet() -> f64 {
         Bytes::new(1 << 40),
         Aqm::DropTail,
     );
-    let pkt = Packet::data(0, 1500, Ecn::Ect);
+    let mut headers = HeaderPool::default();
+    let seg = Segment::data(0, 1500, Ecn::Ect);
     let before = proc_status("VmRSS:");
     for i in 0..N {
-        port.offer(
-            Time::ZERO,
-            Packet {
-                seq: i as u64 * 1460,
-                ..pkt
-            },
-            Time::ZERO,
-        )
-        .expect("room for every packet");
+        let pkt = headers.send(&Segment {
+            seq: i as u64 * 1460,
+            ..seg
+        });
+        port.offer(Time::ZERO, pkt, Time::ZERO).expect("room for every packet");
     }
     let per = proc_status("VmRSS:").saturating_sub(before) as f64 / N as f64;
+    assert_eq!(headers.in_network(), N as usize);
     drop(port);
     per
 }
@@ -326,6 +326,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let quick = args.iter().any(|a| a == "--quick");
+    let memory_only = args.iter().any(|a| a == "--memory");
     let filters: Vec<&String> = args.windows(2).filter(|w| w[0] == "--case").map(|w| &w[1]).collect();
     let runs_wanted: Option<usize> = flag("--runs").map(|n| n.parse().expect("--runs takes a number"));
     let out = flag("--out").map(std::path::PathBuf::from);
@@ -346,7 +347,7 @@ fn main() {
     }
     let cases: Vec<&Case> = CASES
         .iter()
-        .filter(|c| filters.is_empty() || filters.iter().any(|f| c.id.contains(f.as_str())))
+        .filter(|c| !memory_only && (filters.is_empty() || filters.iter().any(|f| c.id.contains(f.as_str()))))
         .collect();
     if let Some(dir) = &out {
         std::fs::create_dir_all(dir.join("scenarios")).expect("--out directory can be written");
@@ -378,7 +379,7 @@ fn main() {
         );
         rows.push(row);
     }
-    let memory = filters.is_empty().then(|| {
+    let memory = (filters.is_empty() || memory_only).then(|| {
         let per_connection = memory_per_idle_connection();
         let per_packet = memory_per_queued_packet();
         println!("\nmemory per idle connection (10,000 built, both ends): {per_connection:.0} B");

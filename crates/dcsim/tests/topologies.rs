@@ -180,13 +180,7 @@ fn packet(conn: u32, src: u32, dst: u32) -> Packet {
         ecn: Ecn::NotEct,
         len: 0,
         size: 40,
-        seq: 0,
-        ack: 0,
-        rwnd: 0,
-        ts_val: Time::ZERO,
-        ts_ecr: Time::ZERO,
-        sack: [(0, 0); 3],
-        sack_blocks: 0,
+        header: 0,
         class: 0,
     }
 }

@@ -334,7 +334,7 @@ impl Port {
     #[inline]
     fn drain(&mut self, now: Time, window_start: Time) {
         while let Some(s) = self.queue.get(self.departed) {
-            let (end, size) = (s.end, Bytes::from(s.pkt.size));
+            let (end, size) = (s.end, s.pkt.bytes());
             if end > now {
                 break;
             }
@@ -368,7 +368,7 @@ impl Port {
         self.drain(now, window_start);
         self.counters.arrived += 1;
         let packets = self.buffered() as u32;
-        let size = Bytes::from(pkt.size);
+        let size = pkt.bytes();
         if packets + 1 > self.limit_packets || self.buffered_bytes + size > self.limit_bytes {
             self.counters.drops_buffer += 1;
             return Err(Offer::DroppedBuffer);
@@ -444,7 +444,7 @@ impl Port {
         let c = &mut self.counters;
         c.enqueued += 1;
         c.max_packets = c.max_packets.max(packets as u64 + 1);
-        c.max_bytes = c.max_bytes.max(bytes + Bytes::from(pkt.size));
+        c.max_bytes = c.max_bytes.max(bytes + pkt.bytes());
         if self.scheduled().serving.is_some() {
             return Ok((None, None));
         }
@@ -465,7 +465,7 @@ impl Port {
             return (None, None);
         };
         self.counters.marks += x.marked as u64;
-        let size = Bytes::from(x.pkt.size);
+        let size = x.pkt.bytes();
         let frame = size + self.framing;
         if frame != self.last_tx.0 {
             self.last_tx = (frame, self.rate.tx_time(frame));
@@ -529,7 +529,7 @@ impl Port {
         self.account(end, window_start);
         let mut busy = self.counters.busy;
         for (i, s) in self.queue.range(self.departed..).enumerate() {
-            let start = s.end - self.rate.tx_time(Bytes::from(s.pkt.size) + self.framing);
+            let start = s.end - self.rate.tx_time(s.pkt.bytes() + self.framing);
             busy -= Self::busy_in_window(start, s.end, window_start);
             if i == 0 {
                 busy += Self::busy_in_window(start, end, window_start);
@@ -589,7 +589,7 @@ mod tests {
             let (mut now, window) = (Time::ZERO, Time::from_us(100));
             let mut tx_done: Option<Time> = None;
             let (mut out_fifo, mut out_events) = (Vec::new(), Vec::new());
-            for i in 0..5_000u64 {
+            for i in 0..5_000u32 {
                 // Bursts and gaps around the 12-µs service time, mixed sizes and ECN.
                 if rng.gen_bool(0.3) {
                     now += Time::from_ps(rng.gen_range(0..60_000_000));
@@ -614,7 +614,7 @@ mod tests {
                 p.close(now + Time::from_ms(10), window);
                 while let Some(t) = p.queue.front().map(|s| s.end + p.delay) {
                     let (pkt, _) = p.pop_wire(t, window);
-                    out.push((t, pkt.seq, pkt.ecn));
+                    out.push((t, pkt.header, pkt.ecn));
                 }
             }
             assert_eq!(out_fifo, out_events);

@@ -282,7 +282,7 @@ impl QueueDisc for Classes {
         let c = self.class_of(&pkt);
         let q = &mut self.queues[c];
         q.counters.arrived += 1;
-        let size = Bytes::from(pkt.size);
+        let size = pkt.bytes();
         let waiting = q.pkts.len() as u32;
         let in_service = u32::from(port.serving == Some(c as u8));
         q.aqm.observe(now, waiting + in_service);
@@ -336,7 +336,7 @@ impl QueueDisc for Classes {
             let q = &mut self.queues[c];
             q.aqm.observe(now, q.pkts.len() as u32);
             let mut pkt = q.pkts.pop_front().expect("the scheduler picks a backlogged class");
-            let size = Bytes::from(pkt.size);
+            let size = pkt.bytes();
             q.bytes -= size;
             self.packets -= 1;
             self.bytes -= size;
@@ -396,7 +396,7 @@ mod tests {
     use crate::net::aqm::Threshold;
     use crate::scenario::NonEctPolicy;
 
-    fn pkt(class: u8, size: u32) -> Packet {
+    fn pkt(class: u8, size: u16) -> Packet {
         Packet {
             class,
             ..Packet::data(1, size, Ecn::Ect)
@@ -478,7 +478,7 @@ mod tests {
         // 0 ≤ deficit < max packet size).
         let quantum = vec![1500, 3000, 4500];
         let mut d = Classes::new(Classify::Flow, Scheduler::Drr(Drr::new(quantum.clone())), open(3));
-        let sizes = [1500u32, 64, 900, 1500, 300];
+        let sizes = [1500u16, 64, 900, 1500, 300];
         for i in 0..3000 {
             for c in 0..3u8 {
                 d.enqueue(Time::ZERO, pkt(c, sizes[(i + c as usize) % sizes.len()].max(100)), view())

@@ -136,19 +136,20 @@ mod tests {
     use super::*;
     use crate::net::packet::Ecn;
 
-    fn packet(seq: u64) -> Packet {
-        Packet::data(seq, 1500, Ecn::NotEct)
+    /// Packet number `i` (its `header` tells it apart).
+    fn packet(i: u32) -> Packet {
+        Packet::data(i, 1500, Ecn::NotEct)
     }
 
-    fn batch(rx: &mut RxModeration) -> Vec<u64> {
-        std::iter::from_fn(|| rx.take_next()).map(|p| p.seq).collect()
+    fn batch(rx: &mut RxModeration) -> Vec<u32> {
+        std::iter::from_fn(|| rx.take_next()).map(|p| p.header).collect()
     }
 
     #[test]
     fn a_lone_packet_goes_at_once_and_a_train_in_batches() {
         // Interval 50 µs; a train of packets 12 µs apart from t = 100 µs.
         let mut rx = RxModeration::new(Time::from_us(50));
-        let arrive = |rx: &mut RxModeration, i: u64| rx.on_arrival(Time::from_us(100 + 12 * i), packet(i));
+        let arrive = |rx: &mut RxModeration, i: u32| rx.on_arrival(Time::from_us(100 + 12 * i as u64), packet(i));
         // t = 100: the NIC has been quiet, interrupt now.
         assert_eq!(arrive(&mut rx, 0), RxArrival::Deliver);
         // t = 112: the next interrupt is allowed at 150; t = 124, 136, 148 join it.
@@ -177,12 +178,12 @@ mod tests {
         assert_eq!(p.admit(us(150), packet(1)), Some(us(153)), "the first one sets the wake-up");
         assert_eq!(p.admit(us(150), packet(2)), None);
         assert_eq!(p.admit(us(150), packet(3)), None);
-        assert_eq!(p.take_done(us(152)).map(|p| p.seq), None, "not done before its time");
-        assert_eq!(p.take_done(us(153)).map(|p| p.seq), Some(1));
-        assert_eq!(p.take_done(us(153)).map(|p| p.seq), None);
+        assert_eq!(p.take_done(us(152)).map(|p| p.header), None, "not done before its time");
+        assert_eq!(p.take_done(us(153)).map(|p| p.header), Some(1));
+        assert_eq!(p.take_done(us(153)).map(|p| p.header), None);
         assert_eq!(p.next_done(), Some(us(156)));
         assert_eq!(p.admit(us(157), packet(4)), None);
-        let done: Vec<u64> = std::iter::from_fn(|| p.take_done(us(162))).map(|p| p.seq).collect();
+        let done: Vec<u32> = std::iter::from_fn(|| p.take_done(us(162))).map(|p| p.header).collect();
         assert_eq!(done, vec![2, 3, 4]);
         assert_eq!((p.held(), p.next_done()), (0, None));
         assert_eq!(p.admit(us(170), packet(5)), Some(us(173)));

@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::error::ConfigError;
 use crate::net::buffer::Refusal;
-use crate::net::packet::{Packet, ACK, UDP};
+use crate::net::packet::{HeaderPool, Packet, Segment, ACK, UDP};
 use crate::net::port::Port;
 use crate::net::routing::Routes;
 use crate::net::rx_moderation::{RxArrival, RxModeration, RxProcessor};
@@ -330,7 +330,9 @@ pub struct Simulation {
     /// (`measure.ideal_fct`); None when off or no flow has a size.
     idle: Option<Box<Simulation>>,
     /// Scratch buffer for segments an endpoint emits (reused: no allocation per event).
-    out: Vec<Packet>,
+    out: Vec<Segment>,
+    /// The transport headers of the packets in the network.
+    headers: HeaderPool,
     events: u64,
     hops: u64,
     injected: u64,
@@ -496,6 +498,7 @@ impl Simulation {
             generators,
             idle: idle_network(s)?,
             out: Vec::with_capacity(64),
+            headers: HeaderPool::default(),
             events: 0,
             hops: 0,
             injected: 0,
@@ -693,7 +696,7 @@ impl Simulation {
     /// discipline); its departure time if admitted.
     fn enqueue(&mut self, p: u32, pkt: Packet) -> Option<Time> {
         let (now, ws) = (self.now, self.warmup);
-        let size = Bytes::from(pkt.size);
+        let size = pkt.bytes();
         if !self.admit_to_memory(p, &pkt, |port| port.occupancy_bytes(now, ws)) {
             return None;
         }
@@ -730,7 +733,7 @@ impl Simulation {
             .expect("a port with a memory slot has a shared memory");
         let used = shared.used_at(self.now);
         let held = queue_bytes(&mut self.ports[p as usize]);
-        match shared.admit(used, held, Bytes::from(pkt.size)) {
+        match shared.admit(used, held, pkt.bytes()) {
             Ok(()) => true,
             Err(refusal) => {
                 self.ports[p as usize].refuse(refusal == Refusal::PoolFull);
@@ -758,7 +761,7 @@ impl Simulation {
         };
         let node = self.ports[p as usize].node as usize;
         if let Some(shared) = &mut self.nodes[node].shared {
-            shared.hold_until_released(Bytes::from(pkt.size));
+            shared.hold_until_released(pkt.bytes());
         }
         if let Some(t) = arrive {
             self.cal.schedule(t, Event::LinkArrive(p));
@@ -778,7 +781,7 @@ impl Simulation {
         while let Some(pkt) = self.ports[p as usize].pop_dequeue_drop() {
             let node = self.ports[p as usize].node as usize;
             if let Some(shared) = &mut self.nodes[node].shared {
-                shared.release(Bytes::from(pkt.size));
+                shared.release(pkt.bytes());
             }
             self.refused(p, &pkt);
         }
@@ -806,20 +809,18 @@ impl Simulation {
     #[inline]
     fn refused(&mut self, p: u32, pkt: &Packet) {
         self.ports[p as usize].counters.drops_by_kind.count(pkt);
+        if self.tracer.on {
+            self.tracer.on_drop(self.now, p, pkt, self.headers.get(pkt));
+        }
+        self.headers.drop(pkt);
         if pkt.has(UDP) {
             self.udp[pkt.conn as usize].on_dropped(pkt);
-            if self.tracer.on {
-                self.tracer.on_drop(self.now, p, pkt);
-            }
             return;
         }
         let conn = &mut self.conns[pkt.conn as usize];
         conn.in_flight -= 1;
         if conn.in_flight == 0 {
             self.ending.push(pkt.conn);
-        }
-        if self.tracer.on {
-            self.tracer.on_drop(self.now, p, pkt);
         }
     }
 
@@ -829,7 +830,8 @@ impl Simulation {
         let (pkt, next) = port.pop_wire(self.now, self.warmup);
         let node = port.peer as usize;
         if self.tracer.on {
-            self.tracer.on_link_arrival(self.now, p, &self.ports[p as usize], &pkt);
+            self.tracer
+                .on_link_arrival(self.now, p, &self.ports[p as usize], &pkt, self.headers.get(&pkt));
         }
         if let Some(t) = next {
             self.cal.schedule(t, Event::LinkArrive(p));
@@ -868,6 +870,7 @@ impl Simulation {
     /// Host `node`'s stack takes a packet its NIC received.
     fn host_receive(&mut self, node: usize, pkt: Packet) {
         self.delivered += 1;
+        let pkt = self.headers.receive(&pkt);
         if pkt.has(UDP) {
             self.udp_receive(node, pkt);
             return;
@@ -885,9 +888,10 @@ impl Simulation {
     /// UDP source `i` sends a packet into its host's NIC (dropped there if the queue is full)
     /// and schedules the next one.
     fn udp_send(&mut self, i: u32) {
-        let pkt = self.udp[i as usize].packet(i, self.now);
+        let seg = self.udp[i as usize].packet(i, self.now);
         self.injected += 1;
-        self.enqueue(self.host_port[pkt.src as usize], pkt);
+        let pkt = self.headers.send(&seg);
+        self.enqueue(self.host_port[seg.src as usize], pkt);
         if let Some(t) = self.udp[i as usize].next_send(self.end) {
             self.cal.schedule(t, Event::UdpSend(i));
         }
@@ -895,7 +899,7 @@ impl Simulation {
 
     /// A UDP packet reaches host `node`'s stack: ICTCP counts it in the interface's traffic
     /// (BW_T, §IV-A); the destination echoes it if asked; an echo ends a probe's round trip.
-    fn udp_receive(&mut self, node: usize, pkt: Packet) {
+    fn udp_receive(&mut self, node: usize, pkt: Segment) {
         if let Some(i) = &mut self.ictcp[node] {
             i.on_receive(self.now, pkt.size, None, 0, Time::ZERO);
         }
@@ -904,6 +908,7 @@ impl Simulation {
             source.on_reply(pkt.conn, &pkt, self.now, &mut self.probes);
         } else if let Some(echo) = source.on_delivered(&pkt) {
             self.injected += 1;
+            let echo = self.headers.send(&echo);
             self.enqueue(self.host_port[node], echo);
         }
     }
@@ -1032,7 +1037,7 @@ impl Simulation {
     /// Runs `f` on end `e` of connection `c` (told first how much its NIC can take), with the
     /// current time and the scratch output buffer, then sends what it emitted.
     #[inline]
-    fn drive(&mut self, c: u32, e: u8, f: impl FnOnce(&mut Endpoint, Time, &mut Vec<Packet>)) {
+    fn drive(&mut self, c: u32, e: u8, f: impl FnOnce(&mut Endpoint, Time, &mut Vec<Segment>)) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         let ep = self.tx_room(c, e);
@@ -1065,6 +1070,7 @@ impl Simulation {
             }
             self.injected += 1;
             let size = pkt.size;
+            let pkt = self.headers.send(&pkt);
             if let Some(departure) = self.enqueue(nic, pkt) {
                 if self.host_queue.bytes_per_conn > 0 {
                     let conn = &mut self.conns[c as usize];
@@ -1354,6 +1360,7 @@ impl Simulation {
         // Packets a NIC holds for its next receive interrupt are still in flight.
         conservation.in_flight += self.rx_moderation.iter().flatten().map(|rx| rx.held() as u64).sum::<u64>();
         conservation.in_flight += self.rx_processing.iter().flatten().map(|p| p.held() as u64).sum::<u64>();
+        let headers_in_network = self.headers.in_network() as u64;
         for port in &mut self.ports {
             port.close(self.end, self.warmup);
             let queued_at_end = port.occupancy_packets(self.end, self.warmup) as u64;
@@ -1400,6 +1407,8 @@ impl Simulation {
                 occupancy_time_s: hist,
             });
         }
+        // Every packet counted in flight holds a header, and only those do.
+        debug_assert_eq!(conservation.in_flight, headers_in_network, "packets in flight against headers held");
         let nan_or = |t: Option<Time>| t.map_or(f64::NAN, Time::as_secs_f64);
         let idle = self.idle.take();
         let flows = (0..self.conns.len() as u32)

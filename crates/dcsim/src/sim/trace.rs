@@ -8,7 +8,7 @@
 //!   leaving the host's NIC (`Tx`) and the peer's packets arriving at the host (`Rx`). A
 //!   query connection's sender is its server.
 
-use crate::net::packet::{Ecn, Packet, UDP};
+use crate::net::packet::{Ecn, Header, Packet, UDP};
 use crate::net::port::Port;
 use crate::results::PacketTrace;
 use crate::units::Time;
@@ -51,11 +51,11 @@ impl Tracer {
         t
     }
 
-    /// Packet `pkt` finished crossing port `p`'s link at `now`.
-    pub fn on_link_arrival(&mut self, now: Time, p: u32, port: &Port, pkt: &Packet) {
+    /// Packet `pkt` (header `h`) finished crossing port `p`'s link at `now`.
+    pub fn on_link_arrival(&mut self, now: Time, p: u32, port: &Port, pkt: &Packet, h: &Header) {
         let left = now - port.delay;
         if self.ports[p as usize] {
-            self.push(PORT_VIEW, left, p, TX, pkt);
+            self.push(PORT_VIEW, left, p, TX, pkt, h);
         }
         // Connections opened during the run (one-shot queries) are never traced flows; UDP
         // packets (whose `conn` is their source's index) only appear in port traces.
@@ -64,21 +64,21 @@ impl Tracer {
         }
         if let Some(&Some(host)) = self.conn_host.get(pkt.conn as usize) {
             if !port.is_switch && port.node == host {
-                self.push(FLOW_VIEW, left, p, TX, pkt);
+                self.push(FLOW_VIEW, left, p, TX, pkt, h);
             } else if port.peer == host {
-                self.push(FLOW_VIEW, now, p, RX, pkt);
+                self.push(FLOW_VIEW, now, p, RX, pkt, h);
             }
         }
     }
 
-    /// Port `p` refused `pkt` at `now`.
-    pub fn on_drop(&mut self, now: Time, p: u32, pkt: &Packet) {
+    /// Port `p` refused `pkt` (header `h`) at `now`.
+    pub fn on_drop(&mut self, now: Time, p: u32, pkt: &Packet, h: &Header) {
         if self.ports[p as usize] {
-            self.push(PORT_VIEW, now, p, DROP, pkt);
+            self.push(PORT_VIEW, now, p, DROP, pkt, h);
         }
     }
 
-    fn push(&mut self, view: u8, t: Time, port: u32, event: u8, pkt: &Packet) {
+    fn push(&mut self, view: u8, t: Time, port: u32, event: u8, pkt: &Packet, h: &Header) {
         let r = &mut self.records;
         r.view.push(view);
         r.t_s.push(t.as_secs_f64());
@@ -95,17 +95,17 @@ impl Tracer {
             Ecn::Ect => 2,
             Ecn::Ce => 3,
         });
-        r.seq.push(pkt.seq);
-        r.ack.push(pkt.ack);
-        r.rwnd.push(pkt.rwnd as u64);
-        r.len.push(pkt.len);
-        r.size.push(pkt.size);
+        r.seq.push(h.seq);
+        r.ack.push(h.ack);
+        r.rwnd.push(h.rwnd as u64);
+        r.len.push(pkt.len as u32);
+        r.size.push(pkt.size as u32);
         let mut sack = [0u64; 6];
-        for (i, &(start, end)) in pkt.sack.iter().take(pkt.sack_blocks as usize).enumerate() {
-            sack[2 * i] = pkt.ack + start as u64;
-            sack[2 * i + 1] = pkt.ack + end as u64;
+        for (i, &(start, end)) in h.sack.iter().take(h.sack_blocks as usize).enumerate() {
+            sack[2 * i] = h.ack + start as u64;
+            sack[2 * i + 1] = h.ack + end as u64;
         }
-        r.sack_blocks.push(pkt.sack_blocks);
+        r.sack_blocks.push(h.sack_blocks);
         r.sack.push(sack);
     }
 }

@@ -2,7 +2,7 @@
 //! start + k · packet_bits / rate, whatever the network does to the ones before it; and echo
 //! probes, whose destination sends each packet back so the source measures its round trip.
 
-use crate::net::packet::{Ecn, Packet, UDP};
+use crate::net::packet::{Ecn, Packet, Segment, UDP};
 use crate::results::{ProbeSamples, UdpStats};
 use crate::scenario::UdpSpec;
 use crate::units::{Rate, Time};
@@ -68,10 +68,10 @@ impl UdpSource {
     }
 
     /// The next packet of source `id`, sent at `now`; counts it.
-    pub(super) fn packet(&mut self, id: u32, now: Time) -> Packet {
+    pub(super) fn packet(&mut self, id: u32, now: Time) -> Segment {
         let seq = self.sent;
         self.sent += 1;
-        Packet {
+        Segment {
             conn: id,
             src: self.src,
             dst: self.dst,
@@ -92,9 +92,9 @@ impl UdpSource {
     }
 
     /// A packet of this source reached its destination; the echo to send back, if it echoes.
-    pub(super) fn on_delivered(&mut self, pkt: &Packet) -> Option<Packet> {
+    pub(super) fn on_delivered(&mut self, pkt: &Segment) -> Option<Segment> {
         self.received += 1;
-        self.echo.then_some(Packet {
+        self.echo.then_some(Segment {
             src: pkt.dst,
             dst: pkt.src,
             from_end: 1,
@@ -112,7 +112,7 @@ impl UdpSource {
     }
 
     /// An echo came back at `now`: one round trip, from the packet's send time.
-    pub(super) fn on_reply(&mut self, id: u32, pkt: &Packet, now: Time, probes: &mut ProbeSamples) {
+    pub(super) fn on_reply(&mut self, id: u32, pkt: &Segment, now: Time, probes: &mut ProbeSamples) {
         self.replies += 1;
         probes.udp.push(id);
         probes.t_s.push(pkt.ts_val.as_secs_f64());

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::cc::{Ack, Cc, ConnView, IdleSpell};
 use super::ranges::RangeSet;
 use super::rtt::RttEstimator;
-use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, RETX, SYN};
+use crate::net::packet::{Ecn, Segment, ACK, CWR, ECE, PSH, RETX, SYN};
 use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, EctOnControl, Recovery, TcpConfig};
 use crate::units::{Bytes, Time};
 
@@ -422,7 +422,7 @@ impl Endpoint {
         }
     }
 
-    fn segment(&self, now: Time, flags: u8, seq: u64, len: u32, ecn: Ecn) -> Packet {
+    fn segment(&self, now: Time, flags: u8, seq: u64, len: u32, ecn: Ecn) -> Segment {
         let mut sack = [(0u32, 0u32); 3];
         let mut sack_blocks = 0u8;
         if self.p.sack && !self.ooo.is_empty() {
@@ -452,7 +452,7 @@ impl Endpoint {
         } else {
             0
         };
-        Packet {
+        Segment {
             conn: self.conn,
             src: self.host,
             dst: self.peer_host,
@@ -520,14 +520,14 @@ impl Endpoint {
     // ------------------------------------------------------------------ handshake (M2)
 
     /// Active open: send the SYN, asking for ECN if the controller uses it (RFC 3168 §6.1.1).
-    pub fn connect(&mut self, now: Time, out: &mut Vec<Packet>) {
+    pub fn connect(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.state = State::SynSent;
         self.snd_nxt = 1;
         self.snd_max = 1;
         self.send_syn(now, out);
     }
 
-    fn send_syn(&mut self, now: Time, out: &mut Vec<Packet>) {
+    fn send_syn(&mut self, now: Time, out: &mut Vec<Segment>) {
         let ecn_capable = self.cc.ecn_capable();
         let flags = SYN | if ecn_capable { ECE | CWR } else { 0 };
         let ecn = if ecn_capable && self.p.ect_on_syn { Ecn::Ect } else { Ecn::NotEct };
@@ -535,14 +535,14 @@ impl Endpoint {
         self.arm_rto(now);
     }
 
-    fn send_syn_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
+    fn send_syn_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
         let flags = SYN | ACK | if self.ecn_ok { ECE } else { 0 };
         out.push(self.segment(now, flags, 0, 0, self.control_ecn(self.p.ect_on_syn)));
         self.last_ack_sent = self.rcv_nxt;
         self.arm_rto(now);
     }
 
-    fn become_established(&mut self, now: Time, pkt: &Packet) {
+    fn become_established(&mut self, now: Time, pkt: &Segment) {
         self.state = State::Established;
         self.established_at = Some(now);
         if self.counters.syn_retries > 0 || self.synack_resends > 0 {
@@ -558,7 +558,7 @@ impl Endpoint {
         self.rto_deadline = None;
     }
 
-    fn take_rtt_sample(&mut self, now: Time, pkt: &Packet) -> Option<Time> {
+    fn take_rtt_sample(&mut self, now: Time, pkt: &Segment) -> Option<Time> {
         if pkt.ts_ecr == Time::ZERO {
             return None;
         }
@@ -571,7 +571,7 @@ impl Endpoint {
     // ------------------------------------------------------------------ input
 
     /// A segment from the peer arrives.
-    pub fn on_segment(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+    pub fn on_segment(&mut self, now: Time, pkt: &Segment, out: &mut Vec<Segment>) {
         match self.state {
             State::Listen => {
                 if pkt.has(SYN) && !pkt.has(ACK) {
@@ -621,7 +621,7 @@ impl Endpoint {
         }
     }
 
-    fn on_established_segment(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+    fn on_established_segment(&mut self, now: Time, pkt: &Segment, out: &mut Vec<Segment>) {
         if pkt.len == 0 && pkt.seq <= self.rcv_nxt && pkt.ts_val > self.ts_recent {
             // RFC 7323 §4.3: a pure ACK in sequence updates TS.Recent too, so the data we send
             // next echoes the peer's latest ACK (what a receiver-side RTT measures, ICTCP §VI-C).
@@ -638,7 +638,7 @@ impl Endpoint {
 
     // ------------------------------------------------------------------ sender
 
-    fn process_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+    fn process_ack(&mut self, now: Time, pkt: &Segment, out: &mut Vec<Segment>) {
         let ack = pkt.ack;
         if ack > self.snd_max {
             return; // acknowledges data never sent
@@ -737,7 +737,7 @@ impl Endpoint {
     }
 
     /// A duplicate ACK (RFC 5681 §2) with data outstanding.
-    fn on_duplicate_ack(&mut self, now: Time, ece: bool, out: &mut Vec<Packet>) {
+    fn on_duplicate_ack(&mut self, now: Time, ece: bool, out: &mut Vec<Segment>) {
         if ece && !self.in_recovery && self.snd_una > self.cwr_guard {
             self.cut_for_ecn(now); // M9, as for new data
         }
@@ -856,7 +856,7 @@ impl Endpoint {
     }
 
     /// Three duplicate ACKs: RFC 6582 §3.2 step 2, or RFC 6675 §5 step 4 with SACK.
-    fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
+    fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Segment>) {
         // The controller sets ssthresh and cwnd (RFC 6582 step 2 / RFC 6675 §5 step 4.2).
         self.cc.on_recovery_start(now, &self.view(0));
         self.end_tlp_episode(); // recovery takes over from a probe's episode
@@ -886,7 +886,7 @@ impl Endpoint {
         self.arm_rto(now);
     }
 
-    fn retransmit_head(&mut self, now: Time, out: &mut Vec<Packet>) {
+    fn retransmit_head(&mut self, now: Time, out: &mut Vec<Segment>) {
         let end = self.sacked.ranges().first().map_or(self.snd_max, |&(a, _)| a).min(self.snd_max);
         let len = end.saturating_sub(self.snd_una).min(self.p.mss as u64) as u32;
         if len > 0 {
@@ -894,7 +894,7 @@ impl Endpoint {
         }
     }
 
-    fn retransmit(&mut self, now: Time, seq: u64, len: u32, out: &mut Vec<Packet>) {
+    fn retransmit(&mut self, now: Time, seq: u64, len: u32, out: &mut Vec<Segment>) {
         let mut flags = ACK | if self.echo_ece() { ECE } else { 0 };
         if seq + len as u64 == self.app_end {
             flags |= PSH; // a resent end of a write is still pushed (the receiver ACKs it at once)
@@ -992,7 +992,7 @@ impl Endpoint {
     /// Sending during SACK recovery (RFC 6675 §5 step C): while cwnd − pipe ≥ 1 SMSS, send
     /// NextSeg: a lost hole, else new data, else another un-SACKed hole, else once per
     /// recovery the rescue retransmission of the highest un-SACKed segment.
-    fn send_in_sack_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
+    fn send_in_sack_recovery(&mut self, now: Time, out: &mut Vec<Segment>) {
         let mss = self.p.mss as u64;
         loop {
             let cwnd = self.cc.win.cwnd as u64;
@@ -1024,7 +1024,7 @@ impl Endpoint {
     /// (a loss at the tail of the window), retransmit one segment ending at the highest
     /// un-SACKed byte (if not already retransmitted), once per recovery, without moving
     /// HighRxt, so the ACK clock survives.
-    fn rescue_retransmission(&mut self, now: Time, out: &mut Vec<Packet>) {
+    fn rescue_retransmission(&mut self, now: Time, out: &mut Vec<Segment>) {
         if self.snd_una <= self.rescue_rxt {
             return; // not yet HighACK > RescueRxt (HighACK = snd_una − 1, RescueRxt = end − 1)
         }
@@ -1059,7 +1059,7 @@ impl Endpoint {
     }
 
     /// Sends what cwnd, the peer's window and the application allow.
-    pub fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
+    pub fn try_send(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.tx_blocked = false;
         if self.state != State::Established {
             return;
@@ -1140,12 +1140,12 @@ impl Endpoint {
     /// Whether the host's NIC queue has no room for another packet from this call; if so
     /// the sender waits (blocked) until the simulation reports room, as an OS does rather
     /// than dropping its own TCP segments.
-    fn nic_full(&mut self, out: &[Packet]) -> bool {
+    fn nic_full(&mut self, out: &[Segment]) -> bool {
         self.tx_blocked = out.len() >= self.tx_room;
         self.tx_blocked
     }
 
-    fn send_data(&mut self, now: Time, len: u32, new_data: bool, out: &mut Vec<Packet>) {
+    fn send_data(&mut self, now: Time, len: u32, new_data: bool, out: &mut Vec<Segment>) {
         let seq = self.snd_nxt;
         let mut flags = ACK;
         if self.echo_ece() {
@@ -1190,7 +1190,7 @@ impl Endpoint {
 
     // ------------------------------------------------------------------ receiver
 
-    fn process_data(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+    fn process_data(&mut self, now: Time, pkt: &Segment, out: &mut Vec<Segment>) {
         let ce = pkt.ecn == Ecn::Ce;
         let mut linux_extra_ack = false;
         match self.p.dctcp_receiver {
@@ -1263,7 +1263,7 @@ impl Endpoint {
         }
     }
 
-    fn send_ack(&mut self, now: Time, ece: bool, out: &mut Vec<Packet>) {
+    fn send_ack(&mut self, now: Time, ece: bool, out: &mut Vec<Segment>) {
         let flags = ACK | if ece { ECE } else { 0 };
         out.push(self.segment(now, flags, self.snd_nxt, 0, self.control_ecn(self.p.ect_on_ack)));
         self.last_ack_sent = self.rcv_nxt;
@@ -1274,7 +1274,7 @@ impl Endpoint {
     // ------------------------------------------------------------------ timers
 
     /// The delayed-ACK timer expired.
-    pub fn on_delack_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+    pub fn on_delack_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.delack_deadline = None;
         if self.unacked_segments > 0 {
             self.send_ack(now, self.echo_ece(), out);
@@ -1288,14 +1288,14 @@ impl Endpoint {
     }
 
     /// The pacing deadline passed: send what the window allows.
-    pub fn on_pace_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+    pub fn on_pace_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.pace_waiting = false;
         self.try_send(now, out);
     }
 
     /// The retransmission timer expired (RFC 6298 §5.4–5.6; the controller's response, by
     /// default RFC 5681 §3.1 eq. 4 and the loss window).
-    pub fn on_rto_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+    pub fn on_rto_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.rto_deadline = None;
         if self.loss.as_deref_mut().is_some_and(|l| std::mem::take(&mut l.tlp.armed)) {
             if self.state == State::Established && self.snd_una < self.snd_max {
@@ -1341,7 +1341,7 @@ impl Endpoint {
 
     /// RFC 8985 §7.3: the probe timeout expired. Send one new segment if the windows allow
     /// (the peer's, not cwnd), else resend the last segment; then arm the RTO, not another PTO.
-    fn send_probe(&mut self, now: Time, out: &mut Vec<Packet>) {
+    fn send_probe(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.counters.tail_loss_probes += 1;
         let mss = self.p.mss as u64;
         let flight = self.snd_max - self.snd_una;
@@ -1367,7 +1367,7 @@ impl Endpoint {
 
     /// Receive-buffer auto-tuning after in-order data arrived (Linux `tcp_rcv_rtt_measure_ts`
     /// and `tcp_rcv_space_adjust`; the application reads everything at once).
-    fn autotune_buffer(&mut self, now: Time, pkt: &Packet) {
+    fn autotune_buffer(&mut self, now: Time, pkt: &Segment) {
         let mss = self.p.mss as u64;
         let Some(a) = self.autotune.as_mut() else { return };
         if pkt.ts_ecr > a.last_echo && pkt.len as u64 >= mss {

@@ -10,7 +10,7 @@
 
 use super::endpoint::{Endpoint, State};
 use super::test_support::*;
-use crate::net::packet::{Ecn, Packet, ACK, CWR, ECE, PSH, SYN};
+use crate::net::packet::{Ecn, Segment, ACK, CWR, ECE, PSH, SYN};
 use crate::scenario::{CcKind, DctcpReceiver};
 use crate::units::{Rate, Time};
 
@@ -25,7 +25,7 @@ fn endpoint(cc: CcKind, end: u8) -> Endpoint {
 
 /// A packet the engine built (a SYN), as the base of hand-made packets, so that fields the
 /// tests do not care about keep the engine's neutral values.
-fn template() -> Packet {
+fn template() -> Segment {
     let mut e = endpoint(CcKind::NewReno, 0);
     let mut out = Vec::new();
     e.connect(Time::ZERO, &mut out);
@@ -33,8 +33,8 @@ fn template() -> Packet {
 }
 
 /// A data segment from end 0 to end 1, crafted so the test controls its CE codepoint.
-fn data_pkt(i: u64, ecn: Ecn, flags: u8, now: Time) -> Packet {
-    Packet {
+fn data_pkt(i: u64, ecn: Ecn, flags: u8, now: Time) -> Segment {
+    Segment {
         conn: 0,
         dst: 1,
         from_end: 0,
@@ -52,8 +52,8 @@ fn data_pkt(i: u64, ecn: Ecn, flags: u8, now: Time) -> Packet {
 }
 
 /// A pure ACK from end 1 to end 0 (no timestamp echo, so no RTT sample is taken).
-fn ack_pkt(ack: u64, ece: bool) -> Packet {
-    Packet {
+fn ack_pkt(ack: u64, ece: bool) -> Segment {
+    Segment {
         conn: 0,
         dst: 0,
         from_end: 1,
@@ -70,7 +70,7 @@ fn ack_pkt(ack: u64, ece: bool) -> Packet {
     }
 }
 
-fn segments_acked(p: &Packet) -> u64 {
+fn segments_acked(p: &Segment) -> u64 {
     assert_eq!((p.ack - 1) % MSS, 0, "ack {} is not on a segment boundary", p.ack);
     (p.ack - 1) / MSS
 }
@@ -193,7 +193,7 @@ fn syn_with_ece_but_without_cwr_is_not_an_ecn_setup_syn() {
     // RFC 3168 §6.1.1: an ECN-setup SYN has both ECE and CWR set.
     let mut r = endpoint(CcKind::Dctcp, 1);
     let mut out = Vec::new();
-    let syn = Packet {
+    let syn = Segment {
         flags: SYN | ECE,
         ecn: Ecn::NotEct,
         ..template()
@@ -712,7 +712,7 @@ fn ece_on_a_connection_without_ecn_is_ignored() {
 
 /// Sender (application-limited to 10 segments) and receiver after the handshake.
 /// Delivers all 10 segments except those in `lost`; returns the receiver's ACKs.
-fn newreno_window_with_losses(lost: &[u64]) -> (Endpoint, Endpoint, Vec<Packet>, Vec<Packet>) {
+fn newreno_window_with_losses(lost: &[u64]) -> (Endpoint, Endpoint, Vec<Segment>, Vec<Segment>) {
     let cc = CcKind::NewReno;
     let mut s = endpoint(cc, 0);
     let mut r = endpoint(cc, 1);
@@ -1071,7 +1071,7 @@ fn a_segment_that_fills_the_advertised_window_is_acked_at_once() {
 
 /// A sender with a 64-segment offload burst (M10), its peer's window `rwnd_segments`, IW
 /// `iw`; returns the ends after the handshake and the data sent with it.
-fn offload_pair(rwnd_segments: u64, iw: u32) -> (Endpoint, Vec<Packet>) {
+fn offload_pair(rwnd_segments: u64, iw: u32) -> (Endpoint, Vec<Segment>) {
     let cc = CcKind::NewReno;
     let mut ps = params(cc, false);
     ps.offload_burst_segments = 64;

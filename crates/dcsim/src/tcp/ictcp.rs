@@ -14,7 +14,7 @@
 //! compares it with what its window would allow, and is judged once per control interval of
 //! 2·RTT (§IV-B, §IV-C). Slots are advanced lazily at each call: no calendar events.
 
-use crate::net::packet::Packet;
+use crate::net::packet::Segment;
 use crate::units::{Time, PS_PER_S};
 
 /// ICTCP's constants, resolved from the scenario (defaults: the paper's values, §6.10).
@@ -350,7 +350,7 @@ impl Interface {
 
     /// A segment of connection `conn` leaves the host: run the window rules (§IV-C, §IV-D)
     /// and write the window into it, never above the stack's own (§VI-A).
-    pub fn on_send(&mut self, now: Time, conn: u32, pkt: &mut Packet) {
+    pub fn on_send(&mut self, now: Time, conn: u32, pkt: &mut Segment) {
         self.advance(now);
         let i = self.index(conn);
         let covered = match self.conns[i].last_ack_sent {

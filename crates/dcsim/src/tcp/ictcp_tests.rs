@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::ops::{Deref, DerefMut};
 
 use super::ictcp::{IctcpParams, Interface, Phase};
-use crate::net::packet::{Ecn, Packet, ACK};
+use crate::net::packet::{Ecn, Segment, ACK};
 use crate::units::Time;
 
 const MSS: u64 = 1460;
@@ -105,7 +105,7 @@ fn ack(i: &mut Host, now: Time, c: u32, ack: u64) -> u64 {
 
 /// As [`ack`], the stack offering a window of `stack_rwnd` bytes.
 fn ack_offering(i: &mut Host, now: Time, c: u32, ack: u64, stack_rwnd: u64) -> u64 {
-    let mut p = Packet {
+    let mut p = Segment {
         conn: c,
         src: 1,
         dst: 0,

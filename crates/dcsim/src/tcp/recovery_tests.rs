@@ -11,7 +11,7 @@
 
 use super::endpoint::Endpoint;
 use super::test_support::*;
-use crate::net::packet::{Packet, PSH, RETX};
+use crate::net::packet::{Segment, PSH, RETX};
 use crate::units::Time;
 
 /// Sender (end 0) and receiver (end 1), NewReno, `sack` on both, ACK every
@@ -22,7 +22,7 @@ fn ends(sack: bool, delack_segments: u32) -> (Endpoint, Endpoint) {
 
 /// A response of `n` segments on a fresh connection: returns the ends and the n segments,
 /// all sent at 100 µs (IW 10 ≥ n).
-fn response(sack: bool, delack_segments: u32, n: u64) -> (Endpoint, Endpoint, Vec<Packet>) {
+fn response(sack: bool, delack_segments: u32, n: u64) -> (Endpoint, Endpoint, Vec<Segment>) {
     let (mut s, mut r) = ends(sack, delack_segments);
     s.write(n * MSS);
     let data = establish(&mut s, &mut r);
@@ -32,7 +32,7 @@ fn response(sack: bool, delack_segments: u32, n: u64) -> (Endpoint, Endpoint, Ve
     (s, r, data)
 }
 
-fn fire_rto(s: &mut Endpoint, now: Time) -> Vec<Packet> {
+fn fire_rto(s: &mut Endpoint, now: Time) -> Vec<Segment> {
     assert_eq!(s.rto_deadline, Some(now), "the timer fires at its deadline");
     let mut out = Vec::new();
     s.on_rto_timer(now, &mut out);

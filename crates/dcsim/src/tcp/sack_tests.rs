@@ -20,7 +20,7 @@
 
 use super::endpoint::Endpoint;
 use super::test_support::*;
-use crate::net::packet::{Packet, ACK};
+use crate::net::packet::{Segment, ACK};
 use crate::scenario::CcKind;
 use crate::units::Time;
 
@@ -30,7 +30,7 @@ fn endpoint(sack: bool, end: u8) -> Endpoint {
 }
 
 /// Sender with unlimited data and receiver after the handshake, with the 10 segments of IW.
-fn pair(sack: bool) -> (Endpoint, Endpoint, Vec<Packet>) {
+fn pair(sack: bool) -> (Endpoint, Endpoint, Vec<Segment>) {
     let mut s = endpoint(sack, 0);
     let mut r = endpoint(sack, 1);
     s.write(u64::MAX);
@@ -42,7 +42,7 @@ fn pair(sack: bool) -> (Endpoint, Endpoint, Vec<Packet>) {
 
 /// Delivers `data` to the receiver except the segments in `lost`, in order, 10 µs apart from
 /// `t0`; returns (segment number, ACK it triggered) for each ACK sent.
-fn receiver_acks(r: &mut Endpoint, data: &[Packet], lost: &[u64], t0: Time) -> Vec<(u64, Packet)> {
+fn receiver_acks(r: &mut Endpoint, data: &[Segment], lost: &[u64], t0: Time) -> Vec<(u64, Segment)> {
     let mut acks = Vec::new();
     for (k, p) in data.iter().enumerate() {
         let i = seg_no(p);
@@ -57,7 +57,7 @@ fn receiver_acks(r: &mut Endpoint, data: &[Packet], lost: &[u64], t0: Time) -> V
 }
 
 /// The SACK blocks of an ACK as absolute [start, end) ranges (ack + offsets), in option order.
-fn blocks(p: &Packet) -> Vec<(u64, u64)> {
+fn blocks(p: &Segment) -> Vec<(u64, u64)> {
     assert!(p.sack_blocks <= 3, "at most 3 blocks fit next to timestamps (RFC 2018 §3)");
     p.sack[..p.sack_blocks as usize]
         .iter()
@@ -70,7 +70,7 @@ fn blocks(p: &Packet) -> Vec<(u64, u64)> {
 }
 
 /// The SACK blocks of an ACK as inclusive segment-number ranges (first, last).
-fn seg_blocks(p: &Packet) -> Vec<(u64, u64)> {
+fn seg_blocks(p: &Segment) -> Vec<(u64, u64)> {
     blocks(p)
         .into_iter()
         .map(|(a, b)| {
@@ -336,9 +336,9 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
     assert_eq!(acks.iter().map(|(i, _)| *i).collect::<Vec<_>>(), vec![2, 3, 5, 6, 7, 8, 9, 10]);
     assert_eq!(seg_blocks(&acks[2].1), vec![(5, 5), (2, 3)]);
     assert_eq!(seg_blocks(&acks[7].1), vec![(5, 10), (2, 3)]);
-    let mut sent: Vec<Packet> = data.clone();
+    let mut sent: Vec<Segment> = data.clone();
     let mut t = 400 * US;
-    let step = |s: &mut Endpoint, a: &Packet, t: &mut Time| {
+    let step = |s: &mut Endpoint, a: &Segment, t: &mut Time| {
         *t += US;
         feed(s, *t, a)
     };

@@ -7,7 +7,7 @@
 
 use super::endpoint::{Endpoint, TcpParams};
 use super::test_support::*;
-use crate::net::packet::{Packet, PSH, RETX};
+use crate::net::packet::{Segment, PSH, RETX};
 use crate::scenario::{AckCounting, CwndValidation, IdleRestart, Recovery};
 use crate::units::Time;
 
@@ -18,8 +18,8 @@ fn ends(tune: impl Fn(&mut TcpParams)) -> (Endpoint, Endpoint) {
 
 /// Delivers a flight to the receiver at `t`, then its ACKs to the sender 50 µs later, each
 /// ACK 1 µs after the previous; returns what the sender sent in answer (the next flight).
-fn round_trip(s: &mut Endpoint, r: &mut Endpoint, flight: &[Packet], t: Time) -> Vec<Packet> {
-    let acks: Vec<Packet> = flight.iter().filter_map(|p| deliver(r, t, p)).collect();
+fn round_trip(s: &mut Endpoint, r: &mut Endpoint, flight: &[Segment], t: Time) -> Vec<Segment> {
+    let acks: Vec<Segment> = flight.iter().filter_map(|p| deliver(r, t, p)).collect();
     let mut next = Vec::new();
     for (k, a) in acks.iter().enumerate() {
         next.extend(feed(s, t + 50 * US + k as u64 * US, a));
@@ -238,7 +238,7 @@ fn a_tail_loss_is_repaired_by_the_probe_instead_of_the_rto() {
         let flight = establish(&mut s, &mut r);
         assert!(flight[9].has(PSH));
         let t = Time::from_ms(1);
-        let acks: Vec<Packet> = flight[..9].iter().filter_map(|p| deliver(&mut r, t, p)).collect();
+        let acks: Vec<Segment> = flight[..9].iter().filter_map(|p| deliver(&mut r, t, p)).collect();
         assert_eq!(acks.len(), 4);
         let t_ack = t + 50 * US;
         for a in &acks {
@@ -292,7 +292,7 @@ fn early_retransmit_repairs_a_short_flights_loss_without_the_rto() {
         s.write(3 * MSS);
         let flight = establish(&mut s, &mut r);
         let t = Time::from_ms(1);
-        let dupacks: Vec<Packet> = flight[1..].iter().filter_map(|p| deliver(&mut r, t, p)).collect();
+        let dupacks: Vec<Segment> = flight[1..].iter().filter_map(|p| deliver(&mut r, t, p)).collect();
         assert_eq!(dupacks.len(), 2, "out-of-order segments are ACKed at once");
         let mut out = Vec::new();
         for a in &dupacks {
@@ -321,7 +321,7 @@ fn with_early_retransmit_a_cumulative_ack_with_new_sacks_starts_recovery() {
         s.write(5 * MSS);
         let flight = establish(&mut s, &mut r);
         let t = Time::from_ms(1);
-        let acks: Vec<Packet> = [0, 1, 2, 4].iter().filter_map(|&i| deliver(&mut r, t, &flight[i])).collect();
+        let acks: Vec<Segment> = [0, 1, 2, 4].iter().filter_map(|&i| deliver(&mut r, t, &flight[i])).collect();
         assert_eq!(acks.len(), 2);
         assert_eq!((acks[1].ack, acks[1].sack_blocks), (seg(4), 1));
         assert!(feed(&mut s, t + 50 * US, &acks[0]).is_empty());

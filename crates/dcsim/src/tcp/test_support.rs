@@ -4,7 +4,7 @@
 use super::cc::Cc;
 use super::endpoint::{Endpoint, State, TcpParams};
 use super::rtt::RttEstimator;
-use crate::net::packet::{Packet, ACK, SYN};
+use crate::net::packet::{Segment, ACK, SYN};
 use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, Recovery, TcpConfig};
 use crate::units::Time;
 
@@ -83,7 +83,7 @@ pub fn endpoint_with(p: TcpParams, cc: CcKind, alpha_init: f64, end: u8) -> Endp
 
 /// Runs SYN (t=0) → SYN-ACK (50 µs) → ACK + data (100 µs) → ACK arrives (150 µs).
 /// Returns the data segments the sender emitted right after the SYN-ACK.
-pub fn establish(s: &mut Endpoint, r: &mut Endpoint) -> Vec<Packet> {
+pub fn establish(s: &mut Endpoint, r: &mut Endpoint) -> Vec<Segment> {
     let mut out = Vec::new();
     s.connect(Time::ZERO, &mut out);
     assert_eq!(out.len(), 1, "connect emits exactly the SYN");
@@ -106,18 +106,18 @@ pub fn establish(s: &mut Endpoint, r: &mut Endpoint) -> Vec<Packet> {
 }
 
 /// The 1-based segment a data packet carries (full, aligned segments only).
-pub fn seg_no(p: &Packet) -> u64 {
+pub fn seg_no(p: &Segment) -> u64 {
     assert_eq!((p.seq - 1) % MSS, 0, "seq {} is not on a segment boundary", p.seq);
     assert_eq!(p.len as u64, MSS, "segment at {} is not a full segment", p.seq);
     (p.seq - 1) / MSS + 1
 }
 
-pub fn seg_nos(ps: &[Packet]) -> Vec<u64> {
+pub fn seg_nos(ps: &[Segment]) -> Vec<u64> {
     ps.iter().map(seg_no).collect()
 }
 
 /// Hands one segment to `r` and returns what it answers (at most one packet).
-pub fn deliver(r: &mut Endpoint, now: Time, p: &Packet) -> Option<Packet> {
+pub fn deliver(r: &mut Endpoint, now: Time, p: &Segment) -> Option<Segment> {
     let mut out = Vec::new();
     r.on_segment(now, p, &mut out);
     assert!(out.len() <= 1, "one segment in, at most one ACK out: {out:?}");
@@ -125,7 +125,7 @@ pub fn deliver(r: &mut Endpoint, now: Time, p: &Packet) -> Option<Packet> {
 }
 
 /// Hands one segment to the sender `s` and returns what it sends.
-pub fn feed(s: &mut Endpoint, now: Time, p: &Packet) -> Vec<Packet> {
+pub fn feed(s: &mut Endpoint, now: Time, p: &Segment) -> Vec<Segment> {
     let mut out = Vec::new();
     s.on_segment(now, p, &mut out);
     out
@@ -133,17 +133,17 @@ pub fn feed(s: &mut Endpoint, now: Time, p: &Packet) -> Vec<Packet> {
 
 /// A pure ACK from end 1 to end 0 with the given absolute SACK blocks (no timestamp echo, so
 /// no RTT sample is taken).
-pub fn sack_ack(ack: u64, sacked: &[(u64, u64)]) -> Packet {
+pub fn sack_ack(ack: u64, sacked: &[(u64, u64)]) -> Segment {
     assert!(sacked.len() <= 3);
     let mut sack = [(0u32, 0u32); 3];
     for (k, &(a, b)) in sacked.iter().enumerate() {
         sack[k] = ((a - ack) as u32, (b - ack) as u32);
     }
-    Packet {
+    Segment {
         rwnd: RCV_BUF as u32,
         ts_val: Time::from_ps(1),
         sack,
         sack_blocks: sacked.len() as u8,
-        ..Packet::pure_ack(ack, HDR)
+        ..Segment::pure_ack(ack, HDR)
     }
 }
