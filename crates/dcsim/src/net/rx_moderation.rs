@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 
-use super::packet::Packet;
+use super::packet::Segment;
 use crate::units::Time;
 
 #[derive(Debug, Clone)]
@@ -23,7 +23,7 @@ pub struct RxModeration {
     last_irq: Option<Time>,
     pending: bool,
     /// Packets waiting for the pending interrupt, oldest first.
-    ring: VecDeque<Packet>,
+    ring: VecDeque<Segment>,
 }
 
 /// What becomes of a packet arriving at the NIC.
@@ -48,7 +48,7 @@ impl RxModeration {
     }
 
     /// A packet arrives at `now`; if it is held, the NIC keeps it until `take_next` drains it.
-    pub fn on_arrival(&mut self, now: Time, pkt: Packet) -> RxArrival {
+    pub fn on_arrival(&mut self, now: Time, pkt: Segment) -> RxArrival {
         if self.pending {
             self.ring.push_back(pkt);
             return RxArrival::Held(None);
@@ -69,7 +69,7 @@ impl RxModeration {
     }
 
     /// The pending interrupt fires: the next held packet, oldest first (call until `None`).
-    pub fn take_next(&mut self) -> Option<Packet> {
+    pub fn take_next(&mut self) -> Option<Segment> {
         self.pending = false;
         self.ring.pop_front()
     }
@@ -90,7 +90,7 @@ pub struct RxProcessor {
     /// When the packet now last in line is done.
     busy_until: Time,
     /// Packets being processed, with the time each is done, in order.
-    queue: VecDeque<(Time, Packet)>,
+    queue: VecDeque<(Time, Segment)>,
 }
 
 impl RxProcessor {
@@ -105,7 +105,7 @@ impl RxProcessor {
 
     /// The NIC hands up a packet at `now`; returns the time it is done when the caller must
     /// schedule a wake-up for it (the queue was empty), else None.
-    pub fn admit(&mut self, now: Time, pkt: Packet) -> Option<Time> {
+    pub fn admit(&mut self, now: Time, pkt: Segment) -> Option<Time> {
         let done = self.busy_until.max(now) + self.per_packet;
         self.busy_until = done;
         self.queue.push_back((done, pkt));
@@ -113,7 +113,7 @@ impl RxProcessor {
     }
 
     /// The next packet done by `now`, in order (call until None).
-    pub fn take_done(&mut self, now: Time) -> Option<Packet> {
+    pub fn take_done(&mut self, now: Time) -> Option<Segment> {
         match self.queue.front() {
             Some(&(done, _)) if done <= now => self.queue.pop_front().map(|(_, p)| p),
             _ => None,
@@ -136,20 +136,19 @@ mod tests {
     use super::*;
     use crate::net::packet::Ecn;
 
-    /// Packet number `i` (its `header` tells it apart).
-    fn packet(i: u32) -> Packet {
-        Packet::data(i, 1500, Ecn::NotEct)
+    fn packet(seq: u64) -> Segment {
+        Segment::data(seq, 1500, Ecn::NotEct)
     }
 
-    fn batch(rx: &mut RxModeration) -> Vec<u32> {
-        std::iter::from_fn(|| rx.take_next()).map(|p| p.header).collect()
+    fn batch(rx: &mut RxModeration) -> Vec<u64> {
+        std::iter::from_fn(|| rx.take_next()).map(|p| p.seq).collect()
     }
 
     #[test]
     fn a_lone_packet_goes_at_once_and_a_train_in_batches() {
         // Interval 50 µs; a train of packets 12 µs apart from t = 100 µs.
         let mut rx = RxModeration::new(Time::from_us(50));
-        let arrive = |rx: &mut RxModeration, i: u32| rx.on_arrival(Time::from_us(100 + 12 * i as u64), packet(i));
+        let arrive = |rx: &mut RxModeration, i: u64| rx.on_arrival(Time::from_us(100 + 12 * i), packet(i));
         // t = 100: the NIC has been quiet, interrupt now.
         assert_eq!(arrive(&mut rx, 0), RxArrival::Deliver);
         // t = 112: the next interrupt is allowed at 150; t = 124, 136, 148 join it.
@@ -178,12 +177,12 @@ mod tests {
         assert_eq!(p.admit(us(150), packet(1)), Some(us(153)), "the first one sets the wake-up");
         assert_eq!(p.admit(us(150), packet(2)), None);
         assert_eq!(p.admit(us(150), packet(3)), None);
-        assert_eq!(p.take_done(us(152)).map(|p| p.header), None, "not done before its time");
-        assert_eq!(p.take_done(us(153)).map(|p| p.header), Some(1));
-        assert_eq!(p.take_done(us(153)).map(|p| p.header), None);
+        assert_eq!(p.take_done(us(152)).map(|p| p.seq), None, "not done before its time");
+        assert_eq!(p.take_done(us(153)).map(|p| p.seq), Some(1));
+        assert_eq!(p.take_done(us(153)).map(|p| p.seq), None);
         assert_eq!(p.next_done(), Some(us(156)));
         assert_eq!(p.admit(us(157), packet(4)), None);
-        let done: Vec<u32> = std::iter::from_fn(|| p.take_done(us(162))).map(|p| p.header).collect();
+        let done: Vec<u64> = std::iter::from_fn(|| p.take_done(us(162))).map(|p| p.seq).collect();
         assert_eq!(done, vec![2, 3, 4]);
         assert_eq!((p.held(), p.next_done()), (0, None));
         assert_eq!(p.admit(us(170), packet(5)), Some(us(173)));
