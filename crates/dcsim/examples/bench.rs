@@ -322,6 +322,20 @@ fn measure_in_child(id: &str, quick: bool, runs: Option<usize>) -> serde_json::V
     serde_json::from_slice(&out.stdout).expect("the child prints its row as JSON")
 }
 
+/// A memory figure (`--child memory-connection` or `memory-packet`) from a fresh process.
+fn memory_in_child(id: &str) -> f64 {
+    let exe = std::env::current_exe().expect("own path");
+    let out = std::process::Command::new(exe)
+        .args(["--child", id])
+        .output()
+        .expect("the bench runs itself");
+    assert!(out.status.success(), "{id} failed: {}", out.status);
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("the child prints a number")
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
@@ -340,6 +354,13 @@ fn main() {
         return;
     }
     if let Some(id) = flag("--child") {
+        // The memory figures, each in a process of its own: what the allocator kept of
+        // earlier work would blur a resident-memory difference.
+        match id.as_str() {
+            "memory-connection" => return println!("{}", memory_per_idle_connection()),
+            "memory-packet" => return println!("{}", memory_per_queued_packet()),
+            _ => {}
+        }
         let c = CASES.iter().find(|c| c.id == id).expect("--child takes a case id");
         let row = measure(c.id, c.label, &(c.build)(scale), runs, runs_wanted.is_some());
         println!("{row}");
@@ -380,8 +401,8 @@ fn main() {
         rows.push(row);
     }
     let memory = (filters.is_empty() || memory_only).then(|| {
-        let per_connection = memory_per_idle_connection();
-        let per_packet = memory_per_queued_packet();
+        let per_connection = memory_in_child("memory-connection");
+        let per_packet = memory_in_child("memory-packet");
         println!("\nmemory per idle connection (10,000 built, both ends): {per_connection:.0} B");
         println!("memory per queued packet (1,000,000 held by one port): {per_packet:.0} B");
         json!({"per_idle_connection_bytes": per_connection, "per_queued_packet_bytes": per_packet})
