@@ -4,8 +4,10 @@
 //! k busy ports to alpha·B/(1 + k·alpha) each ("buffer pressure", DCTCP paper §2.3.4).
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::binary_heap::PeekMut;
+use std::collections::BinaryHeap;
 
+use super::port::Port;
 use crate::units::{Bytes, Time};
 
 /// Why the shared memory refused a packet.
@@ -28,12 +30,12 @@ pub struct SharedBuffer {
     pub max_used: Bytes,
     /// Bytes held, as of the last `used_at`.
     used: Bytes,
-    /// Per port (in `ports` order): (departure time, bytes) of its packets held by `hold`,
-    /// earliest first (a FIFO port's packets leave in order).
-    held: Vec<VecDeque<(Time, Bytes)>>,
-    /// (next departure, port slot) of every port holding packets, earliest first: with
-    /// `held`, the memory's occupancy at any instant without visiting its ports, in a heap of
-    /// ports rather than of packets.
+    /// Per FIFO port (in `ports` order): the bytes of its buffer counted in `used`. The port
+    /// itself knows when each of its packets leaves; this memory asks it.
+    counted: Vec<Bytes>,
+    /// (next departure, port slot) of every FIFO port holding packets, earliest first: the
+    /// memory's occupancy at any instant, visiting only the ports that a packet has left
+    /// since (a heap of ports, not of packets).
     next: BinaryHeap<Reverse<(Time, u32)>>,
 }
 
@@ -45,7 +47,7 @@ impl SharedBuffer {
             ports: Vec::new(),
             max_used: Bytes::ZERO,
             used: Bytes::ZERO,
-            held: Vec::new(),
+            counted: Vec::new(),
             next: BinaryHeap::new(),
         }
     }
@@ -53,26 +55,30 @@ impl SharedBuffer {
     /// Port `id` draws from this memory; returns its slot (what `hold` takes).
     pub fn add_port(&mut self, id: u32) -> u32 {
         self.ports.push(id);
-        self.held.push(VecDeque::new());
+        self.counted.push(Bytes::ZERO);
         (self.ports.len() - 1) as u32
     }
 
-    /// Bytes held at `now`: frees what has left by then.
+    /// Bytes held at `now`: frees what has left the FIFO ports (`ports`: the network's, by
+    /// id) by then.
     #[inline]
-    pub fn used_at(&mut self, now: Time) -> Bytes {
-        while let Some(&Reverse((t, slot))) = self.next.peek() {
+    pub fn used_at(&mut self, now: Time, ports: &mut [Port], window_start: Time) -> Bytes {
+        while let Some(mut top) = self.next.peek_mut() {
+            let Reverse((t, slot)) = *top;
             if t > now {
                 break;
             }
-            self.next.pop();
-            let held = &mut self.held[slot as usize];
-            while let Some(&(t, size)) = held.front() {
-                if t > now {
-                    self.next.push(Reverse((t, slot)));
-                    break;
+            let port = &mut ports[self.ports[slot as usize] as usize];
+            let left = port.occupancy_bytes(now, window_start);
+            let counted = &mut self.counted[slot as usize];
+            self.used -= *counted - left;
+            *counted = left;
+            // The port's entry moves to its next departure in one sift, or leaves.
+            match port.next_departure() {
+                Some(t) => *top = Reverse((t, slot)),
+                None => {
+                    PeekMut::pop(top);
                 }
-                held.pop_front();
-                self.used -= size;
             }
         }
         self.used
@@ -92,21 +98,17 @@ impl SharedBuffer {
         self.used -= size;
     }
 
-    /// A packet of `size` bytes was admitted to the FIFO port in `slot` and leaves the memory
-    /// at `departure` (no earlier than the port's packets before it).
+    /// A packet of `size` bytes was admitted to the FIFO port in `slot`, and leaves the
+    /// memory when it leaves the port, at `departure` if the port held nothing before it.
     #[inline]
     pub fn hold(&mut self, slot: u32, size: Bytes, departure: Time) {
         self.used += size;
         self.max_used = self.max_used.max(self.used);
-        let held = &mut self.held[slot as usize];
-        debug_assert!(
-            held.back().is_none_or(|&(t, _)| t <= departure),
-            "a FIFO port's packets leave in order"
-        );
-        if held.is_empty() {
+        let counted = &mut self.counted[slot as usize];
+        if *counted == Bytes::ZERO {
             self.next.push(Reverse((departure, slot)));
         }
-        held.push_back((departure, size));
+        *counted += size;
     }
 
     /// Admission of `size` bytes to a port holding `port_bytes` when the whole memory holds

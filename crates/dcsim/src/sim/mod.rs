@@ -658,7 +658,8 @@ impl Simulation {
                     if let Some(shared) = &mut node.shared {
                         self.pool_samples.switch.push(i as u32);
                         self.pool_samples.t_s.push(t);
-                        self.pool_samples.bytes.push(shared.used_at(self.now).as_u64());
+                        let used = shared.used_at(self.now, &mut self.ports, self.warmup);
+                        self.pool_samples.bytes.push(used.as_u64());
                     }
                 }
                 self.cal.schedule(self.now + self.queue_sample_every, Event::QueueSample);
@@ -731,7 +732,7 @@ impl Simulation {
             .shared
             .as_mut()
             .expect("a port with a memory slot has a shared memory");
-        let used = shared.used_at(self.now);
+        let used = shared.used_at(self.now, &mut self.ports, self.warmup);
         let held = queue_bytes(&mut self.ports[p as usize]);
         match shared.admit(used, held, pkt.bytes()) {
             Ok(()) => true,
