@@ -4,8 +4,8 @@
 //!   receives: every header field, no payload bytes.
 //! - A [`Packet`] is a segment in the network: the 24 bytes that ports, switches and
 //!   NICs read (addresses, sizes, flags, ECN, class). Its transport fields wait in a
-//!   [`HeaderPool`] entry from the sending host to the receiving one (or the port that
-//!   drops it), since only the ends read them. Every hop moves a 24-byte packet (a 32-byte
+//!   [`HeaderPool`] entry from the sending host to the receiving host's NIC (or the port
+//!   that drops it), since only the ends read them. Every hop moves a 24-byte packet (a 32-byte
 //!   port slot), not the whole header.
 
 use crate::units::{Bytes, Time};
@@ -192,7 +192,7 @@ impl HeaderPool {
     /// A port dropped `pkt`: its header is freed. (A header freed twice would show in the
     /// count of packets in the network, which debug runs check against the ports' at the end.)
     #[inline]
-    pub fn drop(&mut self, pkt: &Packet) {
+    pub fn dropped(&mut self, pkt: &Packet) {
         self.free.push(pkt.header);
     }
 
@@ -307,7 +307,7 @@ mod tests {
         assert_eq!((a.size, a.len, a.conn, a.class), (1500, 1448, 7, 2));
         let back = pool.receive(&a);
         assert_eq!(format!("{back:?}"), format!("{seg:?}"));
-        pool.drop(&b);
+        pool.dropped(&b);
         assert_eq!(pool.in_network(), 0);
         // The last freed entry is used first.
         assert_eq!(pool.send(&seg).header, 1);

@@ -813,7 +813,7 @@ impl Simulation {
         if self.tracer.on {
             self.tracer.on_drop(self.now, p, pkt, self.headers.get(pkt));
         }
-        self.headers.drop(pkt);
+        self.headers.dropped(pkt);
         if pkt.has(UDP) {
             self.udp[pkt.conn as usize].on_dropped(pkt);
             return;
