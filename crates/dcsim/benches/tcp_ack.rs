@@ -20,7 +20,6 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use dcsim::net::packet::{Segment, ACK, ECE};
 use dcsim::scenario::{CcKind, TcpConfig};
 use dcsim::tcp::cc::Cc;
-use dcsim::tcp::rtt::RttEstimator;
 use dcsim::tcp::{Endpoint, State, TcpParams};
 use dcsim::units::{Bytes, Rate, Time};
 
@@ -36,8 +35,7 @@ fn established_sender(cc: CcKind) -> Endpoint {
         ..TcpConfig::default()
     };
     let p = TcpParams::new(&t, cc, None, 0);
-    let rtt = RttEstimator::new(p.rto_min, p.rto_initial, p.rto_max, p.timer_tick);
-    let end = |e: u8| Endpoint::new(p.clone(), Cc::new(cc, &t), 0, e, (e as u32, 1 - e as u32), rtt.clone());
+    let end = |e: u8| Endpoint::new(p.clone(), Cc::new(cc, &t), 0, e, (e as u32, 1 - e as u32));
     let (mut sender, mut receiver) = (end(0), end(1));
     sender.write(u64::MAX); // "unlimited"
     let mut out = Vec::new();
@@ -132,7 +130,7 @@ fn bench_ack(c: &mut Criterion) {
             let label = if segments == 1 { "1_segment" } else { "2_segments" };
             group.bench_function(BenchmarkId::new(name, label), |b| b.iter(|| stream.step()));
             // Only new data was acknowledged, and nothing was sent again.
-            let counters = &stream.sender.counters;
+            let counters = stream.sender.counters();
             assert_eq!((counters.retransmits, counters.timeouts), (0, 0));
             assert_eq!(counters.ecn_reductions > 0, mark_every.is_some());
             assert!(stream.sender.snd_max > stream.sender.snd_una);

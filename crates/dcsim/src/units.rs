@@ -9,6 +9,7 @@
 //! Where a computation clamps on purpose it says so with `saturating_*`.
 
 use std::fmt;
+use std::num::NonZeroU64;
 use std::ops::{Add, AddAssign, Div, Mul, Sub, SubAssign};
 
 pub const PS_PER_US: u64 = 1_000_000;
@@ -25,46 +26,44 @@ fn overflow(kind: &str, a: u64, op: &str, b: u64) -> ! {
 
 /// The arithmetic shared by the unsigned quantities: checked `+`, `-` (with the assigning
 /// forms), `*` and `/` by a count, the quotient of two quantities as a count, and the explicit
-/// saturating and checked forms.
+/// saturating and checked forms. A type gives `raw`, `from_raw` (`None` outside its range),
+/// `ZERO` and `MAX`.
 macro_rules! checked_quantity {
     ($t:ident, $kind:literal, $unit:literal) => {
         impl $t {
-            pub const ZERO: $t = $t(0);
-            pub const MAX: $t = $t(u64::MAX);
-
             #[inline]
             pub fn checked_add(self, rhs: $t) -> Option<$t> {
-                self.0.checked_add(rhs.0).map($t)
+                self.raw().checked_add(rhs.raw()).and_then($t::from_raw)
             }
             #[inline]
             pub fn checked_sub(self, rhs: $t) -> Option<$t> {
-                self.0.checked_sub(rhs.0).map($t)
+                self.raw().checked_sub(rhs.raw()).and_then($t::from_raw)
             }
             /// `self - rhs`, or zero if `rhs` is larger.
             #[inline]
             pub fn saturating_sub(self, rhs: $t) -> $t {
-                $t(self.0.saturating_sub(rhs.0))
+                $t::from_raw(self.raw().saturating_sub(rhs.raw())).unwrap_or($t::ZERO)
             }
             /// `self · n`, or `MAX` if that overflows.
             #[inline]
             pub fn saturating_mul(self, n: u64) -> $t {
-                $t(self.0.saturating_mul(n))
+                $t::from_raw(self.raw().saturating_mul(n)).unwrap_or($t::MAX)
             }
             /// `|self - rhs|`.
             #[inline]
             pub fn abs_diff(self, rhs: $t) -> $t {
-                $t(self.0.abs_diff(rhs.0))
+                $t::from_raw(self.raw().abs_diff(rhs.raw())).unwrap_or($t::MAX)
             }
             /// How many `unit`s make `self`, rounded up.
             #[inline]
             pub fn div_ceil(self, unit: $t) -> u64 {
-                self.0.div_ceil(unit.0)
+                self.raw().div_ceil(unit.raw())
             }
         }
 
         impl fmt::Display for $t {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "{} {}", self.0, $unit)
+                write!(f, "{} {}", self.raw(), $unit)
             }
         }
 
@@ -73,9 +72,9 @@ macro_rules! checked_quantity {
             #[inline]
             #[track_caller]
             fn add(self, rhs: $t) -> $t {
-                match self.0.checked_add(rhs.0) {
-                    Some(v) => $t(v),
-                    None => overflow($kind, self.0, "+", rhs.0),
+                match self.checked_add(rhs) {
+                    Some(v) => v,
+                    None => overflow($kind, self.raw(), "+", rhs.raw()),
                 }
             }
         }
@@ -84,9 +83,9 @@ macro_rules! checked_quantity {
             #[inline]
             #[track_caller]
             fn sub(self, rhs: $t) -> $t {
-                match self.0.checked_sub(rhs.0) {
-                    Some(v) => $t(v),
-                    None => overflow($kind, self.0, "-", rhs.0),
+                match self.checked_sub(rhs) {
+                    Some(v) => v,
+                    None => overflow($kind, self.raw(), "-", rhs.raw()),
                 }
             }
         }
@@ -109,9 +108,9 @@ macro_rules! checked_quantity {
             #[inline]
             #[track_caller]
             fn mul(self, n: u64) -> $t {
-                match self.0.checked_mul(n) {
-                    Some(v) => $t(v),
-                    None => overflow($kind, self.0, "*", n),
+                match self.raw().checked_mul(n).and_then($t::from_raw) {
+                    Some(v) => v,
+                    None => overflow($kind, self.raw(), "*", n),
                 }
             }
         }
@@ -128,7 +127,7 @@ macro_rules! checked_quantity {
             type Output = $t;
             #[inline]
             fn div(self, n: u64) -> $t {
-                $t(self.0 / n)
+                $t::from_raw(self.raw() / n).unwrap_or($t::ZERO)
             }
         }
         /// How many whole `rhs` fit in `self`.
@@ -136,22 +135,44 @@ macro_rules! checked_quantity {
             type Output = u64;
             #[inline]
             fn div(self, rhs: $t) -> u64 {
-                self.0 / rhs.0
+                self.raw() / rhs.raw()
             }
         }
     };
 }
 
-/// An instant of simulated time or a duration, in whole picoseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Time(u64);
+/// An instant of simulated time or a duration, in whole picoseconds, up to 2^64 - 2.
+///
+/// It is stored complemented in a `NonZeroU64`, so that `Option<Time>` (a deadline, a
+/// timestamp not yet taken) takes 8 bytes rather than 16: a connection holds 18 of them.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Time(NonZeroU64);
 
 checked_quantity!(Time, "time", "ps");
 
 impl Time {
+    pub const ZERO: Time = Time::from_ps(0);
+    pub const MAX: Time = Time::from_ps(u64::MAX - 1);
+
     #[inline]
+    const fn raw(self) -> u64 {
+        !self.0.get()
+    }
+    /// `ps` as a time, unless it is u64::MAX (the one value a `Time` cannot hold).
+    #[inline]
+    const fn from_raw(ps: u64) -> Option<Time> {
+        match NonZeroU64::new(!ps) {
+            Some(n) => Some(Time(n)),
+            None => None,
+        }
+    }
+    #[inline]
+    #[track_caller]
     pub const fn from_ps(ps: u64) -> Time {
-        Time(ps)
+        match Time::from_raw(ps) {
+            Some(t) => t,
+            None => panic!("time overflow: u64::MAX picoseconds is past Time::MAX"),
+        }
     }
     pub const fn from_us(us: u64) -> Time {
         Self::whole(us, PS_PER_US)
@@ -164,7 +185,7 @@ impl Time {
     }
     const fn whole(n: u64, ps_per: u64) -> Time {
         match n.checked_mul(ps_per) {
-            Some(ps) => Time(ps),
+            Some(ps) => Time::from_ps(ps),
             None => panic!("time overflow: a whole count of units past u64 picoseconds"),
         }
     }
@@ -177,7 +198,7 @@ impl Time {
         let rounded = ps.round();
         // 2^64 as f64 is exact; every f64 below it converts without saturating.
         assert!((0.0..18_446_744_073_709_551_616.0).contains(&rounded), "time out of range: {ps} ps");
-        Time(rounded as u64)
+        Time::from_ps(rounded as u64)
     }
     #[track_caller]
     pub fn from_us_f64(us: f64) -> Time {
@@ -194,11 +215,37 @@ impl Time {
 
     #[inline]
     pub const fn as_ps(self) -> u64 {
-        self.0
+        self.raw()
     }
     #[inline]
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / PS_PER_S as f64
+        self.raw() as f64 / PS_PER_S as f64
+    }
+}
+
+impl Default for Time {
+    fn default() -> Time {
+        Time::ZERO
+    }
+}
+
+impl PartialOrd for Time {
+    #[inline]
+    fn partial_cmp(&self, other: &Time) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Time {
+    #[inline]
+    fn cmp(&self, other: &Time) -> std::cmp::Ordering {
+        self.raw().cmp(&other.raw())
+    }
+}
+
+impl fmt::Debug for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Time").field(&self.raw()).finish()
     }
 }
 
@@ -212,6 +259,17 @@ pub struct Bytes(u64);
 checked_quantity!(Bytes, "bytes", "B");
 
 impl Bytes {
+    pub const ZERO: Bytes = Bytes(0);
+    pub const MAX: Bytes = Bytes(u64::MAX);
+
+    #[inline]
+    const fn raw(self) -> u64 {
+        self.0
+    }
+    #[inline]
+    const fn from_raw(bytes: u64) -> Option<Bytes> {
+        Some(Bytes(bytes))
+    }
     #[inline]
     pub const fn new(bytes: u64) -> Bytes {
         Bytes(bytes)
@@ -236,10 +294,11 @@ fn frame_too_large(bytes: Bytes) -> ! {
     panic!("tx_time overflow: {bytes} · 8e12 bit·ps passes 2^64 (frames are at most Rate::MAX_TX_BYTES)")
 }
 
-/// A line rate in bit/s, with exact integer serialisation times.
+/// A line rate in bit/s, at least 1, with exact integer serialisation times. (Non-zero, so
+/// that a controller's `Option<Rate>` pacing rate takes 8 bytes.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
-    pub bps: u64,
+    bps: NonZeroU64,
 }
 
 impl Rate {
@@ -253,7 +312,22 @@ impl Rate {
     pub fn from_gbps(gbps: f64) -> Self {
         let bps = (gbps * 1e9).round().max(1.0);
         assert!(bps < 18_446_744_073_709_551_616.0, "rate out of range: {gbps} Gbps");
-        Rate { bps: bps as u64 }
+        Rate::from_bps(bps as u64)
+    }
+
+    /// `bps` bit/s, at least 1.
+    #[inline]
+    pub const fn from_bps(bps: u64) -> Self {
+        match NonZeroU64::new(bps) {
+            Some(bps) => Rate { bps },
+            None => Rate { bps: NonZeroU64::MIN },
+        }
+    }
+
+    /// Bits per second.
+    #[inline]
+    pub const fn bps(self) -> u64 {
+        self.bps.get()
     }
 
     /// Time to serialise `bytes` on the wire, rounded up to a whole picosecond.
@@ -261,7 +335,7 @@ impl Rate {
     #[track_caller]
     pub fn tx_time(self, bytes: Bytes) -> Time {
         match bytes.0.checked_mul(8 * PS_PER_S) {
-            Some(bit_ps) => Time(bit_ps.div_ceil(self.bps)),
+            Some(bit_ps) => Time::from_ps(bit_ps.div_ceil(self.bps())),
             None => frame_too_large(bytes),
         }
     }
@@ -282,7 +356,7 @@ mod tests {
         // 64 B at 400 Gbps = 1.28 ns.
         assert_eq!(tx(Rate::from_gbps(400.0), 64), 1_280);
         // Rounded up: 1 B at 3 bit/s is 2.67 s -> 2_666_666_666_667 ps.
-        assert_eq!(tx(Rate { bps: 3 }, 1), 2_666_666_666_667);
+        assert_eq!(tx(Rate::from_bps(3), 1), 2_666_666_666_667);
         // The largest frame, 2,305,843 B = 18,446,744 bit, takes 18,446,744 ps at 1 Tbps (1 ps a bit).
         assert_eq!(Rate::MAX_TX_BYTES, Bytes::new(2_305_843));
         assert_eq!(tx(Rate::from_gbps(1000.0), 2_305_843), 18_446_744);
@@ -307,9 +381,17 @@ mod tests {
         assert_eq!(Time::from_us(25), Time::from_ps(25_000_000));
         assert_eq!(Time::from_ms(3), Time::from_us(3_000));
         assert_eq!(Time::from_secs(2), Time::from_ms(2_000));
-        assert_eq!(Time::MAX.as_ps(), u64::MAX);
-        assert_eq!(Rate::from_gbps(2.5).bps, 2_500_000_000);
-        assert_eq!(Rate::from_gbps(0.0).bps, 1, "at least 1 bit/s");
+        assert_eq!(Time::MAX.as_ps(), u64::MAX - 1);
+        // The one value a time cannot hold is its niche: an absent time costs nothing.
+        assert_eq!(std::mem::size_of::<Option<Time>>(), 8);
+        assert_eq!(Time::from_ps(5).cmp(&Time::from_ps(7)), std::cmp::Ordering::Less);
+        assert_eq!(Time::MAX.checked_add(Time::ZERO), Some(Time::MAX));
+        assert_eq!(Time::MAX.checked_sub(Time::MAX), Some(Time::ZERO));
+        assert_eq!(format!("{:?} {}", Time::from_ps(3), Time::from_ps(3)), "Time(3) 3 ps");
+        assert_eq!(Rate::from_gbps(2.5).bps(), 2_500_000_000);
+        assert_eq!(Rate::from_gbps(0.0).bps(), 1, "at least 1 bit/s");
+        assert_eq!(Rate::from_bps(0).bps(), 1, "at least 1 bit/s");
+        assert_eq!(std::mem::size_of::<Option<Rate>>(), 8);
     }
 
     #[test]
@@ -345,7 +427,7 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "time overflow: 18446744073709551615 + 1")]
+    #[should_panic(expected = "time overflow: 18446744073709551614 + 1")]
     fn overflowing_add_panics() {
         let _ = Time::MAX + Time::from_ps(1);
     }
@@ -357,7 +439,7 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "time overflow: 18446744073709551615 * 2")]
+    #[should_panic(expected = "time overflow: 18446744073709551614 * 2")]
     fn overflowing_mul_panics() {
         let _ = Time::MAX * 2;
     }

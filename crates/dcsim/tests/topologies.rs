@@ -101,9 +101,9 @@ fn fat_tree_tiers_take_their_own_links() {
     let host = &net.ports[port_id(&net, "edge0_0->h0")];
     let edge = &net.ports[port_id(&net, "edge0_0->agg0_0")];
     let core = &net.ports[port_id(&net, "agg0_0->core0")];
-    assert_eq!((host.rate.bps, host.delay), (10_000_000_000, Time::from_us(1)));
-    assert_eq!((edge.rate.bps, edge.delay), (10_000_000_000, Time::from_us(1)));
-    assert_eq!((core.rate.bps, core.delay), (40_000_000_000, Time::from_us(2)));
+    assert_eq!((host.rate.bps(), host.delay), (10_000_000_000, Time::from_us(1)));
+    assert_eq!((edge.rate.bps(), edge.delay), (10_000_000_000, Time::from_us(1)));
+    assert_eq!((core.rate.bps(), core.delay), (40_000_000_000, Time::from_us(2)));
 }
 
 #[test]
@@ -117,7 +117,7 @@ fn leaf_spine_counts_paths_and_oversubscription() {
     // 6 hosts × 1 Gbps over 3 uplinks at 3:1 → each uplink 6/(3·3) Gbps.
     let net = network("kind = \"leaf_spine\"\nleaves = 2\nspines = 3\nhosts_per_leaf = 6\noversubscription = 3.0");
     let up = &net.ports[port_id(&net, "leaf0->spine2")];
-    assert_eq!(up.rate.bps, 666_666_667);
+    assert_eq!(up.rate.bps(), 666_666_667);
 }
 
 #[test]
@@ -131,8 +131,8 @@ fn star_dumbbell_rack_and_multi_bottleneck_counts() {
     assert_eq!(paths(&net, 0, 4), 1);
     let net = network("kind = \"rack\"\nhosts = 45");
     assert_eq!(counts(&net), (46, 1, 92));
-    assert_eq!(net.ports[port_id(&net, "tor->h45")].rate.bps, 10_000_000_000);
-    assert_eq!(net.ports[port_id(&net, "tor->h44")].rate.bps, 1_000_000_000);
+    assert_eq!(net.ports[port_id(&net, "tor->h45")].rate.bps(), 10_000_000_000);
+    assert_eq!(net.ports[port_id(&net, "tor->h44")].rate.bps(), 1_000_000_000);
     // DCTCP Fig. 17: S1 (10) and S2 (20) on triumph1; S3 (10), R1 and R2 (20) on triumph2.
     let net = network("kind = \"multi_bottleneck\"");
     assert_eq!(counts(&net), (61, 3, 2 * (61 + 2)));
@@ -145,7 +145,7 @@ fn star_dumbbell_rack_and_multi_bottleneck_counts() {
     ] {
         port_id(&net, &format!("{switch}->h{host}"));
     }
-    assert_eq!(net.ports[port_id(&net, "triumph1->scorpion")].rate.bps, 10_000_000_000);
+    assert_eq!(net.ports[port_id(&net, "triumph1->scorpion")].rate.bps(), 10_000_000_000);
     assert_eq!(paths(&net, 0, 40), 1);
 }
 
@@ -165,7 +165,7 @@ links = [
     assert_eq!(counts(&net), (2, 2, 8));
     let names: Vec<&str> = net.ports.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["h0->a", "a->h0", "h1->b", "b->h1", "a->b", "b->a", "b->a#1", "a->b#1"]);
-    assert_eq!(net.ports[3].rate.bps, 10_000_000_000, "b->h1");
+    assert_eq!(net.ports[3].rate.bps(), 10_000_000_000, "b->h1");
     assert_eq!(net.ports[6].delay, Time::from_us(5));
     assert_eq!(paths(&net, 0, 1), 2);
 }

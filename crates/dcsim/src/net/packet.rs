@@ -297,7 +297,7 @@ mod tests {
             ack: 123_456_789_012,
             rwnd: (1 << 30) - 1,
             ts_val: Time::from_ps(5),
-            ts_ecr: Time::from_ps(u64::MAX),
+            ts_ecr: Time::MAX,
             sack: [(1, 2), (3, 4), (5, u32::MAX)],
             sack_blocks: 3,
         };

@@ -238,7 +238,7 @@ impl Conns {
     pub(super) fn mark_warmup(&mut self) {
         for c in self.slots.iter_mut().flatten() {
             c.delivered_at_warmup = c.ends[1 - c.data_sender()].delivered;
-            c.at_warmup = WarmupCounts::of(&c.ends[0].counters.plus(&c.ends[1].counters));
+            c.at_warmup = WarmupCounts::of(&c.ends[0].counters().plus(&c.ends[1].counters()));
         }
         for r in &mut self.records {
             r.delivered_at_warmup = r.delivered;

@@ -17,8 +17,9 @@ use super::conns::FlowRecord;
 use super::udp::UdpSource;
 use super::Conn;
 
-/// Heap bytes a connection holds beyond its struct (out-of-order ranges, SACK scoreboard, NIC
-/// bookkeeping) in a busy run: an allowance, not a bound.
+/// Heap bytes a connection holds beyond its struct in a busy run (out-of-order ranges, SACK
+/// scoreboard, NIC bookkeeping, event counters, each made at its first use): an allowance,
+/// not a bound.
 const CONN_HEAP: u64 = 512;
 /// Bytes of one queue-sample row (port, time, packets, bytes) and of one flow-sample row.
 const QUEUE_SAMPLE: u64 = 4 + 8 + 4 + 8;

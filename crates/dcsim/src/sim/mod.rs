@@ -31,7 +31,6 @@ use crate::results::{
 use crate::scenario::{CcKind, MeasureConfig, Scenario, TcpConfig, Topology};
 use crate::tcp::cc::Cc;
 use crate::tcp::ictcp::{IctcpParams, Interface};
-use crate::tcp::rtt::RttEstimator;
 use crate::tcp::{Endpoint, TcpParams};
 use crate::units::{Bytes, Time};
 use calendar::Calendar;
@@ -79,7 +78,7 @@ fn build_generators(s: &Scenario, net: &Network, end: Time) -> Result<Vec<Genera
         })
         .collect();
     let nic = |h: usize| &net.ports[net.host_port[h] as usize];
-    let rate_bps: Vec<f64> = (0..hosts).map(|h| nic(h).rate.bps as f64).collect();
+    let rate_bps: Vec<f64> = (0..hosts).map(|h| nic(h).rate.bps() as f64).collect();
     let per_packet: Vec<f64> = (0..hosts)
         .map(|h| (s.tcp.header_bytes as u64 + nic(h).framing.as_u64()) as f64)
         .collect();
@@ -178,13 +177,13 @@ struct Conn {
     /// Time of the calendar event pending for each (end, timer), if any.
     timer_event: [[Option<Time>; 3]; 2],
     /// Set on the connections of a query workload.
-    query: Option<QueryRole>,
+    query: Option<Box<QueryRole>>,
     /// The traffic generator that started it, if one did.
     generator: Option<u32>,
-    /// Per end: (departure time, bytes) of its packets still in its host's NIC queue, for the
-    /// per-connection host-queue limit (M10).
-    in_nic: [VecDeque<(Time, u32)>; 2],
-    in_nic_bytes: [u64; 2],
+    /// Per end: its packets still in its host's NIC queue, for the per-connection host-queue
+    /// limit (M10). Made at the connection's first such packet, so an idle connection spends
+    /// 8 bytes on it.
+    in_nic: Option<Box<[InNic; 2]>>,
     /// Per end: its entry in its host's ICTCP table, if the host runs ICTCP.
     ictcp: [Option<u32>; 2],
     /// Its packets sent and not yet received or dropped (in a queue, on a wire, or held
@@ -192,18 +191,40 @@ struct Conn {
     in_flight: u32,
 }
 
+/// One end's packets in its host's NIC queue.
+#[derive(Clone, Default)]
+struct InNic {
+    /// (departure time, bytes) of each, oldest first.
+    packets: VecDeque<(Time, u32)>,
+    bytes: u64,
+}
+
 impl Conn {
     /// Bytes end `e` still has in its NIC queue at `now`.
     fn nic_bytes(&mut self, e: usize, now: Time) -> u64 {
-        let q = &mut self.in_nic[e];
-        while let Some(&(t, b)) = q.front() {
+        let Some(nic) = self.in_nic.as_mut().map(|n| &mut n[e]) else {
+            return 0;
+        };
+        while let Some(&(t, b)) = nic.packets.front() {
             if t > now {
                 break;
             }
-            q.pop_front();
-            self.in_nic_bytes[e] -= b as u64;
+            nic.packets.pop_front();
+            nic.bytes -= b as u64;
         }
-        self.in_nic_bytes[e]
+        nic.bytes
+    }
+
+    /// Records a packet of end `e` that leaves its NIC at `departure`.
+    fn queued_in_nic(&mut self, e: usize, departure: Time, size: u32) {
+        let nic = &mut self.in_nic.get_or_insert_with(Box::default)[e];
+        nic.packets.push_back((departure, size));
+        nic.bytes += size as u64;
+    }
+
+    /// When end `e`'s oldest packet in its NIC queue leaves, if it has one there.
+    fn first_nic_departure(&self, e: usize) -> Option<Time> {
+        self.in_nic.as_ref()?[e].packets.front().map(|&(t, _)| t)
     }
 
     /// The end that sends the connection's main data: the opener for a bulk flow, the server
@@ -218,14 +239,14 @@ impl Conn {
 
     /// Retransmission timeouts and SYN retries on both ends.
     fn timeouts(&self) -> u64 {
-        self.ends.iter().map(|e| e.counters.timeouts + e.counters.syn_retries).sum()
+        self.ends.iter().map(|e| e.counters()).map(|k| k.timeouts + k.syn_retries).sum()
     }
 
     /// Its work is done: the application will write nothing more, both ends have had all
     /// their data acknowledged with no timer armed, and none of its packets is left anywhere.
     /// Nothing can happen to it any more but stale timer events, so its state can go.
     fn is_finished(&self) -> bool {
-        let no_more_writes = match self.query {
+        let no_more_writes = match self.query.as_deref() {
             // Bulk flows write once, at creation (a pending stop only shortens that write).
             None => true,
             // One-shot: one request and one response; persistent: the next query's.
@@ -269,8 +290,7 @@ impl ConnFactory {
             }
         };
         let t = &self.tcp;
-        let rtt = RttEstimator::new(params.rto_min, params.rto_initial, params.rto_max, params.timer_tick);
-        let make = |end: u8, hosts: (u32, u32)| Endpoint::new(Arc::clone(&params), Cc::new(cc, t), id, end, hosts, rtt.clone());
+        let make = |end: u8, hosts: (u32, u32)| Endpoint::new(Arc::clone(&params), Cc::new(cc, t), id, end, hosts);
         Conn {
             ends: [make(0, (src, dst)), make(1, (dst, src))],
             hosts: [src, dst],
@@ -285,8 +305,7 @@ impl ConnFactory {
             timer_event: [[None; 3]; 2],
             query: None,
             generator: None,
-            in_nic: [VecDeque::new(), VecDeque::new()],
-            in_nic_bytes: [0; 2],
+            in_nic: None,
             ictcp: [None; 2],
             in_flight: 0,
         }
@@ -397,12 +416,12 @@ impl Simulation {
                     let id = conns.len() as u32;
                     let mut conn = factory.make(id, q.client, server, wl.cc, Time::ZERO, wl.rcv_buffer);
                     conn.class = wl.class;
-                    conn.query = Some(QueryRole {
+                    conn.query = Some(Box::new(QueryRole {
                         workload: w as u32,
                         query: None,
                         requests_answered: 0,
                         responses_seen: 0,
-                    });
+                    }));
                     conns.push(conn);
                     wl.conns.push(id);
                 }
@@ -446,7 +465,7 @@ impl Simulation {
         for &h in &s.ictcp.hosts {
             let ic = &s.ictcp;
             ictcp[h as usize] = Some(Interface::new(IctcpParams {
-                capacity_bps: net.ports[net.host_port[h as usize] as usize].rate.bps as f64,
+                capacity_bps: net.ports[net.host_port[h as usize] as usize].rate.bps() as f64,
                 alpha: ic.alpha,
                 beta: ic.beta,
                 gamma1: ic.gamma1,
@@ -638,7 +657,7 @@ impl Simulation {
             Event::Arrive(slot) => self.arrive(slot),
             Event::UdpSend(i) => self.udp_send(i),
             Event::Respond(c) => {
-                let w = self.conns[c as usize].query.expect("a query connection").workload;
+                let w = self.conns[c as usize].query.as_ref().expect("a query connection").workload;
                 let response = self.workloads[w as usize].response;
                 self.drive(c, 1, |server, now, out| {
                     server.write(response);
@@ -950,7 +969,7 @@ impl Simulation {
         let (tx, rx) = (&c.ends[d], &c.ends[1 - d]);
         let ictcp = c.ictcp[1 - d].map(|k| IctcpView::of(self.ictcp[c.hosts[1 - d] as usize].as_ref().expect("attached").conn(k)));
         FlowRecord {
-            workload: c.query.map(|q| q.workload),
+            workload: c.query.as_ref().map(|q| q.workload),
             generator: c.generator,
             bytes: c.bytes,
             class: c.class,
@@ -967,7 +986,7 @@ impl Simulation {
             delivered: rx.delivered,
             delivered_at_warmup: c.delivered_at_warmup,
             at_warmup: c.at_warmup,
-            counters: c.ends[0].counters.plus(&c.ends[1].counters),
+            counters: c.ends[0].counters().plus(&c.ends[1].counters()),
             cwnd: tx.cwnd(),
             alpha: tx.cc.alpha(),
             srtt: tx.rtt.srtt,
@@ -1081,9 +1100,7 @@ impl Simulation {
             let pkt = self.headers.send(&pkt);
             if let Some(departure) = self.enqueue(nic, pkt) {
                 if self.host_queue.bytes_per_conn > 0 {
-                    let conn = &mut self.conns[c as usize];
-                    conn.in_nic[e as usize].push_back((departure, size));
-                    conn.in_nic_bytes[e as usize] += size as u64;
+                    self.conns[c as usize].queued_in_nic(e as usize, departure, size);
                 }
             }
         }
@@ -1160,7 +1177,7 @@ impl Simulation {
         // Room comes back when the packet in service leaves a full NIC, or when this
         // connection's oldest queued packet leaves.
         let nic = self.host_port[host as usize] as usize;
-        let own = self.conns[c as usize].in_nic[e as usize].front().map(|&(t, _)| t);
+        let own = self.conns[c as usize].first_nic_departure(e as usize);
         let wake = match (self.ports[nic].next_departure(), own) {
             (Some(a), Some(b)) => a.min(b),
             (a, b) => a.or(b).unwrap_or(self.now),
@@ -1247,12 +1264,12 @@ impl Simulation {
             for (i, server) in servers.into_iter().enumerate() {
                 let mut conn = self.factory.make(first + i as u32, client, server, cc, now, rcv_buffer);
                 conn.class = class;
-                conn.query = Some(QueryRole {
+                conn.query = Some(Box::new(QueryRole {
                     workload: w,
                     query: Some(index),
                     requests_answered: 0,
                     responses_seen: 0,
-                });
+                }));
                 self.conns.push(conn);
                 self.attach_ictcp(first + i as u32);
             }
@@ -1292,7 +1309,7 @@ impl Simulation {
     fn query_progress(&mut self, c: u32, e: u8) {
         let now = self.now;
         let conn = &self.conns[c as usize];
-        let mut role = conn.query.expect("a query connection");
+        let mut role = *conn.query.as_deref().expect("a query connection");
         let wl = &mut self.workloads[role.workload as usize];
         if e == 1 {
             let requests = conn.ends[1].delivered / wl.request;
@@ -1331,7 +1348,9 @@ impl Simulation {
                 }
             }
         }
-        self.conns[c as usize].query = Some(role);
+        if let Some(kept) = self.conns[c as usize].query.as_deref_mut() {
+            *kept = role;
+        }
     }
 
     /// The class queues' counters, port by port.
@@ -1392,7 +1411,7 @@ impl Simulation {
                 node: self.nodes[port.node as usize].name.clone(),
                 peer: self.nodes[port.peer as usize].name.clone(),
                 is_switch: port.is_switch,
-                rate_bps: port.rate.bps as f64,
+                rate_bps: port.rate.bps() as f64,
                 arrived_packets: c.arrived,
                 enqueued_packets: c.enqueued,
                 sent_packets: c.sent_packets,

@@ -41,7 +41,7 @@ impl UdpSource {
             class: spec.class,
             echo: spec.echo,
             packet_bytes: spec.packet_bytes,
-            bps: Rate::from_gbps(spec.rate_gbps).bps,
+            bps: Rate::from_gbps(spec.rate_gbps).bps(),
             start: Time::from_secs_f64(spec.start_s),
             stop: spec.stop_s.map(Time::from_secs_f64),
             sent: 0,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::cc::{Ack, Cc, ConnView, IdleSpell};
 use super::ranges::RangeSet;
-use super::rtt::RttEstimator;
+use super::rtt::{RtoBounds, RttEstimator};
 use crate::net::packet::{Ecn, Segment, ACK, CWR, ECE, PSH, RETX, SYN};
 use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, EctOnControl, Recovery, TcpConfig};
 use crate::units::{Bytes, Time};
@@ -23,10 +23,7 @@ pub struct TcpParams {
     pub mss: u32,
     pub header_bytes: u32,
     pub init_cwnd_segments: u32,
-    pub rto_min: Time,
-    pub rto_initial: Time,
-    pub rto_max: Time,
-    pub timer_tick: Time,
+    pub rto: RtoBounds,
     pub delack_segments: u32,
     pub delack_timeout: Time,
     /// The receive buffer, bytes; with auto-tuning, its initial size.
@@ -79,10 +76,12 @@ impl TcpParams {
             mss: t.segment_bytes(),
             header_bytes: t.header_bytes,
             init_cwnd_segments: t.init_cwnd_segments,
-            rto_min: Time::from_ms_f64(t.rto_min_ms),
-            rto_initial: Time::from_ms_f64(t.rto_initial_ms),
-            rto_max: Time::from_ms_f64(t.rto_max_ms),
-            timer_tick: Time::from_ms_f64(t.timer_tick_ms),
+            rto: RtoBounds {
+                min: Time::from_ms_f64(t.rto_min_ms),
+                initial: Time::from_ms_f64(t.rto_initial_ms),
+                max: Time::from_ms_f64(t.rto_max_ms),
+                tick: Time::from_ms_f64(t.timer_tick_ms),
+            },
             delack_segments: t.delayed_ack_segments,
             delack_timeout: Time::from_ms_f64(t.delayed_ack_timeout_ms),
             // A buffer the application set is fixed (Linux: SO_RCVBUF locks it); otherwise
@@ -206,7 +205,7 @@ pub struct Endpoint {
     pub state: State,
     pub established_at: Option<Time>,
     /// SYN-ACKs sent again so far (the SYN's resends are `counters.syn_retries`).
-    synack_resends: u32,
+    synack_resends: u8, // at most tcp.synack_retries ≤ 127
     // ---- sender ----
     pub snd_una: u64,
     pub snd_nxt: u64,
@@ -253,9 +252,6 @@ pub struct Endpoint {
     pub rcv_nxt: u64,
     /// Out-of-order data held for reassembly.
     ooo: RangeSet,
-    /// Starts of the most recent out-of-order segments, newest first: RFC 2018 §4 reports
-    /// the block of the newest first, then repeats the most recently reported blocks.
-    sack_recent: [u64; 4],
     unacked_segments: u32,
     pub delack_deadline: Option<Time>,
     /// Right edge of the receive window in the last ACK this end sent (rcv_nxt + window as it
@@ -275,7 +271,11 @@ pub struct Endpoint {
     /// Its auto-tuning state, when on (boxed: most connections run without it, and a box
     /// keeps their state 48 bytes smaller).
     autotune: Option<Box<RcvAutotune>>,
-    pub counters: EndpointCounters,
+    /// Data segments sent, retransmissions included (`counters().data_packets_sent`).
+    data_packets_sent: u64,
+    /// The other counters: retransmissions, timeouts, ECN responses. Made at the first such
+    /// event (most connections have none), so an end that has none spends 8 bytes on them.
+    events: Option<Box<EndpointCounters>>,
 }
 
 /// Linux's receive-buffer auto-tuning (`tcp_rcv_space_adjust`, after Fisk and Feng's
@@ -298,7 +298,7 @@ struct RcvAutotune {
 }
 
 impl Endpoint {
-    pub fn new(p: impl Into<Arc<TcpParams>>, cc: Cc, conn: u32, end: u8, (host, peer_host): (u32, u32), rtt: RttEstimator) -> Self {
+    pub fn new(p: impl Into<Arc<TcpParams>>, cc: Cc, conn: u32, end: u8, (host, peer_host): (u32, u32)) -> Self {
         let p: Arc<TcpParams> = p.into();
         let rcv_buffer = p.rcv_buffer;
         let loss = (p.tail_loss_probe || p.recovery == Recovery::Prr).then(Box::default);
@@ -343,13 +343,12 @@ impl Endpoint {
             last_send: None,
             tx_room: usize::MAX,
             tx_blocked: false,
-            rtt,
+            rtt: RttEstimator::default(),
             rto_deadline: None,
             next_send: Time::ZERO,
             pace_waiting: false,
             rcv_nxt: 0,
             ooo: RangeSet::default(),
-            sack_recent: [0; 4],
             unacked_segments: 0,
             delack_deadline: None,
             advertised_edge: u64::MAX,
@@ -360,7 +359,8 @@ impl Endpoint {
             delivered: 0,
             rcv_buffer,
             autotune,
-            counters: EndpointCounters::default(),
+            data_packets_sent: 0,
+            events: None,
         }
     }
 
@@ -406,6 +406,20 @@ impl Endpoint {
         self.app_end = self.app_end.saturating_add(bytes).min(u64::MAX / 4);
     }
 
+    /// What this end has counted so far.
+    pub fn counters(&self) -> EndpointCounters {
+        let events = self.events.as_deref().copied().unwrap_or_default();
+        EndpointCounters {
+            data_packets_sent: self.data_packets_sent,
+            ..events
+        }
+    }
+
+    /// The counters of rarer events, made at the first.
+    fn events(&mut self) -> &mut EndpointCounters {
+        self.events.get_or_insert_with(Box::default)
+    }
+
     /// The application stops writing: what was sent is completed, nothing new starts.
     pub fn stop_writing(&mut self) {
         self.app_end = self.app_end.min(self.snd_max.max(1));
@@ -430,9 +444,10 @@ impl Endpoint {
             // recently reported blocks, then any others (highest first), each block once.
             let ranges = self.ooo.ranges();
             let recent = self
-                .sack_recent
-                .iter()
-                .filter_map(|&seq| ranges.iter().position(|&(a, b)| a <= seq && seq < b));
+                .ooo
+                .recent_starts()
+                .into_iter()
+                .filter_map(|seq| ranges.iter().position(|&(a, b)| a <= seq && seq < b));
             let mut chosen = [usize::MAX; 3];
             for i in recent.chain((0..ranges.len()).rev()) {
                 if sack_blocks == 3 {
@@ -484,7 +499,7 @@ impl Endpoint {
 
     /// Arms the retransmission timer, or with a tail loss probe due, the probe timeout.
     fn arm_rto(&mut self, now: Time) {
-        let rto = self.rtt.rto();
+        let rto = self.rtt.rto(&self.p.rto);
         let pto = self.probe_timeout(rto);
         if let Some(l) = self.loss.as_deref_mut() {
             l.tlp.armed = pto.is_some();
@@ -510,11 +525,11 @@ impl Endpoint {
         // Linux tcp_schedule_loss_probe: + the RTO minimum with one segment out (the
         // worst-case delayed ACK, RFC 8985's WCDelAckT), else + TCP_TIMEOUT_MIN_US, 2 ms.
         let pto = if self.snd_max - self.snd_una <= self.p.mss as u64 {
-            2 * srtt + self.p.rto_min
+            2 * srtt + self.p.rto.min
         } else {
             2 * srtt + TLP_TIMEOUT_MIN
         };
-        Some(self.rtt.ticked(pto).min(rto))
+        Some(self.p.rto.ticked(pto).min(rto))
     }
 
     // ------------------------------------------------------------------ handshake (M2)
@@ -545,7 +560,7 @@ impl Endpoint {
     fn become_established(&mut self, now: Time, pkt: &Segment) {
         self.state = State::Established;
         self.established_at = Some(now);
-        if self.counters.syn_retries > 0 || self.synack_resends > 0 {
+        if self.counters().syn_retries > 0 || self.synack_resends > 0 {
             // RFC 5681 §3.1: after a lost SYN or SYN-ACK the initial window is one segment.
             self.cc.win.cwnd = self.cc.win.cwnd.min(self.p.mss as f64);
         }
@@ -647,7 +662,7 @@ impl Endpoint {
         self.peer_rwnd = pkt.rwnd as u64;
         let ece = self.ecn_ok && pkt.has(ECE);
         if ece {
-            self.counters.ece_acks += 1;
+            self.events().ece_acks += 1;
         }
         if self.p.sack {
             for &(a, b) in &pkt.sack[..pkt.sack_blocks as usize] {
@@ -834,7 +849,7 @@ impl Endpoint {
         self.cc.on_ecn_echo(now, &self.view(0));
         self.cwr_guard = self.snd_nxt;
         self.send_cwr = true;
-        self.counters.ecn_reductions += 1;
+        self.events().ecn_reductions += 1;
     }
 
     /// RFC 7661 §4.3: an application-limited sender still grows cwnd while the window is
@@ -878,7 +893,7 @@ impl Endpoint {
         self.recover = self.snd_max;
         self.cwr_guard = self.snd_max; // one reduction per window, loss or ECN (M9)
         self.in_recovery = true;
-        self.counters.fast_retransmits += 1;
+        self.events().fast_retransmits += 1;
         self.retransmit_head(now, out);
         // RFC 6675 §5 (4.3): "To prevent ... a premature rescue retransmission, set both
         // HighRxt and RescueRxt to the highest sequence number in the retransmitted segment."
@@ -904,8 +919,8 @@ impl Endpoint {
         self.last_ack_sent = self.rcv_nxt;
         self.high_rxt = self.high_rxt.max(seq + len as u64);
         self.count_prr_out(len);
-        self.counters.retransmits += 1;
-        self.counters.data_packets_sent += 1;
+        self.events().retransmits += 1;
+        self.data_packets_sent += 1;
         self.last_send = Some(now);
         self.pace_after(now, pkt.size);
     }
@@ -1069,7 +1084,7 @@ impl Endpoint {
             if let Some(last) = self.last_send {
                 // RFC 5681 §4.1: new data after an idle period longer than the RTO restarts the
                 // window (the stack's rule), once: the idle period is then spent.
-                let (idle, rto) = (now - last, self.rtt.rto());
+                let (idle, rto) = (now - last, self.rtt.rto(&self.p.rto));
                 if idle > rto {
                     let spell = IdleSpell { idle, rto };
                     self.cc.on_idle_restart(now, &self.view_idle(0, Some(spell)));
@@ -1165,7 +1180,7 @@ impl Endpoint {
                 Ecn::NotEct
             }
         } else {
-            self.counters.retransmits += 1;
+            self.events().retransmits += 1;
             flags |= RETX;
             self.control_ecn(self.p.ect_on_retransmit) // RFC 3168 §6.1.5: not ECT unless configured
         };
@@ -1174,7 +1189,7 @@ impl Endpoint {
         self.snd_nxt += len as u64;
         self.snd_max = self.snd_max.max(self.snd_nxt);
         self.count_prr_out(len);
-        self.counters.data_packets_sent += 1;
+        self.data_packets_sent += 1;
         self.last_send = Some(now);
         self.pace_after(now, pkt.size);
         // The segment carries our cumulative ACK: no separate delayed ACK is owed.
@@ -1228,9 +1243,7 @@ impl Endpoint {
             return;
         }
         if start > self.rcv_nxt {
-            self.ooo.insert(start, end);
-            self.sack_recent.rotate_right(1);
-            self.sack_recent[0] = start;
+            self.ooo.insert(start, end); // and its start, first of the next SACK blocks
             self.send_ack(now, self.echo_ece(), out); // RFC 5681 §4.2: dup ACK at once
             return;
         }
@@ -1305,14 +1318,14 @@ impl Endpoint {
         }
         match self.state {
             // RFC 6298 §5.5 backoff; Linux gives up after `tcp_syn_retries` resends.
-            State::SynSent if self.counters.syn_retries >= self.p.syn_retries as u64 => self.state = State::Failed,
+            State::SynSent if self.counters().syn_retries >= self.p.syn_retries as u64 => self.state = State::Failed,
             State::SynSent => {
-                self.counters.syn_retries += 1;
+                self.events().syn_retries += 1;
                 self.rtt.backoff += 1;
                 self.send_syn(now, out);
             }
             // Linux drops the half-open request; a later SYN from the peer starts afresh.
-            State::SynRcvd if self.synack_resends >= self.p.synack_retries => {
+            State::SynRcvd if self.synack_resends as u32 >= self.p.synack_retries => {
                 self.state = State::Listen;
                 self.synack_resends = 0;
                 self.rtt.backoff = 0;
@@ -1323,7 +1336,7 @@ impl Endpoint {
                 self.send_syn_ack(now, out);
             }
             State::Established if self.snd_una < self.snd_max => {
-                self.counters.timeouts += 1;
+                self.events().timeouts += 1;
                 self.end_tlp_episode();
                 self.cc.on_rto(now, &self.view(0));
                 self.in_recovery = false;
@@ -1342,7 +1355,7 @@ impl Endpoint {
     /// RFC 8985 §7.3: the probe timeout expired. Send one new segment if the windows allow
     /// (the peer's, not cwnd), else resend the last segment; then arm the RTO, not another PTO.
     fn send_probe(&mut self, now: Time, out: &mut Vec<Segment>) {
-        self.counters.tail_loss_probes += 1;
+        self.events().tail_loss_probes += 1;
         let mss = self.p.mss as u64;
         let flight = self.snd_max - self.snd_una;
         let is_retrans = !(self.snd_nxt == self.snd_max && self.snd_nxt < self.app_end && flight + mss <= self.peer_rwnd);
@@ -1362,7 +1375,7 @@ impl Endpoint {
                 flight,
             };
         }
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rto_deadline = Some(now + self.rtt.rto(&self.p.rto));
     }
 
     /// Receive-buffer auto-tuning after in-order data arrived (Linux `tcp_rcv_rtt_measure_ts`

@@ -223,14 +223,14 @@ fn syn_is_retransmitted_with_exponential_backoff() {
         assert_eq!(out.len(), 1, "one SYN per expiry");
         assert_eq!(out[0].flags, SYN | ECE | CWR);
         assert_eq!(out[0].seq, 0);
-        assert_eq!(s.counters.syn_retries, retry);
+        assert_eq!(s.counters().syn_retries, retry);
         assert_eq!(s.state, State::SynSent);
         if retry < 3 {
             out.clear(); // lost again
         }
     }
     assert_eq!(s.rto_deadline, Some(7 * S + 8 * S));
-    assert_eq!(s.counters.timeouts, 0, "SYN retries are not data timeouts");
+    assert_eq!(s.counters().timeouts, 0, "SYN retries are not data timeouts");
     // The third retry gets through: handshake completes 100 µs later.
     let syn = out.pop().unwrap();
     r.on_segment(t + 50 * US, &syn, &mut out);
@@ -597,8 +597,8 @@ fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
     assert_eq!(s.cc.alpha(), 0.53125);
     assert_eq!(s.cwnd(), 10721.875);
     assert_eq!(s.ssthresh(), 10721.875);
-    assert_eq!(s.counters.ecn_reductions, 1);
-    assert_eq!(s.counters.ece_acks, 1);
+    assert_eq!(s.counters().ecn_reductions, 1);
+    assert_eq!(s.counters().ece_acks, 1);
     assert!(out.is_empty());
 
     // A2: ack 4 segments, ECE. snd_una 5841 ≤ guard 14601: no cut; the ACK grows cwnd in
@@ -608,8 +608,8 @@ fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
     s.on_segment(210 * US, &ack_pkt(acked(4), true), &mut out);
     let c2 = 10721.875 + 1460.0 * 2920.0 / 10721.875;
     assert!((s.cwnd() - c2).abs() < 1e-9, "cwnd {} vs {c2}", s.cwnd());
-    assert_eq!(s.counters.ecn_reductions, 1);
-    assert_eq!(s.counters.ece_acks, 2);
+    assert_eq!(s.counters().ecn_reductions, 1);
+    assert_eq!(s.counters().ece_acks, 2);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].seq, seg(11));
     assert!(out[0].has(CWR), "CWR on the first new segment after the cut");
@@ -621,7 +621,7 @@ fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
     s.on_segment(220 * US, &ack_pkt(acked(6), true), &mut out);
     let c3 = c2 + 1460.0 * 2920.0 / c2;
     assert!((s.cwnd() - c3).abs() < 1e-9);
-    assert_eq!(s.counters.ecn_reductions, 1, "three ECE ACKs in one window: one cut");
+    assert_eq!(s.counters().ecn_reductions, 1, "three ECE ACKs in one window: one cut");
     assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![seg(12), seg(13)]);
     assert!(out.iter().all(|p| !p.has(CWR)), "CWR only once");
     out.clear();
@@ -642,7 +642,7 @@ fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
     // guard 14601 → second cut, with α unchanged (16061 < window_end 18981):
     //   cwnd = 12244.13…·(1 − 0.529296875/2) = 9003.74…
     s.on_segment(240 * US, &ack_pkt(acked(11), true), &mut out);
-    assert_eq!(s.counters.ecn_reductions, 2);
+    assert_eq!(s.counters().ecn_reductions, 2);
     let c5 = c4 * (1.0 - a2 / 2.0);
     assert!((s.cwnd() - c5).abs() < 1e-9, "cwnd {} vs {c5}", s.cwnd());
     assert!((s.ssthresh() - c5).abs() < 1e-9);
@@ -682,15 +682,15 @@ fn tcp_ecn_sender_halves_once_per_window_and_sets_cwr_once() {
     let c4 = s.cwnd();
     assert!((c4 - 8930.774116863975).abs() < 1e-6);
     out.clear();
-    assert_eq!(s.counters.ecn_reductions, 1);
-    assert_eq!(s.counters.ece_acks, 3);
+    assert_eq!(s.counters().ecn_reductions, 1);
+    assert_eq!(s.counters().ece_acks, 3);
     // A5 acks segment 11 (sent after the cut) with ECE: a new window → second halving.
     s.on_segment(240 * US, &ack_pkt(acked(11), true), &mut out);
-    assert_eq!(s.counters.ecn_reductions, 2);
+    assert_eq!(s.counters().ecn_reductions, 2);
     assert_eq!(s.cwnd(), c4 / 2.0);
     assert_eq!(s.ssthresh(), c4 / 2.0);
     // No retransmission for an ECN cut.
-    assert_eq!(s.counters.retransmits, 0);
+    assert_eq!(s.counters().retransmits, 0);
 }
 
 #[test]
@@ -704,8 +704,8 @@ fn ece_on_a_connection_without_ecn_is_ignored() {
     // Slow start: +min(2920, 2·1460) = 2920 per ACK, no ECN reaction.
     s.on_segment(200 * US, &ack_pkt(acked(2), true), &mut out);
     assert_eq!(s.cwnd(), 14600.0 + 2920.0);
-    assert_eq!(s.counters.ecn_reductions, 0);
-    assert_eq!(s.counters.ece_acks, 0);
+    assert_eq!(s.counters().ecn_reductions, 0);
+    assert_eq!(s.counters().ece_acks, 0);
 }
 
 // ====================================================================== 5. NewReno (M4, RFC 6582)
@@ -765,9 +765,9 @@ fn newreno_fast_retransmit_and_full_ack() {
     let rtx = out.pop().unwrap();
     assert_eq!((rtx.seq, rtx.len as u64), (seg(3), MSS));
     assert_eq!(rtx.ecn, Ecn::NotEct);
-    assert_eq!(s.counters.fast_retransmits, 1);
-    assert_eq!(s.counters.retransmits, 1);
-    assert_eq!(s.counters.timeouts, 0);
+    assert_eq!(s.counters().fast_retransmits, 1);
+    assert_eq!(s.counters().retransmits, 1);
+    assert_eq!(s.counters().timeouts, 0);
     // The application writes one more segment, so that data is outstanding at the full ACK.
     s.write(MSS);
     // Dup ACKs 4..7 inflate cwnd by 1 MSS each: 11680, 13140, 14600, 16060.
@@ -853,9 +853,9 @@ fn newreno_partial_ack_retransmits_the_next_hole() {
     assert_eq!((rtx6.seq, rtx6.len as u64), (seg(6), MSS));
     assert_eq!(s.cwnd(), 11680.0);
     assert_eq!(s.ssthresh(), 5840.0);
-    assert_eq!(s.counters.fast_retransmits, 1, "a partial ACK does not start a new recovery");
-    assert_eq!(s.counters.retransmits, 2);
-    assert_eq!(s.rto_deadline, Some(t_partial + s.rtt.rto()));
+    assert_eq!(s.counters().fast_retransmits, 1, "a partial ACK does not start a new recovery");
+    assert_eq!(s.counters().retransmits, 2);
+    assert_eq!(s.rto_deadline, Some(t_partial + s.rtt.rto(&s.p.rto)));
     // 6 arrives: everything in order → ACK 10 segments; the full ACK ends recovery.
     r_out.clear();
     r.on_segment(t + 150 * US, &rtx6, &mut r_out);
@@ -864,7 +864,7 @@ fn newreno_partial_ack_retransmits_the_next_hole() {
     assert_eq!(s.snd_una, acked(10));
     assert!(s.cwnd() <= s.ssthresh(), "window deflated at the full ACK");
     assert_eq!(s.rto_deadline, None, "nothing outstanding");
-    assert_eq!(s.counters.timeouts, 0);
+    assert_eq!(s.counters().timeouts, 0);
     assert_eq!(r.delivered, 10 * MSS);
 }
 
@@ -887,12 +887,12 @@ fn rto_collapses_window_backs_off_and_goes_back_n() {
     // cwnd = 1 MSS; retransmit from snd_una = 1; next RTO doubled to 20 ms.
     let t1 = t0 + 10 * MS;
     s.on_rto_timer(t1, &mut out);
-    assert_eq!(s.counters.timeouts, 1);
+    assert_eq!(s.counters().timeouts, 1);
     assert_eq!(s.ssthresh(), 7300.0);
     assert_eq!(s.cwnd(), 1460.0);
     assert_eq!(out.len(), 1);
     assert_eq!((out[0].seq, out[0].len as u64), (1, MSS));
-    assert_eq!(s.counters.retransmits, 1);
+    assert_eq!(s.counters().retransmits, 1);
     assert_eq!(s.rto_deadline, Some(t1 + 20 * MS));
     out.clear();
     // Second expiry: ssthresh stays 7300 (RFC 5681 §3.1: a segment already resent by the
@@ -900,7 +900,7 @@ fn rto_collapses_window_backs_off_and_goes_back_n() {
     // cwnd 1 MSS, segment 1 again, RTO 40 ms.
     let t2 = t1 + 20 * MS;
     s.on_rto_timer(t2, &mut out);
-    assert_eq!(s.counters.timeouts, 2);
+    assert_eq!(s.counters().timeouts, 2);
     assert_eq!((s.cwnd(), s.ssthresh()), (1460.0, 7300.0));
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].seq, 1);
@@ -916,7 +916,7 @@ fn rto_collapses_window_backs_off_and_goes_back_n() {
     assert_eq!(s.cwnd(), 2920.0);
     assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![seg(2), seg(3)]);
     // Segment 1 twice (one per timeout), then 2 and 3: 4 retransmissions.
-    assert_eq!(s.counters.retransmits, 4, "segments 2, 3 are resent data");
+    assert_eq!(s.counters().retransmits, 4, "segments 2, 3 are resent data");
     // RTO back to max(10 ms, SRTT + 4·RTTVAR) = 10 ms after the un-backed-off timer restart.
     assert_eq!(s.rto_deadline, Some(t3 + 10 * MS));
     assert_eq!(s.snd_max, acked(10), "resending does not move snd_max");
@@ -929,7 +929,7 @@ fn rto_ssthresh_floor_is_two_segments_and_rto_min_is_respected() {
     let cc = CcKind::NewReno;
     let mut p = params(cc, false);
     p.init_cwnd_segments = 2;
-    p.rto_min = 300 * MS;
+    p.rto.min = 300 * MS;
     let mut s = endpoint_with(p.clone(), cc, 1.0, 0);
     let mut r = endpoint_with(p, cc, 1.0, 1);
     s.write(u64::MAX);
@@ -942,7 +942,7 @@ fn rto_ssthresh_floor_is_two_segments_and_rto_min_is_respected() {
     assert_eq!(s.ssthresh(), 2920.0);
     assert_eq!(s.cwnd(), 1460.0);
     assert_eq!(s.rto_deadline, Some(t0 + 300 * MS + 600 * MS));
-    assert_eq!(s.counters.timeouts, 1);
+    assert_eq!(s.counters().timeouts, 1);
 }
 
 #[test]
@@ -961,7 +961,7 @@ fn rto_timer_with_nothing_outstanding_does_nothing() {
     assert_eq!(s.rto_deadline, None, "all data acknowledged: timer stopped");
     s.on_rto_timer(20 * MS, &mut out);
     assert!(out.is_empty());
-    assert_eq!(s.counters.timeouts, 0);
+    assert_eq!(s.counters().timeouts, 0);
     assert_eq!(s.cwnd(), 14600.0);
 }
 
@@ -1171,7 +1171,7 @@ fn a_dropped_syn_costs_the_initial_rto_then_its_backoff_and_the_last_retry_gives
     assert_eq!(last, 123 * S);
     s.on_rto_timer(last, &mut out);
     assert!(out.is_empty() && s.failed() && s.rto_deadline.is_none());
-    assert_eq!(s.counters.syn_retries, 6);
+    assert_eq!(s.counters().syn_retries, 6);
     // A SYN-ACK arriving after it gave up changes nothing.
     let mut r = endpoint(CcKind::NewReno, 1);
     let mut syn_out = Vec::new();

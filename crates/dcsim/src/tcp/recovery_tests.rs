@@ -68,7 +68,7 @@ fn a_tail_loss_rto_resends_the_first_hole_then_slow_starts() {
     assert_eq!(s.rtt.backoff, 1);
     assert_eq!(s.rto_deadline, Some(t_rto + 20 * MS));
     assert_eq!((s.snd_nxt, s.snd_max), (seg(3), seg(5)));
-    assert_eq!(s.counters.timeouts, 1);
+    assert_eq!(s.counters().timeouts, 1);
     // The retransmission arrives; its ACK (seg(3)) echoes ITS TSval (t_rto): with RFC 7323
     // timestamps the sample is unambiguous (RFC 6298 §3), 100 µs, and backoff is cleared.
     let a2 = deliver(&mut r, t_rto + 50 * US, &out[0]).unwrap();
@@ -94,7 +94,7 @@ fn a_tail_loss_rto_resends_the_first_hole_then_slow_starts() {
     assert_eq!(s.cwnd(), 3650.0);
     assert_eq!((s.snd_una, s.rto_deadline), (seg(5), None));
     assert_eq!(
-        (s.counters.retransmits, s.counters.timeouts, s.counters.fast_retransmits),
+        (s.counters().retransmits, s.counters().timeouts, s.counters().fast_retransmits),
         (3, 1, 0)
     );
     assert_eq!(r.delivered, 4 * MSS);
@@ -153,7 +153,7 @@ fn b_a_lost_rto_retransmission_waits_for_the_doubled_timer() {
     let out = fire_rto(&mut s, t3);
     assert_eq!(seg_nos(&out), vec![2]);
     assert_eq!(s.rto_deadline, Some(t3 + 80 * MS));
-    assert_eq!(s.counters.timeouts, 3);
+    assert_eq!(s.counters().timeouts, 3);
     assert_eq!(t3, 200 * US + 70 * MS, "10 + 20 + 40 ms after the last ACK");
     // Its ACK echoes t3: sample 100 µs, backoff cleared, RTO 10 ms again; slow start 2920:
     // 3 and 4 leave.
@@ -164,7 +164,7 @@ fn b_a_lost_rto_retransmission_waits_for_the_doubled_timer() {
     assert_eq!(s.rto_deadline, Some(t + 10 * MS));
     assert_eq!(s.cwnd(), 2920.0);
     assert_eq!(seg_nos(&out), vec![3, 4]);
-    assert_eq!(s.counters.retransmits, 5);
+    assert_eq!(s.counters().retransmits, 5);
 }
 
 #[test]
@@ -208,7 +208,7 @@ fn b_after_an_rto_dupacks_below_recovery_point_start_no_fast_recovery() {
         // at the 3rd, DupAcks = 3 and IsLost(4) (4380 B SACKed above). Nothing is sent:
         // cwnd 5840 = FlightSize seg(8) - seg(4); no inflation, no timer restart.
         assert!(feed(&mut s, t, d).is_empty(), "dup ACK {k}");
-        assert_eq!(s.counters.fast_retransmits, 0);
+        assert_eq!(s.counters().fast_retransmits, 0);
         assert_eq!(s.cwnd(), 5840.0);
         assert_eq!(s.rto_deadline, Some(t_last + 10 * MS));
     }
@@ -226,8 +226,8 @@ fn b_after_an_rto_dupacks_below_recovery_point_start_no_fast_recovery() {
     assert_eq!(s.cwnd(), 4380.0);
     assert_eq!(seg_nos(&out), vec![8, 9, 10]);
     // Resent: 1, 2-3, 4-5, 6-7, 4, 8-10 = 11; 5, 6, 7 were never resent after being SACKed.
-    assert_eq!(s.counters.retransmits, 11);
-    assert_eq!((s.counters.timeouts, s.counters.fast_retransmits), (2, 0));
+    assert_eq!(s.counters().retransmits, 11);
+    assert_eq!((s.counters().timeouts, s.counters().fast_retransmits), (2, 0));
 }
 
 // ====================================================================== (c) SACK recovery
@@ -263,7 +263,7 @@ fn c_a_lost_fast_retransmission_is_repaired_by_the_rto_not_the_dupacks() {
         more.extend(feed(&mut s, t, &a));
     }
     assert_eq!(seg_nos(&more), vec![15, 16, 17, 18]);
-    assert_eq!(s.counters.retransmits, 1, "1 is not resent by the dup ACKs");
+    assert_eq!(s.counters().retransmits, 1, "1 is not resent by the dup ACKs");
     assert_eq!(s.cwnd(), 7300.0);
     // The timer was never restarted (snd_una never moved): RTO at 10.403 ms. FlightSize =
     // seg(19) - 1 = 26280 -> ssthresh 13140 (RFC 5681 eq. 4: 1 was resent by fast retransmit,
@@ -280,7 +280,7 @@ fn c_a_lost_fast_retransmission_is_repaired_by_the_rto_not_the_dupacks() {
     let out = feed(&mut s, t_rto + 100 * US, &a);
     assert_eq!(s.cwnd(), 4380.0);
     assert_eq!(seg_nos(&out), vec![15, 16, 17]);
-    assert_eq!((s.counters.timeouts, s.counters.fast_retransmits), (1, 1));
+    assert_eq!((s.counters().timeouts, s.counters().fast_retransmits), (1, 1));
 }
 
 #[test]
@@ -309,7 +309,7 @@ fn c_the_rescue_retransmission_waits_until_highack_passes_the_first_retransmissi
     let full = deliver(&mut r, t + 50 * US, &sent[0]).unwrap();
     assert_eq!(full.ack, seg(11));
     assert!(feed(&mut s, t + 100 * US, &full).is_empty());
-    assert_eq!((s.counters.retransmits, s.counters.timeouts), (1, 0));
+    assert_eq!((s.counters().retransmits, s.counters().timeouts), (1, 0));
 
     // Part 2: 1 and 10 dropped (a tail loss). 2-9 arrive: 8 dup ACKs -> resend 1 only.
     let (mut s, mut r, data) = response(true, 2, 10);
@@ -333,7 +333,7 @@ fn c_the_rescue_retransmission_waits_until_highack_passes_the_first_retransmissi
     let full = deliver(&mut r, t + 150 * US, &out[0]).unwrap();
     assert!(feed(&mut s, t + 200 * US, &full).is_empty());
     assert_eq!((s.snd_una, s.rto_deadline), (seg(11), None));
-    assert_eq!((s.counters.retransmits, s.counters.timeouts), (2, 0));
+    assert_eq!((s.counters().retransmits, s.counters().timeouts), (2, 0));
 }
 
 // ====================================================================== (d) NewReno timer
@@ -389,7 +389,7 @@ fn d_newreno_partial_acks_restart_the_timer_each_time() {
     assert!(feed(&mut s, tp2 + 100 * US, &a).is_empty());
     assert_eq!((s.snd_una, s.cwnd(), s.rto_deadline), (seg(11), 2920.0, None));
     assert_eq!(
-        (s.counters.fast_retransmits, s.counters.retransmits, s.counters.timeouts),
+        (s.counters().fast_retransmits, s.counters().retransmits, s.counters().timeouts),
         (1, 3, 0)
     );
 }
@@ -427,7 +427,7 @@ fn d_newreno_lost_retransmission_then_rto_then_no_fast_retransmit_from_duplicate
     assert!(feed(&mut s, t_rto + 100 * US, &a).is_empty());
     assert_eq!((s.snd_una, s.rto_deadline), (seg(11), None));
     assert_eq!(
-        (s.counters.timeouts, s.counters.fast_retransmits, s.counters.retransmits),
+        (s.counters().timeouts, s.counters().fast_retransmits, s.counters().retransmits),
         (1, 1, 2)
     );
 }

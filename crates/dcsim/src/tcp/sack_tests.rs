@@ -274,7 +274,7 @@ fn sack_fast_retransmit_no_inflation_and_setpipe() {
     for (_, a) in &acks[..2] {
         t += US;
         assert!(feed(&mut s, t, a).is_empty());
-        assert_eq!(s.counters.fast_retransmits, 0);
+        assert_eq!(s.counters().fast_retransmits, 0);
         assert_eq!(s.cwnd(), 14600.0);
     }
     assert_eq!(window_in_use(&s, t), 14600, "not in recovery: FlightSize");
@@ -287,8 +287,8 @@ fn sack_fast_retransmit_no_inflation_and_setpipe() {
     assert_eq!((out[0].seq, out[0].len as u64), (1, MSS));
     assert_eq!(s.ssthresh(), 7300.0);
     assert_eq!(s.cwnd(), 7300.0);
-    assert_eq!(s.counters.fast_retransmits, 1);
-    assert_eq!(s.counters.retransmits, 1);
+    assert_eq!(s.counters().fast_retransmits, 1);
+    assert_eq!(s.counters().retransmits, 1);
     let rtx1 = out[0];
     // SetPipe with scoreboard {[2-4]}: segment 1 is lost (4380 > 2920 SACKed above) but
     // retransmitted → 1460; 2-4 SACKed → 0; 5-10 not lost (nothing SACKed above) → 8760.
@@ -313,8 +313,8 @@ fn sack_fast_retransmit_no_inflation_and_setpipe() {
         assert_eq!(window_in_use(&s, t), 7300);
     }
     assert_eq!(s.ssthresh(), 7300.0);
-    assert_eq!(s.counters.retransmits, 1, "no SACKed segment is ever resent");
-    assert_eq!(s.counters.fast_retransmits, 1);
+    assert_eq!(s.counters().retransmits, 1, "no SACKed segment is ever resent");
+    assert_eq!(s.counters().fast_retransmits, 1);
     // The retransmission fills the hole: ack = 14601 = RecoveryPoint, recovery ends. With 11-14
     // outstanding (FlightSize 5840), cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS) = 7300
     // and one more segment (15) fits.
@@ -324,7 +324,7 @@ fn sack_fast_retransmit_no_inflation_and_setpipe() {
     assert_eq!(s.snd_una, 14601);
     assert_eq!(s.cwnd(), 7300.0);
     assert_eq!(seg_nos(&out), vec![15]);
-    assert_eq!(s.counters.timeouts, 0);
+    assert_eq!(s.counters().timeouts, 0);
 }
 
 #[test]
@@ -372,7 +372,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
         c.cc.win.cwnd = 10220.0;
         c.try_send(t, &mut out);
         assert_eq!(seg_nos(&out[1..]), vec![4], "rule 3 when there is no new data");
-        assert_eq!(c.counters.retransmits, 2);
+        assert_eq!(c.counters().retransmits, 2);
     }
     // Dup ACK 5, scoreboard {[2-3], [5-7]}: 4380 B above 4 > 2·SMSS → IsLost(4).
     // pipe = 1460 + 0 + 4380 (8-10) = 5840, room for one: rule 1 → retransmit 4 (before any
@@ -380,7 +380,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
     let out = step(&mut s, &acks[4].1, &mut t);
     assert_eq!(seg_nos(&out), vec![4]);
     let rtx4 = out[0];
-    assert_eq!(s.counters.retransmits, 2);
+    assert_eq!(s.counters().retransmits, 2);
     assert_eq!(window_in_use(&s, t), 7300);
     // Dup ACKs 6, 7, 8 (8, 9, 10 SACKed): both holes are below HighRxt, so rule 1 and rule 3
     // have nothing; each frees one segment of pipe → rule 2: 11, 12, 13.
@@ -390,7 +390,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
         sent.extend(out);
     }
     assert_eq!(s.cwnd(), 7300.0, "no inflation");
-    assert_eq!(s.counters.retransmits, 2, "nothing SACKed is resent");
+    assert_eq!(s.counters().retransmits, 2, "nothing SACKed is resent");
     // The retransmitted 1 arrives: the receiver holds 1-3 → ack = seg(4) = 4381, block [5-10].
     let partial = deliver(&mut r, t + 50 * US, &rtx1).expect("immediate ACK");
     assert_eq!(partial.ack, 4381);
@@ -403,7 +403,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
     assert_eq!(seg_nos(&out), vec![14]);
     sent.extend(out);
     assert_eq!(s.cwnd(), 7300.0);
-    assert_eq!(s.counters.fast_retransmits, 1);
+    assert_eq!(s.counters().fast_retransmits, 1);
     // Still in recovery: sending follows pipe (7300), not FlightSize (seg(15) − 4381 = 16060).
     assert_eq!(s.snd_max - s.snd_una, 16060);
     assert_eq!(window_in_use(&s, t), 7300);
@@ -429,9 +429,9 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
     assert!(out.is_empty(), "recovery over: FlightSize = cwnd, no room: {:?}", seg_nos(&out));
     assert_eq!(window_in_use(&s, t), 7300);
     assert_eq!(s.snd_max - s.snd_una, 7300);
-    assert_eq!(s.counters.fast_retransmits, 1);
-    assert_eq!(s.counters.retransmits, 2);
-    assert_eq!(s.counters.timeouts, 0);
+    assert_eq!(s.counters().fast_retransmits, 1);
+    assert_eq!(s.counters().retransmits, 2);
+    assert_eq!(s.counters().timeouts, 0);
 }
 
 #[test]
@@ -442,12 +442,12 @@ fn sack_islost_enters_recovery_before_three_dupacks() {
     let t = 300 * US;
     // Dup ACK 1 SACKing [2-3] = 2920 B: not more than 2920 → nothing.
     assert!(feed(&mut s, t, &sack_ack(1, &[(seg(2), seg(4))])).is_empty());
-    assert_eq!(s.counters.fast_retransmits, 0);
+    assert_eq!(s.counters().fast_retransmits, 0);
     // Dup ACK 2 SACKing [2-4] = 4380 B > 2920 → IsLost(1): fast retransmit of segment 1 on the
     // second duplicate ACK; ssthresh = cwnd = 14600/2 = 7300.
     let out = feed(&mut s, t + US, &sack_ack(1, &[(seg(2), seg(5))]));
     assert_eq!(seg_nos(&out), vec![1]);
-    assert_eq!(s.counters.fast_retransmits, 1);
+    assert_eq!(s.counters().fast_retransmits, 1);
     assert_eq!((s.cwnd(), s.ssthresh()), (7300.0, 7300.0));
 
     // (b) Block rule: DupThresh = 3 discontiguous SACKed ranges above segment 1, however small.
@@ -455,12 +455,12 @@ fn sack_islost_enters_recovery_before_three_dupacks() {
     let (mut s, _r, _) = pair(true);
     let b = |i: u64| (seg(i), seg(i) + 100);
     assert!(feed(&mut s, t, &sack_ack(1, &[b(2), b(3)])).is_empty());
-    assert_eq!(s.counters.fast_retransmits, 0);
+    assert_eq!(s.counters().fast_retransmits, 0);
     // A third 100 B block (300 B in all, far below 2·SMSS) → IsLost(1) on the 2nd dup ACK.
     // The retransmission of the first hole [1, seg(2)) is a full segment.
     let out = feed(&mut s, t + US, &sack_ack(1, &[b(4), b(3), b(2)]));
     assert_eq!(seg_nos(&out), vec![1]);
-    assert_eq!(s.counters.fast_retransmits, 1);
+    assert_eq!(s.counters().fast_retransmits, 1);
     // SetPipe: [1, 1461) lost, retransmitted → 1460; [1561, 2921) (200 B, 2 blocks above) not
     // lost → 1360; [3021, 4381) (100 B, 1 block above) → 1360; [4481, 14601) → 10120.
     // pipe = 14300.
@@ -495,7 +495,7 @@ fn sack_new_recovery_right_after_one_that_ended_at_recovery_point() {
     t += 100 * US;
     assert!(feed(&mut s, t, &full).is_empty());
     assert_eq!((s.snd_una, s.snd_max), (14601, 14601));
-    assert_eq!(s.counters.fast_retransmits, 1);
+    assert_eq!(s.counters().fast_retransmits, 1);
     // At the full ACK the engine deflates as RFC 6582 §3.2 step 3 does (RFC 6675 says nothing
     // on cwnd at exit): cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS) = min(7300, 2920).
     assert_eq!((s.cwnd(), s.ssthresh()), (2920.0, 7300.0));
@@ -514,7 +514,7 @@ fn sack_new_recovery_right_after_one_that_ended_at_recovery_point() {
         t += US;
         out.extend(feed(&mut s, t, a));
     }
-    assert_eq!(s.counters.fast_retransmits, 2, "a second, separate recovery");
+    assert_eq!(s.counters().fast_retransmits, 2, "a second, separate recovery");
     assert_eq!(seg_nos(&out), vec![11]);
     // FlightSize = seg(21) − 14601 = 14600 → ssthresh = cwnd = 7300.
     assert_eq!((s.cwnd(), s.ssthresh()), (7300.0, 7300.0));
@@ -535,17 +535,17 @@ fn rto_goes_back_n_but_skips_sacked_segments() {
         t += US;
         assert!(feed(&mut s, t, a).is_empty());
     }
-    assert_eq!(s.counters.fast_retransmits, 0);
+    assert_eq!(s.counters().fast_retransmits, 0);
     // The RTO (armed at 100 µs + 10 ms) fires: FlightSize 14600 → ssthresh 7300, cwnd 1 SMSS,
     // go back to snd_una = 1: segment 1 only.
     let t_rto = s.rto_deadline.expect("timer armed");
     assert_eq!(t_rto, 100 * US + 10 * MS);
     let mut out = Vec::new();
     s.on_rto_timer(t_rto, &mut out);
-    assert_eq!(s.counters.timeouts, 1);
+    assert_eq!(s.counters().timeouts, 1);
     assert_eq!((s.cwnd(), s.ssthresh()), (1460.0, 7300.0));
     assert_eq!(seg_nos(&out), vec![1]);
-    assert_eq!(s.counters.retransmits, 1);
+    assert_eq!(s.counters().retransmits, 1);
     // The receiver now holds 1-2 and 4: ACK seg(3) = 2921 with block [4].
     let a = deliver(&mut r, t_rto + 50 * US, &out[0]).expect("immediate ACK");
     assert_eq!((a.ack, seg_blocks(&a)), (2921, vec![(4, 4)]));
@@ -556,7 +556,7 @@ fn rto_goes_back_n_but_skips_sacked_segments() {
     assert_eq!(s.snd_una, 2921);
     assert_eq!(s.cwnd(), 4380.0);
     assert_eq!(seg_nos(&out), vec![3, 5]);
-    assert_eq!(s.counters.retransmits, 3);
+    assert_eq!(s.counters().retransmits, 3);
     assert_eq!(s.snd_max, seg(11), "resending does not move snd_max");
 }
 
@@ -591,9 +591,9 @@ fn rto_during_sack_recovery_resends_only_the_holes() {
     let out = feed(&mut s, t_rto + 100 * US, &a);
     assert_eq!(s.cwnd(), 4380.0);
     assert_eq!(seg_nos(&out), vec![11, 12, 13]);
-    assert_eq!(s.counters.retransmits, 5);
-    assert_eq!(s.counters.timeouts, 1);
-    assert_eq!(s.counters.fast_retransmits, 1);
+    assert_eq!(s.counters().retransmits, 5);
+    assert_eq!(s.counters().timeouts, 1);
+    assert_eq!(s.counters().fast_retransmits, 1);
 }
 
 // ====================================================================== SACK off: NewReno
@@ -619,7 +619,7 @@ fn sack_off_behaves_as_newreno() {
     assert_eq!(seg_nos(&out), vec![1]);
     assert_eq!(s.ssthresh(), 7300.0);
     assert_eq!(s.cwnd(), 11680.0);
-    assert_eq!(s.counters.fast_retransmits, 1);
+    assert_eq!(s.counters().fast_retransmits, 1);
     // Dup ACKs 4..9 inflate by one SMSS each: 13140, 14600, 16060, 17520, 18980, 20440; new
     // data leaves once FlightSize (14600, then +1460 per new segment) + SMSS ≤ cwnd.
     let mut sent = Vec::new();
@@ -637,10 +637,10 @@ fn sack_off_behaves_as_newreno() {
     // 3 segments (IsLost(1) for a SACK sender) does not trigger a fast retransmit.
     let (mut s, _r, _) = pair(false);
     assert!(feed(&mut s, 300 * US, &sack_ack(1, &[(seg(2), seg(5))])).is_empty());
-    assert_eq!(s.counters.fast_retransmits, 0);
+    assert_eq!(s.counters().fast_retransmits, 0);
     let (mut s_sack, _r, _) = pair(true);
     assert_eq!(seg_nos(&feed(&mut s_sack, 300 * US, &sack_ack(1, &[(seg(2), seg(5))]))), vec![1]);
-    assert_eq!(s_sack.counters.fast_retransmits, 1);
+    assert_eq!(s_sack.counters().fast_retransmits, 1);
 }
 
 #[test]
@@ -663,7 +663,7 @@ fn sack_rescue_retransmits_a_lost_tail_once_per_recovery() {
         sent.extend(feed(&mut s, t, a));
     }
     assert_eq!(seg_nos(&sent), vec![2], "segment 2; no rescue before HighACK > RescueRxt");
-    assert_eq!(s.counters.fast_retransmits, 1);
+    assert_eq!(s.counters().fast_retransmits, 1);
     // 2 arrives: partial ACK seg(10) < RecoveryPoint seg(11): now the rescue resends 10.
     let a1 = deliver(&mut r, t + 50 * US, &sent[0]).unwrap();
     assert_eq!(a1.ack, seg(10));
@@ -675,6 +675,6 @@ fn sack_rescue_retransmits_a_lost_tail_once_per_recovery() {
     let a2 = deliver(&mut r, t + 150 * US, &rescue[0]).unwrap();
     feed(&mut s, t + 200 * US, &a2);
     assert_eq!((s.snd_una, s.snd_max), (14601, 14601));
-    assert_eq!(s.counters.timeouts, 0);
+    assert_eq!(s.counters().timeouts, 0);
     assert_eq!(s.rto_deadline, None);
 }

@@ -138,7 +138,7 @@ fn restart_after_idle_rfc5681_and_linux() {
         let flight = establish(&mut s, &mut r);
         round_trip(&mut s, &mut r, &flight, Time::from_us(200));
         assert_eq!(s.snd_una, s.snd_max, "all acknowledged");
-        assert_eq!(s.rtt.rto(), 10 * MS);
+        assert_eq!(s.rtt.rto(&s.p.rto), 10 * MS);
         s.cc.win.cwnd = 40.0 * MSSF;
         s.cc.win.ssthresh = 20.0 * MSSF;
         s.write(60 * MSS);
@@ -256,8 +256,8 @@ fn a_tail_loss_is_repaired_by_the_probe_instead_of_the_rto() {
         s.on_rto_timer(deadline, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!((seg_no(&out[0]), out[0].has(RETX)), (10, true), "the last segment, resent");
-        assert_eq!(s.counters.tail_loss_probes, 1);
-        assert_eq!(s.counters.timeouts, 0);
+        assert_eq!(s.counters().tail_loss_probes, 1);
+        assert_eq!(s.counters().timeouts, 0);
         assert_eq!(s.rto_deadline, Some(deadline + 10 * MS), "the RTO, not another probe");
         let ack = deliver(&mut r, deadline + 50 * US, &out[0]).expect("ACK of everything");
         assert_eq!(ack.ack, seg(11));
@@ -300,7 +300,7 @@ fn early_retransmit_repairs_a_short_flights_loss_without_the_rto() {
         }
         if er {
             assert_eq!(seg_nos(&out), [1]);
-            assert_eq!(s.counters.fast_retransmits, 1);
+            assert_eq!(s.counters().fast_retransmits, 1);
         } else {
             assert!(out.is_empty());
             assert_eq!(s.rto_deadline, Some(100 * US + 10 * MS), "the RTO, armed at the first send");
@@ -328,10 +328,10 @@ fn with_early_retransmit_a_cumulative_ack_with_new_sacks_starts_recovery() {
         let out = feed(&mut s, t + 51 * US, &acks[1]);
         if er {
             assert_eq!(seg_nos(&out), [4]);
-            assert_eq!(s.counters.fast_retransmits, 1);
+            assert_eq!(s.counters().fast_retransmits, 1);
         } else {
             assert!(out.is_empty());
-            assert_eq!(s.counters.fast_retransmits, 0);
+            assert_eq!(s.counters().fast_retransmits, 0);
         }
     }
 }

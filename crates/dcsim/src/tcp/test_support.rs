@@ -3,7 +3,7 @@
 
 use super::cc::Cc;
 use super::endpoint::{Endpoint, State, TcpParams};
-use super::rtt::RttEstimator;
+use super::rtt::RtoBounds;
 use crate::net::packet::{Segment, ACK, SYN};
 use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, Recovery, TcpConfig};
 use crate::units::Time;
@@ -29,10 +29,12 @@ pub fn params(cc: CcKind, sack: bool) -> TcpParams {
         mss: MSS as u32,
         header_bytes: HDR,
         init_cwnd_segments: 10,
-        rto_min: 10 * MS,
-        rto_initial: S,
-        rto_max: 60 * S,
-        timer_tick: Time::ZERO,
+        rto: RtoBounds {
+            min: 10 * MS,
+            initial: S,
+            max: 60 * S,
+            tick: Time::ZERO,
+        },
         delack_segments: 2,
         delack_timeout: 40 * MS,
         rcv_buffer: RCV_BUF,
@@ -67,7 +69,6 @@ pub fn ends_with(sack: bool, tune: impl Fn(&mut TcpParams)) -> (Endpoint, Endpoi
 
 /// End 0 (host 0, opens the connection) or end 1 (host 1, listens).
 pub fn endpoint_with(p: TcpParams, cc: CcKind, alpha_init: f64, end: u8) -> Endpoint {
-    let rtt = RttEstimator::new(p.rto_min, p.rto_initial, p.rto_max, p.timer_tick);
     // g = 1/16, a 2-segment DCTCP floor, IW and MSS of `p`.
     let t = TcpConfig {
         mss: Some(p.mss),
@@ -78,7 +79,7 @@ pub fn endpoint_with(p: TcpParams, cc: CcKind, alpha_init: f64, end: u8) -> Endp
         ..TcpConfig::default()
     };
     let c = Cc::new(cc, &t);
-    Endpoint::new(p, c, 0, end, (end as u32, 1 - end as u32), rtt)
+    Endpoint::new(p, c, 0, end, (end as u32, 1 - end as u32))
 }
 
 /// Runs SYN (t=0) → SYN-ACK (50 µs) → ACK + data (100 µs) → ACK arrives (150 µs).

@@ -65,7 +65,7 @@ pub struct Network {
 /// K by port speed when the scenario leaves it out: 20 packets up to 1 Gbps, 65 above
 /// (DCTCP paper §3.5).
 pub fn default_k_packets(rate: Rate) -> u32 {
-    if rate.bps <= 1_000_000_000 {
+    if rate.bps() <= 1_000_000_000 {
         20
     } else {
         65
@@ -407,9 +407,7 @@ impl Builder<'_> {
         // IEEE 802.3: each NIC's transmit clock is within ±100 ppm of nominal (its own).
         let ppm = self.s.host.clock_ppm;
         let offset = if ppm > 0.0 { rng.gen_range(-ppm..=ppm) * 1e-6 } else { 0.0 };
-        let rate = Rate {
-            bps: ((rate.bps as f64) * (1.0 + offset)).round() as u64,
-        };
+        let rate = Rate::from_bps(((rate.bps() as f64) * (1.0 + offset)).round() as u64);
         let port = Port::new(name, h, peer, false, rate, delay, framing, limit, Bytes::MAX, Aqm::DropTail);
         self.ports.push(port.with_jitter(jitter, rng));
         self.host_port[h as usize] = nic;
