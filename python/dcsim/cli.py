@@ -12,6 +12,7 @@ import re
 import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -233,6 +234,7 @@ def report_command(directory: Path, serve: bool, port: int) -> None:
             f"{directory}: no experiment results here (no ID/summary.json); "
             f"`dcsim reproduce --out {directory}` writes them"
         )
+    _check_writable(directory)
     httpd = None
     if serve:
         try:
@@ -494,7 +496,20 @@ def _print_overview(summary: dict[str, Any], flows: pd.DataFrame) -> None:
 
 
 def _make_dir(path: Path) -> None:
+    """Creates the output directory `path` if needed, and checks that files can be written in
+    it, before anything runs."""
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise click.ClickException(f"{path}: cannot create the directory: {e.strerror}") from None
+    _check_writable(path)
+
+
+def _check_writable(path: Path) -> None:
+    """Fails with one line unless a file can be created in the directory `path`: a probe,
+    not the permission bits, so that read-only mounts and ACLs are caught too."""
+    try:
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as e:
+        raise click.ClickException(f"{path}: cannot write in the directory: {e.strerror}") from None

@@ -469,6 +469,7 @@ def on_a_terminal(args: list[str], cwd: Path) -> str:
 
 @pytest.mark.parametrize("command", ["run", "reproduce", "sweep"])
 def test_a_terminal_shows_a_progress_bar_with_the_time_left(tmp_path: Path, command: str) -> None:
+    import dcsim.sweep  # noqa: F401 (the module, which `dcsim.sweep` the function hides)
     from test_sweep import PLAN, write_plan
 
     scenario = tmp_path / "s.toml"
@@ -511,3 +512,84 @@ def test_ctrl_c_in_run_keeps_the_previous_results_whole(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and err.strip().endswith("error: interrupted"), err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before, "the earlier run's files as they were"
+
+
+# --- output directories that cannot be written to -------------------------------------------
+
+
+def _unwritable(path: Path) -> bool:
+    try:
+        (path / ".probe").touch()
+    except OSError:
+        return True
+    (path / ".probe").unlink()
+    return False
+
+
+@pytest.fixture(params=["read-only", "sysfs"])
+def unwritable_dir(request: pytest.FixtureRequest, tmp_path: Path):
+    """An existing directory no file can be created in: one without write permission (which
+    root ignores, so then skipped), and sysfs's root, which refuses even root."""
+    if request.param == "read-only":
+        path = tmp_path / "read-only"
+        path.mkdir()
+        path.chmod(0o555)
+        if not _unwritable(path):
+            path.chmod(0o755)
+            pytest.skip("this user writes in read-only directories (root)")
+        yield path
+        path.chmod(0o755)
+    else:
+        path = Path("/sys")
+        if not path.is_dir() or not _unwritable(path):
+            pytest.skip("no sysfs here")
+        yield path
+
+
+def test_run_into_an_unwritable_directory_fails_before_simulating(
+    small_toml: Path, unwritable_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def must_not_run(*_: object, **__: object) -> None:
+        raise AssertionError("simulated before checking the output directory")
+
+    monkeypatch.setattr("dcsim.cli._run_with_progress", must_not_run)
+    assert_user_error(invoke("run", small_toml, "--out", unwritable_dir), str(unwritable_dir), "cannot write")
+
+
+def test_reproduce_into_an_unwritable_directory_fails_before_running(
+    counted: tuple, unwritable_dir: Path
+) -> None:
+    calls = counted[0]
+    result = invoke("reproduce", "--out", unwritable_dir, "--force", "-q")
+    assert_user_error(result, str(unwritable_dir), "cannot write")
+    assert calls == []
+
+
+def test_sweep_into_an_unwritable_directory_fails_before_running(
+    tmp_path: Path, unwritable_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dcsim.sweep  # noqa: F401 (the module, which `dcsim.sweep` the function hides)
+    from test_sweep import PLAN, write_plan
+
+    def must_not_run(*_: object, **__: object) -> None:
+        raise AssertionError("swept before checking the output directory")
+
+    monkeypatch.setattr(sys.modules["dcsim.sweep"], "sweep", must_not_run)
+    plan = write_plan(tmp_path / "plan.toml", PLAN)
+    result = invoke("sweep", plan, "--out", unwritable_dir, "--force")
+    assert_user_error(result, str(unwritable_dir), "cannot write")
+
+
+def test_report_into_an_unwritable_directory_is_a_user_error(
+    fake_registry: dict, tmp_path: Path, unwritable_dir: Path
+) -> None:
+    if unwritable_dir == Path("/sys"):
+        pytest.skip("sysfs holds no results to report on")
+    results = tmp_path / "results"
+    invoke("reproduce", "--out", results, "-q")  # one fake experiment fails on purpose
+    assert any(results.glob("*/summary.json"))
+    unwritable_dir.chmod(0o755)
+    for item in results.iterdir():
+        item.rename(unwritable_dir / item.name)
+    unwritable_dir.chmod(0o555)
+    assert_user_error(invoke("report", unwritable_dir), str(unwritable_dir), "cannot write")

@@ -3,6 +3,10 @@
 //! dict of NumPy arrays that own the engine's buffers, so no table is ever written as text or
 //! visited row by row in Python (docs/engine-contract.md).
 
+// pyo3 0.22's `#[pyfunction]` expansion converts each `PyResult`'s error into itself, which
+// clippy since Rust 1.85 reports at every function (PyO3/pyo3#4828, fixed in pyo3 0.23.5).
+#![allow(clippy::useless_conversion)]
+
 use dcsim::results::{Column, Table};
 use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
