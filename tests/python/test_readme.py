@@ -28,6 +28,13 @@ def test_toml_examples_are_valid_scenarios(tmp_path: Path) -> None:
         validate(dcsim.load_scenario(path), str(path))
 
 
+def test_a_toml_example_that_names_a_file_is_that_file_exactly() -> None:
+    named = re.findall(r"`(scenarios/examples/[\w.-]+\.toml)`[^`]*?:\n\n```toml\n(.*?)```", README, re.DOTALL)
+    assert [path for path, _ in named] == ["scenarios/examples/dctcp-2flows.toml"]
+    for path, text in named:
+        assert text == (REPO / path).read_text(), f"the README's copy of {path} differs from the file"
+
+
 def test_python_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)  # it also runs a file from scenarios/
     for code in blocks("python"):
