@@ -115,7 +115,7 @@ def list_experiments() -> None:
         click.echo(f"{exp_id.ljust(width)}  {module.DESCRIPTION.strip().splitlines()[0]}")
 
 
-@main.command()
+@main.command(short_help="Run paper experiments (all when no ID is given) and write the report.")
 @click.argument("ids", nargs=-1, metavar="[ID]...")
 @click.option(
     "--scale",
@@ -174,7 +174,7 @@ def reproduce(
         raise click.exceptions.Exit(1)
 
 
-@main.command("sweep")
+@main.command("sweep", short_help="Run a parameter sweep: one table of runs and a plot per metric.")
 @click.argument("plan", type=click.Path(path_type=Path))
 @click.option(
     "--out",
@@ -188,8 +188,6 @@ def sweep_command(
 ) -> None:
     """Run a parameter sweep (PLAN.toml: base scenario, axes, repetitions, metrics) and
     write one table of runs (Parquet and CSV) and a plot per metric."""
-    from rich.console import Console
-
     from .sweep import expand, load_plan, overview, preflight, sweep
 
     p = load_plan(plan)
@@ -204,11 +202,12 @@ def sweep_command(
     info = json.loads((out / "sweep.json").read_text())
     failed = table[table["error"] != ""]
     if not quiet:
-        Console(stderr=True, highlight=False).print(overview(p, table))
-        click.echo(
+        said = executor.report_console()
+        said.print(overview(p, table))
+        said.print(
             f"{info['runs']} runs ({info['simulated']} simulated, {info['from_cache']} cached), "
             f"{info['failed']} failed, in {info['wall_seconds']:.1f} s on {info['executor']}",
-            err=True,
+            markup=False,
         )
         for _, row in failed.head(5).iterrows():
             click.echo(f"  run {row['run']} failed: {row['error']}", err=True)
@@ -217,7 +216,7 @@ def sweep_command(
         raise click.exceptions.Exit(1)
 
 
-@main.command("report")
+@main.command("report", short_help="Rebuild DIR/index.html from the results in DIR, running nothing.")
 @click.argument(
     "directory", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR"
 )

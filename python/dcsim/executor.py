@@ -25,6 +25,7 @@ import json
 import math
 import pickle
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -35,6 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from . import __version__, _core
@@ -42,6 +44,13 @@ from .files import atomic
 from .results import RAW_FORMAT
 from .run import run as run_one
 from .scenario import json_default
+
+
+def report_console(quiet: bool = False) -> Console:
+    """The console for what a command reports (each experiment's outcome, the closing table):
+    standard output, so that `> log` keeps it, while progress bars stay on stderr. On a file
+    or a pipe it is 200 columns wide, so that a table is not wrapped at 80."""
+    return Console(quiet=quiet, highlight=False, width=None if sys.stdout.isatty() else 200)
 
 
 def progress_columns(percent: bool = False) -> tuple:

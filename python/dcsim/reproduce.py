@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import sys
 import time
 import traceback
 from dataclasses import dataclass
@@ -63,7 +64,8 @@ def run(
     """Run ``selected`` experiments of ``registry`` into ``out``; then write the report.
     Returns the outcomes and the report's path. Ctrl-C stops after cleaning up the
     experiment in progress; the report then covers every finished one."""
-    console = Console(stderr=True, quiet=quiet)
+    console = Console(stderr=True, quiet=quiet)  # progress bars and interruptions
+    said = executor.report_console(quiet)  # each experiment's outcome and the closing table
     live = console.is_terminal and not quiet
     outcomes: list[Outcome] = []
     failures: dict[str, str] = {}
@@ -72,6 +74,8 @@ def run(
         console=console,
         disable=not live,
         transient=True,
+        # On one terminal, lines for stdout print above the bars; into a file they go as they are.
+        redirect_stdout=sys.stdout.isatty(),
     )
     try:
         with progress:
@@ -80,7 +84,7 @@ def run(
                 module = registry[exp_id]
                 prefix = f"[{n}/{len(selected)}] {exp_id}"
                 sims = progress.add_task(f"{exp_id}: simulations", total=0)
-                outcome = _one(module, exp_id, scale, out, jobs, force, scheduler, progress, sims, console, prefix)
+                outcome = _one(module, exp_id, scale, out, jobs, force, scheduler, progress, sims, said, prefix)
                 progress.remove_task(sims)
                 progress.advance(overall)
                 outcomes.append(outcome)
@@ -95,7 +99,7 @@ def run(
         raise
     index = report.write_index(out, registry, failures)
     if outcomes:
-        console.print(_table(outcomes))
+        said.print(_table(outcomes))
     return outcomes, index
 
 

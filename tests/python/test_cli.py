@@ -304,7 +304,7 @@ def test_reproduce_keeps_unchanged_experiments_and_force_reruns(counted: tuple) 
     assert first["cache_key"] and first["engine"].startswith(_core.__version__)
     result = invoke("reproduce", "--out", out)
     assert result.exit_code == 0 and calls == ["fake-c"]
-    assert "unchanged since its last run, kept" in result.stderr
+    assert "unchanged since its last run, kept" in result.stdout
     # A different scale, changed experiment code, or --force: run again.
     assert invoke("reproduce", "--out", out, "--scale", "full").exit_code == 0
     Path(module.__file__).write_text("# version 2\n")
@@ -346,10 +346,19 @@ def test_quiet_reproduce_prints_only_the_report_path(fake_registry: dict, tmp_pa
 
 def test_reproduce_ends_with_a_summary_table(fake_registry: dict, tmp_path: Path) -> None:
     result = invoke("reproduce", "fake-a", "fake-b", "--out", tmp_path / "results")
-    table = result.stderr[result.stderr.index("dcsim reproduce") :]
+    # On stdout, so that `> log` keeps it; not wrapped at 80 columns when not on a terminal.
+    table = result.stdout[result.stdout.index("dcsim reproduce") :]
     # Failing claims first: fake-a (1 of 2) before fake-b (1 of 1).
     assert table.index("fake-a") < table.index("fake-b")
     assert "1 / 2" in table and "1 / 1" in table
+    assert "done in" in result.stdout and "claims hold" in result.stdout
+
+
+def test_reports_into_a_file_or_pipe_are_not_wrapped_at_80_columns(capsys: pytest.CaptureFixture) -> None:
+    from dcsim.executor import report_console
+
+    assert not sys.stdout.isatty()
+    assert report_console().width == 200
 
 
 def test_report_rebuilds_the_page_without_running(
@@ -593,3 +602,19 @@ def test_report_into_an_unwritable_directory_is_a_user_error(
         item.rename(unwritable_dir / item.name)
     unwritable_dir.chmod(0o555)
     assert_user_error(invoke("report", unwritable_dir), str(unwritable_dir), "cannot write")
+
+
+def test_help_gives_each_command_a_whole_sentence() -> None:
+    result = invoke("--help")
+    assert result.exit_code == 0
+    commands = result.stdout[result.stdout.index("Commands:") :].splitlines()[1:]
+    described: dict[str, str] = {}
+    for line in commands:
+        name, _, text = line.strip().partition(" ")
+        if line.startswith("  ") and not line.startswith("    "):
+            described[name] = text.strip()
+        elif line.strip():
+            described[list(described)[-1]] += " " + line.strip()
+    assert set(described) == set(main.commands)
+    for name, text in described.items():
+        assert text.endswith(".") and "..." not in text, f"{name}: {text!r}"

@@ -149,9 +149,9 @@ def test_cli_sweep_writes_one_tidy_table_and_a_plot_per_metric(tmp_path: Path) -
     info = json.loads((out / "sweep.json").read_text())
     assert (info["runs"], info["simulated"], info["from_cache"], info["failed"]) == (16, 16, 0, 0)
     # The closing overview: each metric over the runs, by its full name.
-    assert "16 of 16 runs succeeded" in result.stderr
+    assert "16 of 16 runs succeeded" in result.stdout
     for m in PLAN["metrics"]:
-        assert m in result.stderr
+        assert m in result.stdout
     for f in info["files"]:
         assert (out / f).stat().st_size > 0
     assert sum(f.endswith(".png") for f in info["files"]) == len(PLAN["metrics"])
