@@ -46,6 +46,22 @@ class _Cli(click.Group):
         sys.exit(status if isinstance(status, int) else 0)
 
 
+class _RangeInSymbols:
+    """A number range whose messages say "x≥1" and "0.001≤x≤1000000.0", as every other
+    message of dcsim does, not click's "x>=1"."""
+
+    def _describe_range(self) -> str:
+        return super()._describe_range().replace(">=", "≥").replace("<=", "≤")  # type: ignore[misc]
+
+
+class IntRange(_RangeInSymbols, click.IntRange):
+    pass
+
+
+class FloatRange(_RangeInSymbols, click.FloatRange):
+    pass
+
+
 def _fail(message: str, status: int = USER_ERROR) -> NoReturn:
     click.echo(f"error: {' '.join(message.split())}", err=True)
     sys.exit(status)
@@ -70,7 +86,7 @@ def _executor_options(command):
     options = (
         click.option(
             "--jobs",
-            type=click.IntRange(min=1),
+            type=IntRange(min=1),
             default=None,
             show_default="number of cores",
             help="Simulations to run at once, in local processes.",
@@ -222,7 +238,7 @@ def sweep_command(
 )
 @click.option("--serve", is_flag=True, help="Serve the report on localhost until Ctrl-C.")
 @click.option(
-    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port for --serve."
+    "--port", type=IntRange(0, 65535), default=8000, show_default=True, help="Port for --serve."
 )
 def report_command(directory: Path, serve: bool, port: int) -> None:
     """Rebuild DIR/index.html from the results in DIR, without rerunning anything."""
@@ -281,7 +297,7 @@ def report_command(directory: Path, serve: bool, port: int) -> None:
 )
 @click.option(
     "--memory-limit-gb",
-    type=click.FloatRange(min=0.001, max=1e6),
+    type=FloatRange(min=0.001, max=1e6),
     default=None,
     metavar="GB",
     help="Refuse the run if its estimated memory is above this [default: the scenario's "

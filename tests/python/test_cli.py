@@ -92,6 +92,20 @@ def test_bad_command_line_in_one_line(args: list[str], mention: str) -> None:
     assert_user_error(invoke(*args), mention)
 
 
+@pytest.mark.parametrize(
+    ("args", "mention"),
+    [
+        (["reproduce", "--jobs", "0"], "x≥1"),
+        (["run", "x.toml", "--memory-limit-gb", "0"], "0.001≤x≤1000000.0"),
+        (["report", ".", "--port", "70000"], "0≤x≤65535"),
+    ],
+)
+def test_ranges_are_written_as_every_other_message_writes_them(args: list[str], mention: str) -> None:
+    result = invoke(*args)
+    assert_user_error(result, mention)
+    assert ">=" not in result.stderr and "<=" not in result.stderr
+
+
 def test_run_writes_summary_and_tables(small_toml: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = invoke("run", small_toml, "--out", out)
