@@ -124,52 +124,79 @@ def load_plan(plan: dict[str, Any] | str | Path) -> Plan:
 
 
 def _plan(d: dict[str, Any], source: str, here: Path) -> Plan:
-    def fail(field: str, reason: str) -> ScenarioError:
-        return ScenarioError(source, field, reason)
-
+    """Checks every part of the plan and reports every problem found at once."""
+    problems = _Problems(source)
     unknown = sorted(set(d) - _PLAN_KEYS)
-    if unknown:
-        raise fail(unknown[0], f"unknown field (a plan has {', '.join(sorted(_PLAN_KEYS))})")
+    for key in unknown:
+        problems.add(key, f"unknown field (a plan has {', '.join(sorted(_PLAN_KEYS))})")
     base = d.get("base")
-    if isinstance(base, str):
-        base_path = here / base
-        base = read_toml(base_path)
-        validate(base, str(base_path))
-    elif isinstance(base, dict):
-        validate(base, f"{source}: base")
-    else:
-        raise fail("base", "a scenario file name or a [base] table is required")
+    try:
+        if isinstance(base, str):
+            base_path = here / base
+            base = read_toml(base_path)
+            validate(base, str(base_path))
+        elif isinstance(base, dict):
+            validate(base, f"{source}: base")
+        else:
+            problems.add("base", "a scenario file name or a [base] table is required")
+    except ScenarioError as e:
+        problems.add_error(e)
     metrics = d.get("metrics")
     if not isinstance(metrics, list) or not metrics or not all(isinstance(m, str) for m in metrics):
-        raise fail("metrics", "a non-empty list of metric names is required")
-    for i, m in enumerate(metrics):
-        if not _metric_form(m):
-            raise fail(
-                f"metrics[{i}]",
-                f"{m!r} is not a metric: use ports[NAME].COLUMN, flows.COLUMN.AGG, run.FIELD, ...",
-            )
-    axes = {}
+        problems.add("metrics", "a non-empty list of metric names is required")
+    else:
+        for i, m in enumerate(metrics):
+            if not _metric_form(m):
+                problems.add(
+                    f"metrics[{i}]",
+                    f"{m!r} is not a metric: use ports[NAME].COLUMN, flows.COLUMN.AGG, run.FIELD, ...",
+                )
+    axes: dict[str, dict[str, list[Any]]] = {"grid": {}, "zip": {}}
     for kind in ("grid", "zip"):
         table = d.get(kind, {})
         if not isinstance(table, dict):
-            raise fail(kind, "must be a table of parameter = [values]")
+            problems.add(kind, "must be a table of parameter = [values]")
+            continue
         for key, values in table.items():
             if not _PATH.match(key):
-                raise fail(f"{kind}.{key}", "not a parameter path like switch.aqm.k_packets")
-            if not isinstance(values, list) or not values:
-                raise fail(f"{kind}.{key}", "must be a non-empty list of values")
-        axes[kind] = {k: list(v) for k, v in table.items()}
-    both = set(axes["grid"]) & set(axes["zip"])
-    if both:
-        raise fail(f"zip.{sorted(both)[0]}", "is also a grid axis")
+                problems.add(f"{kind}.{key}", "not a parameter path like switch.aqm.k_packets")
+            elif not isinstance(values, list) or not values:
+                problems.add(f"{kind}.{key}", "must be a non-empty list of values")
+            else:
+                axes[kind][key] = list(values)
+    for key in sorted(set(axes["grid"]) & set(axes["zip"])):
+        problems.add(f"zip.{key}", "is also a grid axis")
     lengths = {len(v) for v in axes["zip"].values()}
     if len(lengths) > 1:
-        raise fail("zip", f"zipped lists must have the same length, got {sorted(lengths)}")
+        problems.add("zip", f"zipped lists must have the same length, got {sorted(lengths)}")
     repetitions = d.get("repetitions", 1)
     if not isinstance(repetitions, int) or isinstance(repetitions, bool) or repetitions < 1:
-        raise fail("repetitions", f"must be a whole number ≥ 1, got {repetitions!r}")
+        problems.add("repetitions", f"must be a whole number ≥ 1, got {repetitions!r}")
+    problems.raise_any()
     name = str(d.get("name") or Path(source).stem)
-    return Plan(name, base, list(metrics), axes["grid"], axes["zip"], repetitions, source)
+    return Plan(name, base, list(metrics), axes["grid"], axes["zip"], repetitions, source)  # type: ignore[arg-type]
+
+
+class _Problems:
+    """A plan's problems, gathered so that the user fixes them in one pass: raised as one
+    ScenarioError, whose field is the problem's when there is only one."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.found: list[ScenarioError] = []
+
+    def add(self, field: str, reason: str) -> None:
+        self.found.append(ScenarioError(self.source, field, reason))
+
+    def add_error(self, error: ScenarioError) -> None:
+        self.found.append(error)
+
+    def raise_any(self) -> None:
+        if len(self.found) == 1:
+            raise self.found[0]
+        if self.found:
+            parts = [str(e) if e.source != self.source else str(ScenarioError("", e.field, e.reason)) for e in self.found]
+            raise ScenarioError(self.source, "", f"{len(parts)} problems: " + "; ".join(parts))
 
 
 def _metric_form(m: str) -> bool:
@@ -248,6 +275,7 @@ def preflight(plan: Plan, runs: list[Run]) -> None:
     # whatever the axes change); flow rows only when the list of flows is not an axis.
     networks: dict[str, set[str]] = {}
     fixed_flows = "flows" not in plan.axes
+    problems = _Problems(plan.source)
     for i, m in enumerate(plan.metrics):
         row = _ROW.match(m)
         try:
@@ -262,7 +290,8 @@ def preflight(plan: Plan, runs: list[Run]) -> None:
             else:
                 metric(results, m)
         except (KeyError, IndexError) as e:
-            raise ScenarioError(plan.source, f"metrics[{i}]", str(e.args[0] if e.args else e)) from None
+            problems.add(f"metrics[{i}]", str(e.args[0] if e.args else e))
+    problems.raise_any()
     plan.checked = True
 
 

@@ -20,7 +20,7 @@ from conftest import REPO
 from dcsim import _core
 from dcsim.docgen import scenario_reference, stacks
 from dcsim.scenario import read_toml
-from dcsim.sweep import load_plan
+from dcsim.sweep import expand, load_plan
 
 DOCS = REPO / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
@@ -29,6 +29,15 @@ BLOCK = re.compile(r"(?:<!-- file: (?P<file>\S+) -->\n)?```(?P<lang>\w*)\n(?P<co
 
 def blocks(page: Path) -> list[tuple[str, str, str | None]]:
     return [(m["lang"], m["code"], m["file"]) for m in BLOCK.finditer(page.read_text())]
+
+
+def test_the_sweep_plan_of_the_docs_ships_as_it_is_shown() -> None:
+    shown = {file: code for lang, code, file in blocks(DOCS / "sweeps.md") if file}
+    assert set(shown) == {"dctcp-2flows-short.toml", "k-sweep.toml"}
+    for name, code in shown.items():
+        assert (REPO / "scenarios" / "sweeps" / name).read_text() == code, name
+    plan = load_plan(REPO / "scenarios" / "sweeps" / "k-sweep.toml")
+    assert len(expand(plan)) == 60
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)

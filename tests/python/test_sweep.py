@@ -365,3 +365,27 @@ def test_numpy_numbers_work_as_parameters_and_scenario_values() -> None:
     assert (table["error"] == "").all() and table["switch.aqm.k_packets"].tolist() == [5, 15]
     scenario = {**SMALL, "switch": {"aqm": {"kind": "threshold", "k_packets": np.int64(20)}}}
     assert dcsim.run(scenario).flows.equals(dcsim.run(SMALL).flows)
+
+
+def test_every_mistake_of_a_plan_is_reported_at_once(tmp_path: Path) -> None:
+    plan = {
+        **PLAN,
+        "colour": "blue",
+        "repetitions": 0,
+        "metrics": ["nosuch.metric", "run.drops"],
+        "grid": {"tcp.cc": []},
+    }
+    result = CliRunner().invoke(main, ["sweep", str(write_plan(tmp_path / "plan.toml", plan))])
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: ") and "4 problems" in line
+    for field in ("colour", "repetitions", "metrics[0]", "grid.tcp.cc"):
+        assert f"{field}: " in line
+
+
+def test_every_metric_the_runs_cannot_have_is_reported_at_once(tmp_path: Path) -> None:
+    plan = {**PLAN, "metrics": ["run.dorps", "run.drops", "ports[s0->h9].mean_packets"]}
+    with pytest.raises(dcsim.ScenarioError) as e:
+        p = load_plan(plan)
+        preflight(p, expand(p))
+    assert "2 problems" in str(e.value) and "metrics[0]" in str(e.value) and "metrics[2]" in str(e.value)
