@@ -68,3 +68,13 @@ def test_every_claim_keeps_its_expected_outcome(readme_workdir: Path) -> None:
         if got != want["holds"] or summary["scale"] != want["scale"]:
             changed.append(f"{exp_id}: expected {want['holds']}, got {got}")
     assert not changed, "claim outcomes changed:\n" + "\n".join(changed)
+
+
+def test_the_minimum_rust_is_the_one_cargo_declares_and_checks() -> None:
+    declared = re.search(r'^rust-version = "([\d.]+)"', (REPO / "Cargo.toml").read_text(), re.M)
+    assert declared, "the workspace declares its minimum Rust"
+    assert f"Rust ≥ {declared[1]}" in README
+    for crate in ("dcsim", "dcsim-py"):
+        assert "rust-version.workspace = true" in (REPO / "crates" / crate / "Cargo.toml").read_text()
+    tests = re.search(r"^tests=([\d.]+)$", (REPO / "scripts" / "check-msrv.sh").read_text(), re.M)
+    assert tests and f"the tests need ≥ {tests[1]}" in README
