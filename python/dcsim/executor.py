@@ -311,9 +311,14 @@ class SchedulerError(RuntimeError):
 
 def connect(scheduler: str):
     """A Dask client of the scheduler at ``scheduler``; SchedulerError (one line) if the
-    address is malformed or nothing answers there."""
-    from distributed import Client
-    from distributed.comm.addressing import parse_address, parse_host_port
+    address is malformed or nothing answers there, or if Dask is not installed."""
+    try:
+        from distributed import Client
+        from distributed.comm.addressing import parse_address, parse_host_port
+    except ImportError:
+        raise SchedulerError(
+            f"--scheduler {scheduler}: Dask is not installed; pip install 'dcsim[dask]' adds it"
+        ) from None
 
     try:  # a malformed address is refused before any client is made
         protocol, location = parse_address(scheduler)

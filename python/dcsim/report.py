@@ -20,6 +20,7 @@ import http.server
 import inspect
 import json
 import os
+import struct
 from collections import defaultdict
 from html import escape
 from pathlib import Path
@@ -44,6 +45,8 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 section { border-top: 2px solid #ddd; margin-top: 2rem; padding-top: 0.5rem; }
 figure { display: inline-block; margin: 0 1rem 1rem 0; }
 figure img { max-width: 34rem; border: 1px solid #eee; }
+figure.wide { display: block; }
+figure.wide img { max-width: 100%; }
 figcaption, .meta { color: #555; font-size: 0.9rem; }
 pre { background: #f7f7f7; padding: 0.5rem; overflow-x: auto; white-space: pre-wrap; }
 ul.failing li { margin-bottom: 0.3rem; }
@@ -274,6 +277,21 @@ def _title(module: ModuleType | None, summary: dict[str, Any] | None, exp_id: st
     return str((summary or {}).get("title") or getattr(module, "TITLE", exp_id))
 
 
+def _wide(png: Path) -> str:
+    """' class="wide"' for a plot of panels side by side (more than 1.6 times as wide as it is
+    high, read from the PNG header), which gets the page's whole width rather than the 34rem
+    that keeps single plots two to a row; else ''."""
+    try:
+        with png.open("rb") as f:
+            header = f.read(24)
+    except OSError:
+        return ""
+    if len(header) < 24 or header[:8] != b"\x89PNG\r\n\x1a\n":
+        return ""
+    width, height = struct.unpack(">II", header[16:24])
+    return ' class="wide"' if height and width > 1.6 * height else ""
+
+
 def _section(
     out_dir: Path, exp_id: str, module: ModuleType | None, summary: dict[str, Any]
 ) -> str:
@@ -287,7 +305,7 @@ def _section(
         p.relative_to(out_dir).as_posix() for p in (out_dir / exp_id).rglob("*") if p.is_file()
     )
     figures = "".join(
-        f'<figure><a href="{quote(name)}"><img src="{quote(name)}" alt="{escape(name)}"></a>'
+        f'<figure{_wide(out_dir / name)}><a href="{quote(name)}"><img src="{quote(name)}" alt="{escape(name)}"></a>'
         f"<figcaption>{escape(Path(name).name)}</figcaption></figure>"
         for name in files
         if name.endswith(".png")

@@ -54,6 +54,7 @@ import pandas as pd
 from . import executor
 from .files import atomic, write_csv, write_json
 from .results import Results
+from .stats import t_quantile
 from .scenario import ScenarioError, json_default, port_names, read_toml, validate
 
 _AGG = re.compile(r"^(mean|median|min|max|sum|std|count|p(\d{1,2}(?:\.\d+)?))$")
@@ -536,8 +537,6 @@ def _write(
 def summarize(table: pd.DataFrame, plan: Plan, metric_name: str) -> pd.DataFrame:
     """Mean and 95% confidence interval (Student t over the repetitions) of a metric at each
     parameter point, failed runs left out."""
-    from scipy import stats
-
     ok = table[table["error"] == ""]
     keys = plan.axes
     grouped = ok.groupby(keys, dropna=False, sort=False)[metric_name] if keys else [((), ok[metric_name])]
@@ -546,7 +545,7 @@ def summarize(table: pd.DataFrame, plan: Plan, metric_name: str) -> pd.DataFrame
         v = values.dropna().to_numpy(dtype=float)
         n = len(v)
         mean = float(v.mean()) if n else math.nan
-        half = float(stats.t.ppf(0.975, n - 1) * v.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+        half = float(t_quantile(0.975, n - 1) * v.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
         point = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
         rows.append({**point, "n": n, "mean": mean, "ci95_low": mean - half, "ci95_high": mean + half})
     return pd.DataFrame(rows)

@@ -75,6 +75,14 @@ def test_report_renders_with_no_broken_image_link_or_console_error(report_dir: P
     assert len(images) >= 2, "the experiments' plots are missing"
     broken = [src for src, ok in images if not ok]
     assert not broken, f"broken images: {broken}"
+    # A plot of panels side by side gets the page's width, not the 34rem (544 px) of one plot.
+    wide = browser.execute_script(
+        "return Array.from(document.images).filter(i => i.naturalWidth > 1.6 * i.naturalHeight)"
+        ".map(i => [i.src, i.clientWidth, i.naturalWidth])"
+    )
+    assert wide, "the quick suite has multi-panel plots"
+    for src, shown, natural in wide:
+        assert shown >= min(natural, 1000), f"{src}: {shown} px wide of its {natural}"
 
     hrefs = browser.execute_script(
         "return Array.from(document.querySelectorAll('a[href]')).map(a => a.href)"

@@ -389,3 +389,25 @@ def test_every_metric_the_runs_cannot_have_is_reported_at_once(tmp_path: Path) -
         p = load_plan(plan)
         preflight(p, expand(p))
     assert "2 problems" in str(e.value) and "metrics[0]" in str(e.value) and "metrics[2]" in str(e.value)
+
+
+def test_dask_and_scipy_are_not_needed_until_a_scheduler_is_asked_for() -> None:
+    # A lean install (`pip install .`) imports every module without them.
+    code = (
+        "import sys, dcsim, dcsim.cli, dcsim.sweep, dcsim.executor, dcsim.reproduce, dcsim.experiments\n"
+        "loaded = {m.split('.')[0] for m in sys.modules}\n"
+        "print(sorted(loaded & {'dask', 'distributed', 'scipy'}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_scheduler_without_dask_installed_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` raises ImportError
+    plan = write_plan(tmp_path / "plan.toml", PLAN)
+    out = tmp_path / "o"
+    result = CliRunner().invoke(main, ["sweep", str(plan), "--out", str(out), "--scheduler", "tcp://127.0.0.1:1"])
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert "Dask is not installed" in line and "dcsim[dask]" in line
+    assert not out.exists()

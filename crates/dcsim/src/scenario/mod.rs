@@ -1215,10 +1215,12 @@ pub enum Arrival {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MeasureConfig {
-    /// Queue-length time series of every switch port, one sample per interval, µs (0 = off).
+    /// Queue-length time series of the sampled ports (`queue_ports`), one sample per
+    /// interval, µs (0 = off).
     #[schemars(range(min = 0.0, max = "limits::MAX_SAMPLE_US"))]
     pub queue_sample_us: f64,
-    /// Ports to sample, by name (`s0->h0`); empty = every switch port.
+    /// Ports to sample, by name (`s0->h0`, `*` a wildcard); empty = the switch ports on the
+    /// paths data takes (every switch port when traffic generators pick the hosts).
     pub queue_ports: Vec<String>,
     /// Per-flow time series (delivered bytes, cwnd, DCTCP alpha) every interval, µs (0 = off).
     #[schemars(range(min = 0.0, max = "limits::MAX_SAMPLE_US"))]
