@@ -1,7 +1,7 @@
 # Everyday commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install lock test test-tools test-rust test-msrv test-py bench bench-compare scaling bench-micro bench-py bench-sweep schema docs validation reproduce
+.PHONY: help install lock test test-tools test-rust test-msrv test-py bench bench-compare scaling bench-micro bench-py bench-sweep schema screenshot docs validation reproduce
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -50,6 +50,11 @@ bench-sweep: ## Sweep throughput: 200 small runs, local processes vs a Dask Loca
 schema: ## Regenerate schema/scenario.schema.json from the engine's types
 	$(PYTHON) -m dcsim schema > schema/scenario.schema.json.tmp
 	mv schema/scenario.schema.json.tmp schema/scenario.schema.json
+
+screenshot: ## Redraw docs/report-screenshot.png: the top of the quick suite's report, in headless Chromium
+	$(PYTHON) -m dcsim reproduce --out build/screenshot -q
+	chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,900 \
+		--screenshot=docs/report-screenshot.png file://$(CURDIR)/build/screenshot/index.html
 
 docs: ## Regenerate docs/scenario-reference.md and docs/stacks.md from the engine
 	$(PYTHON) -m dcsim.docgen scenario-reference > docs/scenario-reference.md.tmp
