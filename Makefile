@@ -1,7 +1,7 @@
 # Everyday commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install lock test test-tools test-rust test-msrv test-py bench bench-compare scaling bench-micro bench-py bench-sweep schema screenshot docs validation reproduce
+.PHONY: help install lock test test-tools test-lint test-rust test-msrv test-py bench bench-compare scaling bench-micro bench-py bench-sweep schema screenshot docs validation reproduce
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -12,7 +12,7 @@ install: ## Build the engine and install dcsim with what the tests need (pinned 
 lock: ## Re-pin constraints.txt to what pip resolves today for .[test]
 	$(PYTHON) scripts/lock.py
 
-test: test-tools test-rust test-msrv test-py ## Run every Rust and Python test
+test: test-tools test-lint test-rust test-msrv test-py ## Run every Rust and Python test, and the linters
 
 test-tools: ## Install the programs the tests drive (Debian's chromium, chromium-driver, tshark) if missing
 	./scripts/install-test-tools.sh
@@ -20,6 +20,11 @@ test-tools: ## Install the programs the tests drive (Debian's chromium, chromium
 test-rust: ## Rust tests of the engine and bindings, optimised and with overflow checks
 	cargo test --workspace --release
 	cargo test -p dcsim
+
+test-lint: ## clippy with warnings as errors, ruff and mypy on the Python package
+	cargo clippy --workspace --all-targets --release -- -D warnings
+	$(PYTHON) -m ruff check python tests
+	$(PYTHON) -m mypy
 
 test-msrv: ## The declared minimum Rust builds the engine and bindings, and 1.88 the tests (rustup installs both)
 	./scripts/check-msrv.sh

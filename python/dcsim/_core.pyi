@@ -27,6 +27,10 @@ def stack_profiles() -> str:
     with their values and sources."""
 
 
+def port_names(scenario_json: str) -> list[str]:
+    """The names of the scenario's ports, in the engine's order, without running it. Raises
+    ValueError("FIELD: REASON")."""
+
 def builtin_cdf(name: str) -> list[tuple[float, float]]:
     """The points ``[value, cdf]`` of a built-in distribution: ``web_search``, ``data_mining``."""
 

@@ -30,7 +30,7 @@ USER_ERROR = 2
 class _Cli(click.Group):
     """A click group that reports user errors in one line instead of a usage block."""
 
-    def main(self, args=None, prog_name=None, **extra):  # type: ignore[override]
+    def main(self, args=None, prog_name=None, **extra):
         extra["standalone_mode"] = False
         try:
             status = super().main(args, prog_name or "dcsim", **extra)
@@ -313,17 +313,17 @@ def run_command(
     memory_limit_gb: float | None,
 ) -> None:
     """Run one scenario file and write its summary and tables."""
-    trace_ports, trace_flows = ",".join(trace_ports), ",".join(trace_flows)
-    ports = [name.strip() for name in trace_ports.split(",") if name.strip()]
-    if trace_ports and not ports:
-        raise click.BadParameter(f"no port names in {trace_ports!r}", param_hint="--trace-ports")
+    ports_given, flows_given = ",".join(trace_ports), ",".join(trace_flows)
+    ports = [name.strip() for name in ports_given.split(",") if name.strip()]
+    if ports_given and not ports:
+        raise click.BadParameter(f"no port names in {ports_given!r}", param_hint="--trace-ports")
     try:
-        flows = [int(f) for f in trace_flows.split(",") if f.strip()]
+        flows = [int(f) for f in flows_given.split(",") if f.strip()]
     except ValueError:
         flows = []
-    if trace_flows and (not flows or any(f < 0 for f in flows)):
+    if flows_given and (not flows or any(f < 0 for f in flows)):
         raise click.BadParameter(
-            f"expected comma-separated flow ids, got {trace_flows!r}", param_hint="--trace-flows"
+            f"expected comma-separated flow ids, got {flows_given!r}", param_hint="--trace-flows"
         )
     spec = load_scenario(scenario)
     if memory_limit_gb is not None:
@@ -437,26 +437,26 @@ def _write_pcaps(
     tcp = spec.get("tcp", {})
     mtu = tcp.get("mtu_bytes")
     mss = int(mtu) - int(tcp.get("header_bytes", 40)) if mtu else int(tcp.get("mss", 1460))
-    options = {"mss": mss, "sack": bool(tcp.get("sack", True))}
+    sack = bool(tcp.get("sack", True))
     measure = spec.get("measure", {})
     files = []
     names = [name for pattern in measure.get("trace_ports", []) for name in _matching_ports(pattern, port_names)]
     for name in dict.fromkeys(names):
         path = out / f"port-{name.replace('->', '-to-')}.pcap"
         view = trace[(trace.view == "port") & (trace.port_name == name)] if len(trace) else trace
-        pcap.write(path, view, **options)
+        pcap.write(path, view, mss=mss, sack=sack)
         files.append(path.name)
     for flow in dict.fromkeys(measure.get("trace_flows", [])):
         path = out / f"flow-{flow}.pcap"
         view = trace[(trace.view == "flow") & (trace.flow == flow)] if len(trace) else trace
-        pcap.write(path, view, **options)
+        pcap.write(path, view, mss=mss, sack=sack)
         files.append(path.name)
     # A traced query workload's connections, each seen at its server, in one file.
     for w in dict.fromkeys(measure.get("trace_queries", [])):
         path = out / f"queries-{w}.pcap"
         conns = flows.loc[flows["workload"] == w, "id"]
         view = trace[(trace.view == "flow") & trace.flow.isin(conns)] if len(trace) else trace
-        pcap.write(path, view, **options)
+        pcap.write(path, view, mss=mss, sack=sack)
         files.append(path.name)
     return files
 

@@ -128,10 +128,11 @@ def run_scenarios(scenarios: list[dict[str, Any]], jobs: int) -> list[dict[str, 
         ctx.seeds.add(int(sc.get("sim", {}).get("seed", 1)))
         ctx.stacks.add(str(sc.get("tcp", {}).get("profile") or STACK_DEFAULTS))
     results: list[dict[str, Any] | None] = [None] * len(scenarios)
-    keys = [cache_key(sc) for sc in scenarios] if ctx.cache_dir else [None] * len(scenarios)
+    cache_dir = ctx.cache_dir
+    keys: list[str | None] = [cache_key(sc) for sc in scenarios] if cache_dir else [None] * len(scenarios)
     todo = []
     for i, key in enumerate(keys):
-        hit = None if ctx.force or key is None else _load(ctx.cache_dir, key)
+        hit = None if ctx.force or key is None or cache_dir is None else _load(cache_dir, key)
         if hit is None:
             todo.append(i)
         else:
@@ -143,8 +144,9 @@ def run_scenarios(scenarios: list[dict[str, Any]], jobs: int) -> list[dict[str, 
         if isinstance(outcome, BaseException):
             raise outcome
         results[i] = outcome
-        if keys[i] is not None:
-            _store(ctx.cache_dir, keys[i], outcome)
+        key = keys[i]
+        if key is not None and cache_dir is not None:
+            _store(cache_dir, key, outcome)
         ctx.simulated += 1
         _done(ctx)
     return results  # type: ignore[return-value]
@@ -211,7 +213,14 @@ def _stream_local(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) 
         pending: dict[Any, int] = {}
         broken = False
 
-        def submit(n: int) -> None:
+        # Bound to this round's pool and queues (a new round makes new ones).
+        def submit(
+            n: int,
+            source: Iterator[tuple[int, Any]] = source,
+            pending: dict[Any, int] = pending,
+            pool: ProcessPoolExecutor = pool,
+            unsent: list[tuple[int, Any]] = unsent,
+        ) -> None:
             nonlocal broken
             for j, item in itertools.islice(source, n):
                 try:

@@ -1,8 +1,9 @@
 """Packet traces as standard pcap files (nanosecond timestamps), for Wireshark and tshark.
 
 Each record of `Results.trace` becomes an Ethernet / IPv4 / TCP (or UDP) frame (headers packed with
-`struct`; dpkt's constants, checksum and pcap file header) with the simulated packet's fields: hosts as addresses, ECN bits in the IP header, TCP flags
-(ECE and CWR included), sequence and ACK numbers, the receive window and SACK blocks.
+`struct`; dpkt's constants, checksum and pcap file header) with the simulated packet's fields:
+hosts as addresses, ECN bits in the IP header, TCP flags (ECE and CWR included), sequence and
+ACK numbers, the receive window and SACK blocks.
 Captures are truncated after the headers, as `tcpdump -s` would (the payload is never
 simulated); each record keeps the frame's real length.
 

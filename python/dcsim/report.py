@@ -29,8 +29,8 @@ from typing import Any
 from urllib.parse import quote
 
 from . import __version__
-from .files import atomic
 from .experiments import paper_of, reproduces
+from .files import atomic
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
@@ -120,6 +120,7 @@ def serve(httpd: http.server.ThreadingHTTPServer, directory: Path) -> None:
     """Serve until interrupted."""
     with httpd:
         host, bound = httpd.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
         print(f"serving {directory} at http://{host}:{bound}/ (Ctrl-C to stop)", flush=True)
         try:
             httpd.serve_forever()
@@ -148,7 +149,7 @@ def _page(out_dir: Path, entries: list[Entry]) -> str:
             *(
                 _failed_section(exp_id, module, error)
                 if error is not None
-                else _section(out_dir, exp_id, module, summary)
+                else _section(out_dir, exp_id, module, summary or {})
                 for exp_id, module, summary, error in ordered
             ),
             "</body></html>",
@@ -258,13 +259,14 @@ def _overview(entries: list[Entry]) -> str:
                 '<td class="fails">failed to run</td><td></td></tr>'
             )
             continue
-        held, total = _held(summary)
+        done = summary or {}  # an entry without an error has its summary
+        held, total = _held(done)
         cls = "holds" if held == total else "fails"
         rows.append(
             f"<tr><td>{link}</td><td>{escape(title)}</td>"
-            f"<td>{escape(str(summary.get('scale', '')))}</td>"
+            f"<td>{escape(str(done.get('scale', '')))}</td>"
             f'<td class="num {cls}">{held} / {total}</td>'
-            f'<td class="num">{float(summary.get("wall_seconds") or 0):.1f}</td></tr>'
+            f'<td class="num">{float(done.get("wall_seconds") or 0):.1f}</td></tr>'
         )
     return (
         "<h2>Experiments</h2>"

@@ -33,8 +33,8 @@ from rich.progress import Progress
 from rich.table import Table
 
 from . import executor, report
-from .files import plain, write_json
 from .experiments import paper_of, reproduces
+from .files import plain, write_json
 
 CACHE_DIR = ".cache"
 

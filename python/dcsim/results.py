@@ -31,8 +31,9 @@ class Results:
     """The results of one run.
 
     Tables: `flows` (one row per flow), `ports` (one row per egress port, switch ports and
-    host NICs), `classes` (one row per class queue of ports with a queue discipline), `switches` (one row per switch, with its shared memory), `queue_occupancy`
-    (seconds each port held exactly n packets), `queue_samples`, `pool_samples`,
+    host NICs), `classes` (one row per class queue of ports with a queue discipline), `switches`
+    (one row per switch, with its shared memory), `queue_occupancy` (seconds each port held
+    exactly n packets), `queue_samples`, `pool_samples`,
     `flow_samples` and `ictcp_samples` (time series, when the scenario's `measure` asks),
     `udp` (one row per UDP source) and `probes` (the round trips of echoed UDP packets).
     Times are seconds, rates bit/s, sizes bytes or packets as the column name says.
@@ -308,7 +309,7 @@ def _queue_quantiles(occupancy_time_s: Sequence[float] | np.ndarray) -> dict[str
     cdf = np.cumsum(seconds) / total
     # The smallest n with P(queue <= n) >= q; the clip guards against rounding in the sum.
     return {
-        name: int(min(np.searchsorted(cdf, q), len(cdf) - 1))
+        name: min(int(np.searchsorted(cdf, q)), len(cdf) - 1)
         for name, q in zip(names, QUEUE_QUANTILES, strict=True)
     }
 

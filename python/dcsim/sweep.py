@@ -54,8 +54,8 @@ import pandas as pd
 from . import executor
 from .files import atomic, write_csv, write_json
 from .results import Results
-from .stats import t_quantile
 from .scenario import ScenarioError, json_default, port_names, read_toml, validate
+from .stats import t_quantile
 
 _AGG = re.compile(r"^(mean|median|min|max|sum|std|count|p(\d{1,2}(?:\.\d+)?))$")
 _ROW = re.compile(r"^(ports|flows|queries)\[([^\]]+)\]\.(\w+)$")
@@ -227,7 +227,7 @@ def expand(plan: Plan) -> list[Run]:
                 raise ScenarioError(plan.source, f"{kind}.sim.seed", f"seeds are whole numbers ≥ 0, got {seed!r}")
             for rep in range(plan.repetitions):
                 runs.append(Run(len(runs), params, rep, seed + rep, plan))
-            runs[-1].scenario  # every parameter can be set: raises ScenarioError if not
+            _ = runs[-1].scenario  # every parameter can be set: raises ScenarioError if not
     return runs
 
 
@@ -254,7 +254,8 @@ def preflight(plan: Plan, runs: list[Run]) -> None:
     cannot have. Raises ScenarioError naming the plan's field. (A plan where only some
     points are invalid runs: those runs are recorded as failed.)"""
     points = [r for r in runs if r.repetition == 0]
-    first_error, valid = None, None
+    first_error: ScenarioError | None = None
+    valid: Run | None = None
     for r in points:
         try:
             scenario = r.scenario
@@ -263,8 +264,8 @@ def preflight(plan: Plan, runs: list[Run]) -> None:
         except ScenarioError as e:
             first_error = first_error or e
     if valid is None:
-        e = first_error
-        raise ScenarioError(plan.source, e.field, f"{e.reason} (in every run of the plan)")
+        assert first_error is not None  # a plan has at least one point
+        raise ScenarioError(plan.source, first_error.field, f"{first_error.reason} (in every run of the plan)")
     # A run of the first valid point, cut to a microsecond: the tables' shapes and columns.
     probe = valid.scenario
     sim = probe.setdefault("sim", {})
@@ -356,6 +357,8 @@ def metric(results: Results, spec: str) -> float:
             raise KeyError(f"no {table} row {key!r}")
         return float(_column(rows, column, table).iloc[0])
     m = _TABLE.match(spec)
+    if m is None:
+        raise KeyError(f"{spec!r} is not a metric")
     table, column, agg = m.groups()
     values = _column(_table(results, table), column, table).astype(float)
     if agg == "count":

@@ -51,7 +51,7 @@ REFERENCE = star(5) | {
     ],
 }
 
-I, F, S, B = "int64", "float64", "str", "bool"
+I, F, S, B = "int64", "float64", "str", "bool"  # noqa: E741 (the dtypes' initials)
 DTYPES = {
     "flows": {
         "id": I, "workload": F, "generator": F, "class": I, "size_bytes": I, "src": I, "dst": I,

@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 from dcsim.experiments import common as c
-from dcsim.scenario import resolved
 from dcsim.experiments import (
     dctcp_convergence_sim,
     dctcp_fairness90,
@@ -19,6 +18,7 @@ from dcsim.experiments import (
     dctcp_fig15,
     dctcp_fig16,
 )
+from dcsim.scenario import resolved
 
 MODULES = [dctcp_fig15, dctcp_fig16, dctcp_fairness90, dctcp_convergence_sim]
 

@@ -103,7 +103,7 @@ def test_the_dask_cluster_commands_of_the_sweeps_page_run(tmp_path: Path) -> Non
     scheduler (here on the loopback and a free port), workers, and `dcsim sweep --scheduler`
     with the address the scheduler printed in place of ADDRESS."""
     page = DOCS / "sweeps.md"
-    for lang, code, file in blocks(page):
+    for _, code, file in blocks(page):
         if file:
             (tmp_path / file).write_text(code)
     cluster_text = page.read_text().split("## On a Dask cluster", 1)[1]

@@ -31,7 +31,7 @@ def test_scenarios_add_the_udp_source_to_fig13s_incast(scale):
     ref = fig13.scenarios(scale)
     assert [p[:3] for p in plan] == [p[:3] for p in ref]
     assert len({sc["name"] for *_, sc in plan}) == len(plan)
-    for (v, w, n, sc), (_, _, _, sc13) in zip(plan, ref):
+    for (v, _w, n, sc), (_, _, _, sc13) in zip(plan, ref):
         # One UDP source: 200 Mb/s of 1500-B IP packets from fig13's background host to the
         # receiver, from t = 0, before the rounds.
         assert sc["udp"] == [

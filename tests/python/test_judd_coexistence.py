@@ -13,8 +13,7 @@ import pytest
 from dcsim.experiments import judd
 from dcsim.experiments import judd_coexistence as coex
 from dcsim.experiments import judd_red_ecn as red
-from dcsim.scenario import validate
-from dcsim.scenario import resolved
+from dcsim.scenario import resolved, validate
 
 MODULES = [coex, red]
 

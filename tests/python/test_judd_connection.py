@@ -28,7 +28,7 @@ def test_interface():
 def test_configurations_differ_only_in_the_handshake_codepoint_and_the_classes(scale):
     plan = dict(ce.scenarios(scale))
     assert list(plan) == list(ce.CONFIGS)
-    for cfg, sc in plan.items():
+    for sc in plan.values():
         _core.validate_json(json.dumps(sc))
         # Four long DCTCP flows into host 0 through RED-ECN at K, stopping together.
         assert sc["switch"]["aqm"] == judd.red_ecn() and sc["tcp"]["cc"] == "dctcp"

@@ -128,7 +128,7 @@ def test_startup_run_is_the_same_run_measured_from_zero():
 
 
 def test_sweep_uses_the_same_buffer_with_fewer_senders():
-    for w, cf, n, sc in m.scenarios("quick"):
+    for w, _cf, n, sc in m.scenarios("quick"):
         if w != "sweep":
             continue
         _judd_path(sc, n + 1)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import dcsim
-from dcsim.scenario import validate
 from conftest import REPO, readme_commands
+from dcsim.scenario import validate
 
 README = (REPO / "README.md").read_text()
 

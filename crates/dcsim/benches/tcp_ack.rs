@@ -100,7 +100,7 @@ impl AckStream {
         self.now += self.gap;
         let s = &self.sender;
         let ack = (s.snd_una + self.segments_per_ack * s.p.mss as u64).min(s.snd_max);
-        let marked = self.mark_every.is_some_and(|k| self.acks.is_multiple_of(k));
+        let marked = self.mark_every.is_some_and(|k| self.acks % k == 0);
         self.acks += 1;
         let pkt = Segment {
             flags: if marked { ACK | ECE } else { ACK },

@@ -183,7 +183,8 @@ def testbed(
 # The CS244 ns-2 reproduction (CS244 post; spec experiments.md §3 and the authors' scripts
 # [EXT] sibanez12/dctcp-ns2): every link 100 Mbps, 200-packet queues (switch ports and the
 # hosts' link queues alike), no framing (ns-2), ACK every packet (segsperack_ 1), initial
-# window 2, 1460-B payload, FTP sources start at 0.1 s, results over t ∈ [4, 9] s. ns-2's DCTCP marking is RED with thresh = maxthresh = K on
+# window 2, 1460-B payload, FTP sources start at 0.1 s, results over t ∈ [4, 9] s. ns-2's DCTCP marking is RED with thresh = maxthresh =
+# K on
 # the instantaneous queue, which counts only waiting packets: count_in_service = False.
 # RTO_min = ns-2's default minrto_ 0.2 s (the scripts do not set it; the `ns2` profile).
 # [EXT] ns-2's DCTCP patch ("ecnhat", M. Alizadeh) starts with ecnhat_alpha_ = 0, unlike
@@ -394,13 +395,11 @@ def cdf(values: Iterable[float]) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------------------------------
 
 
-def jain(x: Sequence[float]) -> float:
+def jain(values: Sequence[float] | np.ndarray) -> float:
     """Jain's fairness index (Σx)² / (n·Σx²): 1 when all are equal, 1/n when one has all;
     NaN for no values or all zero."""
-    x = np.asarray(x, dtype=float)
-    return (
-        float(x.sum() ** 2 / (len(x) * (x**2).sum())) if len(x) and (x**2).sum() > 0 else math.nan
-    )
+    x = np.asarray(values, dtype=float)
+    return float(x.sum() ** 2 / (len(x) * (x**2).sum())) if len(x) and (x**2).sum() > 0 else math.nan
 
 
 def phases(windows: Sequence[tuple[float, float]]) -> list[tuple[float, float, list[int]]]:

@@ -60,7 +60,10 @@ from . import dctcp_fig14 as f14
 
 ID = "dctcp-burst-k"
 TITLE = "DCTCP §3.5: host bursts of 30-40 packets set K above 60 at 10 Gbps"
-DESCRIPTION = "Fig. 14's 10 Gbps K sweep with 0, 30, 35 and 40-segment offload bursts: where DCTCP reaches TCP's throughput vs Eq. 13's C·RTT/7."
+DESCRIPTION = (
+    "Fig. 14's 10 Gbps K sweep with 0, 30, 35 and 40-segment offload bursts: where DCTCP reaches TCP's throughput vs Eq. 13's "
+    "C·RTT/7."
+)
 
 BURSTS = (0, 30, 35, 40)
 PAPER_K_NEEDED = 60  # "a more conservative marking threshold larger than 60 packets"

@@ -97,7 +97,10 @@ from . import dctcp_fig12 as f12
 
 ID = "dctcp-convergence-sim"
 TITLE = "DCTCP §3.5: convergence time of a second flow, DCTCP vs TCP, 1 and 10 Gbps (simulation)"
-DESCRIPTION = "Time for a new flow to reach the rate of an existing one, RTT 100-300 µs, 1 and 10 Gbps, DCTCP vs TCP-ECN, beside the paper's NS-2 numbers."
+DESCRIPTION = (
+    "Time for a new flow to reach the rate of an existing one, RTT 100-300 µs, 1 and 10 Gbps, DCTCP vs TCP-ECN, beside the "
+    "paper's NS-2 numbers."
+)
 
 # (C in Gbps, K in packets, the paper's DCTCP range in ms)
 RATES = ((1.0, 20, (20.0, 30.0)), (10.0, 65, (80.0, 150.0)))
@@ -260,10 +263,10 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
     for (rate, rtt, proto, variant, seed, _), res in zip(plan, results):
         fs = c.flow_samples(res)
         t_join = float(res["flows"]["start_s"][1])
-        t, d = None, {}
+        d = {}
         for f, g in fs.groupby("flow"):
             g = g.sort_values("t_s")
-            t, d[f] = g.t_s.to_numpy(), g.delivered_bytes.to_numpy()
+            t, d[f] = g.t_s.to_numpy(), g.delivered_bytes.to_numpy()  # the flows share their sample times
         rtt_s = loaded_rtt_us(rtt, ks[rate], rate) * 1e-6
         tc = convergence_time(t, d[0], d[1], t_join, rtt_s)
         after = t_join + (tc if np.isfinite(tc) else 0.0)
@@ -374,7 +377,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
     # --- example traces ---------------------------------------------------------------------
     fig, axes = c.figure(len(RATES), len(PROTOCOLS), size=(9.0, 5.6), sharex=True)
     rtt0 = RTTS_US[0]
-    for row, (rate, k, _) in zip(axes, RATES):
+    for row, (rate, _k, _) in zip(axes, RATES):
         for ax, (proto, _) in zip(row, PROTOCOLS):
             d = tdf[(tdf.rate_gbps == rate) & (tdf.protocol == proto) & (tdf.rtt_us == rtt0)]
             for f, g in d.groupby("flow"):
@@ -399,7 +402,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
 
     # --- claims -----------------------------------------------------------------------------
     claims = []
-    for rate, k, (lo, hi) in RATES:
+    for rate, _k, (lo, hi) in RATES:
         got = {rtt: med[(rate, rtt, "DCTCP")] for rtt in RTTS_US}
         claims.append(
             c.claim(

@@ -54,7 +54,10 @@ from . import dctcp_fig16 as f16
 
 ID = "dctcp-fairness90"
 TITLE = "DCTCP §4.1: fairness with up to 90 flows (1 Gbps, K = 20), Jain's index"
-DESCRIPTION = "10 to 90 long-lived flows from five senders into one 1 Gbps receiver: Jain's index of per-flow throughput, DCTCP (TCP for reference)."
+DESCRIPTION = (
+    "10 to 90 long-lived flows from five senders into one 1 Gbps receiver: Jain's index of per-flow throughput, DCTCP (TCP for "
+    "reference)."
+)
 
 SENDERS = f16.FLOWS
 COUNTS = (10, 30, 60, 90)

@@ -51,6 +51,7 @@ fig12_summary.csv (predicted vs measured per N), fig12_queue.png/.svg.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -104,7 +105,8 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
     out = c.prepare_out(out_dir)
     results = c.run_all(scenarios(scale), jobs)
 
-    rows, summary, per_n = [], [], {}
+    rows, summary = [], []
+    per_n: dict[int, dict[str, Any]] = {}
     fig, axes = c.figure(len(FLOWS), 1, size=(6.4, 7.6))
     for ax, n, res in zip(axes, FLOWS, results):
         pred = c.dctcp_analysis(n, K, RATE_GBPS, RTT_US)

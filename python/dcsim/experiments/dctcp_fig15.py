@@ -198,7 +198,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
     # --- claims ---------------------------------------------------------------------------
     dspread = spread(stats[DCTCP])
     claims = []
-    for label, lo, hi, _ in RED:
+    for label, _lo, _hi, _ in RED:
         r = spread(stats[label])
         # "to achieve the same throughput": DCTCP must be at least as fast as this RED run.
         same_tput = gput[DCTCP] >= 0.97 * gput[label]

@@ -65,7 +65,10 @@ from . import common as c
 
 ID = "dctcp-fig16"
 TITLE = "DCTCP Fig. 16: convergence test, five flows started and stopped 30 s apart (1 Gbps)"
-DESCRIPTION = "Five long flows into one receiver start 30 s apart, then stop last-in first-out: per-flow throughput, Jain index and variation, DCTCP vs TCP."
+DESCRIPTION = (
+    "Five long flows into one receiver start 30 s apart, then stop last-in first-out: per-flow throughput, Jain index and "
+    "variation, DCTCP vs TCP."
+)
 
 FLOWS = 5
 K = 20

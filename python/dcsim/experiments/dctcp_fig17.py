@@ -71,7 +71,10 @@ from . import common as c
 
 ID = "dctcp-fig17"
 TITLE = "DCTCP Fig. 17: multi-hop, multi-bottleneck network, per-sender throughput by group"
-DESCRIPTION = "S1 and S3 share R1's 1 Gbps port, S1 and S2 the 10 Gbps core link: DCTCP per-group throughput vs fair share (46/54/475 Mbps), TCP's timeouts."
+DESCRIPTION = (
+    "S1 and S3 share R1's 1 Gbps port, S1 and S2 the 10 Gbps core link: DCTCP per-group throughput vs fair share (46/54/475 "
+    "Mbps), TCP's timeouts."
+)
 
 # Group sizes (§4.1; S1/S3 split DERIVED in the spec) and link rates (Fig. 17).
 GROUPS = {"S1": 10, "S2": 20, "S3": 10, "R2": 20}

@@ -69,7 +69,10 @@ from . import common as c
 
 ID = "dctcp-fig22"
 TITLE = "DCTCP Fig. 22: benchmark traffic, completion time of background flows by size"
-DESCRIPTION = "45-server rack with query, short-message and background traffic: mean and p95 background completion time by size, TCP vs DCTCP."
+DESCRIPTION = (
+    "45-server rack with query, short-message and background traffic: mean and p95 background completion time by size, TCP vs "
+    "DCTCP."
+)
 
 SCALES = b.SCALES
 PAPER_SHORT_GAIN_MS = {"mean": 3.0, "p95": 9.0}

@@ -100,7 +100,10 @@ from . import common as c
 
 ID = "dctcp-fig24"
 TITLE = "DCTCP Fig. 24: 10x scaled benchmark, 95th percentile completion time (TCP, DCTCP, deep buffer, RED)"
-DESCRIPTION = "Benchmark with 10x update flows and 1 MB queries: p95 short-message and query completion for TCP, DCTCP, TCP on the CAT4948 and TCP with RED."
+DESCRIPTION = (
+    "Benchmark with 10x update flows and 1 MB queries: p95 short-message and query completion for TCP, DCTCP, TCP on the "
+    "CAT4948 and TCP with RED."
+)
 
 SCALES = b.SCALES
 PAPER = {

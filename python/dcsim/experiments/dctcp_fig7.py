@@ -135,7 +135,9 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
         lost = event[event["retransmitted"] | event["request_lost"]]
         ax.scatter(lost["acked_ms"], lost.index, s=60, facecolors="none", edgecolors="k", label="request or response lost")
         held = event[event["held"] & ~(event["retransmitted"] | event["request_lost"])]
-        ax.scatter(held["acked_ms"], held.index, s=60, marker="s", facecolors="none", edgecolors="tab:grey", label="held behind an earlier loss")
+        ax.scatter(
+            held["acked_ms"], held.index, s=60, marker="s", facecolors="none", edgecolors="tab:grey", label="held behind an earlier loss"
+        )
         ax.set_xscale("log")
         ax.set_xlabel("Time since the query was issued (ms)")
         ax.set_ylabel("Worker (in order of acknowledgment)")

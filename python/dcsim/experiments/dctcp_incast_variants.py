@@ -75,7 +75,10 @@ from . import incast as ic
 
 ID = "dctcp-incast-variants"
 TITLE = "DCTCP §4.2.1: incast with 100 KB / 1 MB / 10 MB responses, 10 Gbps links and the deep-buffered CAT4948"
-DESCRIPTION = "Many-to-one incast at 100 KB, 1 MB and 10 MB total on the Triumph (TCP, DCTCP), the deep-buffered CAT4948 (TCP) and at 10 Gbps (Scorpion)."
+DESCRIPTION = (
+    "Many-to-one incast at 100 KB, 1 MB and 10 MB total on the Triumph (TCP, DCTCP), the deep-buffered CAT4948 (TCP) and at 10 "
+    "Gbps (Scorpion)."
+)
 
 RTO_MS = 10.0
 SIZES = (100_000, 1_000_000, 10_000_000)

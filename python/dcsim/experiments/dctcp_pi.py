@@ -94,7 +94,10 @@ from . import common as c
 
 ID = "dctcp-pi"
 TITLE = "DCTCP §3.5: the PI AQM with TCP-ECN, few flows vs many, beside DCTCP (1 and 10 Gbps)"
-DESCRIPTION = "PI (Hollot et al., gains from their design rules) with TCP-ECN for 2-20 flows: underflow with few flows, oscillation with many; DCTCP as reference."
+DESCRIPTION = (
+    "PI (Hollot et al., gains from their design rules) with TCP-ECN for 2-20 flows: underflow with few flows, oscillation with "
+    "many; DCTCP as reference."
+)
 
 RATES = (1.0, 10.0)
 FRAMING = 38

@@ -138,7 +138,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
     # The background runs are the slow ones: start them first.
     order = sorted(range(len(plan)), key=lambda i: not plan[i][1])
     res_sorted = c.run_all([plan[i][2] for i in order], jobs)
-    results = [None] * len(plan)
+    results: list[dict] = [{}] * len(plan)
     for i, r in zip(order, res_sorted):
         results[i] = r
 
@@ -178,7 +178,7 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
         hatch="//",
         label="paper (Table 2)",
     )
-    for x, k in zip(xs, keys):
+    for x, k in zip(xs.tolist(), keys):
         ax.text(
             x - 0.2,
             stats[k]["p95_ms"],

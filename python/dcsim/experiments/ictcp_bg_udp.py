@@ -74,9 +74,9 @@ n = 41: 58.0 vs 60.2 Mb/s).
 Outputs: bg_udp_runs.csv (variant, workload, senders, goodput, timeout ratio, rounds, UDP
 send/receive rate and sent/received/dropped packets, goodput_no_bg_mbps from ictcp-fig8,
 goodput_vs_no_bg), no_bg_runs.csv (the ictcp-fig8 rows used as reference),
-bg_udp_goodput.png/.svg (incast goodput vs senders, as Fig. 13), bg_udp_timeouts.png/.svg (ratio of rounds with a timeout, as Fig. 14), bg_udp_rate.png/.svg
-(the UDP flow's received rate during the rounds), bg_udp_vs_no_bg.png/.svg (goodput with UDP
-/ goodput without background).
+bg_udp_goodput.png/.svg (incast goodput vs senders, as Fig. 13), bg_udp_timeouts.png/.svg (ratio of
+rounds with a timeout, as Fig. 14), bg_udp_rate.png/.svg (the UDP flow's received rate during
+the rounds), bg_udp_vs_no_bg.png/.svg (goodput with UDP / goodput without background).
 """
 
 from __future__ import annotations
@@ -176,15 +176,15 @@ def udp_stats(res: dict) -> dict:
             "udp_dropped": 0,
             "udp_loss": nan,
         }
-    u = u[0]
-    sent = int(u["sent_packets"])
+    source = u[0]
+    sent = int(source["sent_packets"])
     return {
-        "udp_send_mbps": float(u["send_rate_bps"]) / 1e6,
-        "udp_receive_mbps": float(u["receive_rate_bps"]) / 1e6,
+        "udp_send_mbps": float(source["send_rate_bps"]) / 1e6,
+        "udp_receive_mbps": float(source["receive_rate_bps"]) / 1e6,
         "udp_sent": sent,
-        "udp_received": int(u["received_packets"]),
-        "udp_dropped": int(u["dropped_packets"]),
-        "udp_loss": int(u["dropped_packets"]) / sent if sent else float("nan"),
+        "udp_received": int(source["received_packets"]),
+        "udp_dropped": int(source["dropped_packets"]),
+        "udp_loss": int(source["dropped_packets"]) / sent if sent else float("nan"),
     }
 
 

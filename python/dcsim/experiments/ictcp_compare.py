@@ -21,8 +21,9 @@ background flow, its goodput over the incast rounds is measured from its deliver
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,21 +102,29 @@ class Run:
     scenario: dict
 
 
-def per_sender_workloads(amounts_kb: Sequence[int]) -> list[tuple[str, callable]]:
+def per_sender_workloads(amounts_kb: Sequence[int]) -> list[tuple[str, Callable[[int], int]]]:
     """Fixed data per sender (Figs. 8-10, 13-14); kB = 1024 B."""
-    return [(f"{kb} kB/sender", lambda n, kb=kb: kb * 1024) for kb in amounts_kb]
+    return [(f"{kb} kB/sender", functools.partial(_fixed, kb * 1024)) for kb in amounts_kb]
 
 
-def total_workloads(totals_mb: Sequence[int]) -> list[tuple[str, callable]]:
+def total_workloads(totals_mb: Sequence[int]) -> list[tuple[str, Callable[[int], int]]]:
     """Fixed total data split evenly over the senders (Figs. 11-12); MB = 1024 kB."""
-    return [(f"{mb} MB total", lambda n, mb=mb: max(1, (mb << 20) // n)) for mb in totals_mb]
+    return [(f"{mb} MB total", functools.partial(_split, mb << 20)) for mb in totals_mb]
+
+
+def _fixed(size: int, _senders: int) -> int:
+    return size
+
+
+def _split(total: int, senders: int) -> int:
+    return max(1, total // senders)
 
 
 def sweep(
     exp_id: str,
     scale: str,
     variants: Sequence[Variant],
-    workloads: list[tuple[str, callable]],
+    workloads: list[tuple[str, Callable[[int], int]]],
     background: bool = False,
 ) -> list[Run]:
     g = c.check_scale(scale, GRIDS)

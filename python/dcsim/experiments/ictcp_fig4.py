@@ -56,7 +56,10 @@ from . import ictcp_testbed as tb
 
 ID = "ictcp-fig4"
 TITLE = "ICTCP Fig. 4: incast goodput with a static receive-window cap, ± background TCP"
-DESCRIPTION = "TCP incast (64 kB/sender) with the receive window capped at 1-64 MSS or uncapped, with and without an uncapped background flow."
+DESCRIPTION = (
+    "TCP incast (64 kB/sender) with the receive window capped at 1-64 MSS or uncapped, with and without an uncapped background "
+    "flow."
+)
 
 RW_MSS = (1, 2, 4, 8, 16, 32, 64, 0)  # 0 = uncapped
 AMOUNT_KB = 64
@@ -220,11 +223,12 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
     changed = [n for n in common_n if rw_label(int(nb.best_rw_mss[n])) not in near_set(wb.loc[n])]
     sets_all = sets_nb + [near_set(r) for _, r in wb.iterrows()]
     common_all = set.intersection(*sets_all) if sets_all else set()
-    fmt_opt = lambda t: "; ".join(
-        f"n={n}: best {rw_label(int(r.best_rw_mss))} {r.best_goodput_mbps:.0f} Mb/s (uncapped "
-        f"{r.uncapped_goodput_mbps:.0f}), within 5%: {r.near_optimal_rw_mss}"
-        for n, r in t.iterrows()
-    )
+    def fmt_opt(t: pd.DataFrame) -> str:
+        return "; ".join(
+            f"n={n}: best {rw_label(int(r.best_rw_mss))} {r.best_goodput_mbps:.0f} Mb/s (uncapped "
+            f"{r.uncapped_goodput_mbps:.0f}), within 5%: {r.near_optimal_rw_mss}"
+            for n, r in t.iterrows()
+        )
     bg_mbps = df[df.background].background_mbps
     stalls = df[df.stalled > 0]
     stall_txt = (

@@ -58,7 +58,10 @@ from . import ictcp_testbed as tb
 
 ID = "ictcp-fig5"
 TITLE = "ICTCP Fig. 5: goodput and RTT of one TCP connection vs receive window"
-DESCRIPTION = "One GbE TCP connection with a fixed receive window of 1-64 MSS: goodput and RTT, with and without receive interrupt moderation."
+DESCRIPTION = (
+    "One GbE TCP connection with a fixed receive window of 1-64 MSS: goodput and RTT, with and without receive interrupt "
+    "moderation."
+)
 
 PAPER_BASE_RTT_US = 100.0
 PAPER_RTT20_US = 200.0

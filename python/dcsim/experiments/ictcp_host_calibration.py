@@ -55,7 +55,10 @@ from . import ictcp_testbed as tb
 
 ID = "ictcp-host-calibration"
 TITLE = "ICTCP testbed host model: per-packet receive processing fitted once to Fig. 5's RTT"
-DESCRIPTION = "One GbE connection per receive window and host model: sender RTT against the paper's 100 → 200 µs line; the best fit is the host profile of every ICTCP experiment."
+DESCRIPTION = (
+    "One GbE connection per receive window and host model: sender RTT against the paper's 100 → 200 µs line; the best fit is "
+    "the host profile of every ICTCP experiment."
+)
 
 PAPER_RTT1_US = 100.0
 PAPER_RTT20_US = 200.0
@@ -158,7 +161,10 @@ def run(scale: str, out_dir: Path, jobs: int) -> dict:
             f"whose goodput is < {PAPER_GOODPUT_MBPS:.0f} Mb/s",
             "RTT 100 → 200 µs while goodput < ~900 Mb/s",
             f"RTT(1 MSS) {base:.0f} µs; windows: "
-            + (", ".join(f"{w} MSS {r:.0f} µs at {g:.0f} Mb/s" for w, r, g in zip(early.index, early.srtt_us, early.goodput_mbps)) or "none"),
+            + (
+                ", ".join(f"{w} MSS {r:.0f} µs at {g:.0f} Mb/s" for w, r, g in zip(early.index, early.srtt_us, early.goodput_mbps))
+                or "none"
+            ),
             len(early) > 0,
         ),
     ]

@@ -57,7 +57,10 @@ from . import judd
 
 ID = "judd-connection-establishment"
 TITLE = "Judd slides: connection establishment through a RED-ECN queue, SYNs dropped above K and the fixes"
-DESCRIPTION = "New connections open through a 10 Gbps port DCTCP keeps at K: setup-time CDFs with non-ECT SYNs, ECT SYNs, and QoS segregation by ECN or DSCP."
+DESCRIPTION = (
+    "New connections open through a 10 Gbps port DCTCP keeps at K: setup-time CDFs with non-ECT SYNs, ECT SYNs, and QoS "
+    "segregation by ECN or DSCP."
+)
 
 LONG_FLOWS = 4
 CLIENT = LONG_FLOWS + 1

@@ -94,7 +94,10 @@ from . import judd
 
 ID = "judd-impact-of-timeouts"
 TITLE = "Judd slides: impact of timeouts — synchronised incast with RTO_min 200/10/1 ms, and DCTCP"
-DESCRIPTION = "100 servers answer 64 KB each at once into one 10 Gbps port with 5.5 MB: query completion-time distribution with TCP at RTO_min 200, 10, 1 ms and with DCTCP."
+DESCRIPTION = (
+    "100 servers answer 64 KB each at once into one 10 Gbps port with 5.5 MB: query completion-time distribution with TCP at "
+    "RTO_min 200, 10, 1 ms and with DCTCP."
+)
 
 SERVERS = 100
 RESPONSE_BYTES = 64 * 1024

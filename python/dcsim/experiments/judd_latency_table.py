@@ -59,7 +59,10 @@ from . import judd_throughput_fairness as tf
 
 ID = "judd-latency-table"
 TITLE = "Judd slides: the Latency table, 19 senders into one 10 Gbps receiver (TCP vs DCTCP+)"
-DESCRIPTION = "Latency of a ping-pong probe through the congested 10 Gbps port while 19 long flows run: mean, median, max, min and σ beside the slide's, CUBIC vs DCTCP+."
+DESCRIPTION = (
+    "Latency of a ping-pong probe through the congested 10 Gbps port while 19 long flows run: mean, median, max, min and σ "
+    "beside the slide's, CUBIC vs DCTCP+."
+)
 
 PROTOCOLS = tf.PROTOCOLS
 SCALES = tf.SCALES

@@ -108,7 +108,10 @@ from . import judd
 
 ID = "judd-rcvbuf-off"
 TITLE = "Judd slides: receive buffer tuning off — TCP with Linux auto-tuning vs a small fixed receive buffer"
-DESCRIPTION = "CUBIC into a 5.5 MB 10 Gbps port, receive-buffer auto-tuning on (Linux default) vs off with a 2-MSS fixed buffer: 19 long flows, a static-buffer sweep and a 100 × 64 KB incast."
+DESCRIPTION = (
+    "CUBIC into a 5.5 MB 10 Gbps port, receive-buffer auto-tuning on (Linux default) vs off with a 2-MSS fixed buffer: 19 long "
+    "flows, a static-buffer sweep and a 100 × 64 KB incast."
+)
 
 SENDERS = 19
 INCAST_SERVERS = 100

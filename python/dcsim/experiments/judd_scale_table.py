@@ -81,7 +81,10 @@ from .judd_throughput_fairness import FRAMING_BYTES, base_rtt_s, queue_delay_s
 
 ID = "judd-scale-table"
 TITLE = "Judd slides: Scale table, DCTCP with 100-500 senders into one 10 Gbps receiver"
-DESCRIPTION = "DCTCP, 100-500 long flows with jumbo frames into one 10 Gbps port (5.5 MB): throughput, RTT, retransmissions and timeouts against the slide's table."
+DESCRIPTION = (
+    "DCTCP, 100-500 long flows with jumbo frames into one 10 Gbps port (5.5 MB): throughput, RTT, retransmissions and timeouts "
+    "against the slide's table."
+)
 
 SENDERS = (100, 200, 300, 400, 500)
 W_MIN_SEGMENTS = 2

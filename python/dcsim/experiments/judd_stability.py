@@ -130,7 +130,7 @@ def phase_rows(fs: pd.DataFrame, win: Sequence[tuple[float, float]]) -> list[dic
     return rows
 
 
-def summarize(df: pd.DataFrame) -> dict[str, dict[str, float]]:
+def summarize(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Per protocol, over the phases with two or more flows: the lowest Jain index, the mean
     CoV, and the phases' Jain indices and CoVs in schedule order."""
     out = {}

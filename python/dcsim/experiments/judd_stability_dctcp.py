@@ -48,7 +48,10 @@ from . import judd_stability as js
 
 ID = "judd-stability-dctcp"
 TITLE = "Judd slides: stability, convergence and fairness of DCTCP (five flows join and leave, 10 Gbps)"
-DESCRIPTION = "Five long flows join a 10 Gbps port 30 s apart and leave last in first out: per-flow throughput, Jain index and variation of DCTCP at K = 20, beside CUBIC."
+DESCRIPTION = (
+    "Five long flows join a 10 Gbps port 30 s apart and leave last in first out: per-flow throughput, Jain index and variation "
+    "of DCTCP at K = 20, beside CUBIC."
+)
 
 SCALES = js.SCALES
 

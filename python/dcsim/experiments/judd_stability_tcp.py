@@ -54,7 +54,10 @@ from . import judd_stability as js
 
 ID = "judd-stability-tcp"
 TITLE = "Judd slides: stability, convergence and fairness of TCP (five flows join and leave, 10 Gbps)"
-DESCRIPTION = "Five long flows join a 10 Gbps port 30 s apart and leave last in first out: per-flow throughput, Jain index and variation of CUBIC over drop-tail, beside DCTCP."
+DESCRIPTION = (
+    "Five long flows join a 10 Gbps port 30 s apart and leave last in first out: per-flow throughput, Jain index and variation "
+    "of CUBIC over drop-tail, beside DCTCP."
+)
 
 SCALES = js.SCALES
 

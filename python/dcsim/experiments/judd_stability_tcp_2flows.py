@@ -54,7 +54,10 @@ from . import judd_stability as js
 
 ID = "judd-stability-tcp-2flows"
 TITLE = "Judd slides: stability, convergence and fairness of two TCP flows (10 Gbps), beside DCTCP"
-DESCRIPTION = "Two long flows share a 10 Gbps port with 5.5 MB, the second joining later: throughput vs time, variation and time-averaged Jain index, CUBIC vs DCTCP."
+DESCRIPTION = (
+    "Two long flows share a 10 Gbps port with 5.5 MB, the second joining later: throughput vs time, variation and time-averaged"
+    " Jain index, CUBIC vs DCTCP."
+)
 
 SCALES = {
     "quick": {"duration_s": 20.0, "join_s": 2.0, "measure_from_s": 5.0},

@@ -59,7 +59,10 @@ from . import judd
 
 ID = "judd-task-completion-pdf"
 TITLE = "Judd slides: task completion PDF — a Partition/Aggregate task with and without a bulk job, TCP vs DCTCP"
-DESCRIPTION = "43 workers answer 2 KB each to one aggregator on a 10 Gbps port with 5.5 MB, alone or beside two bulk flows into it: task completion-time PDF, CUBIC vs DCTCP."
+DESCRIPTION = (
+    "43 workers answer 2 KB each to one aggregator on a 10 Gbps port with 5.5 MB, alone or beside two bulk flows into it: task "
+    "completion-time PDF, CUBIC vs DCTCP."
+)
 
 WORKERS = 43
 RESPONSE_BYTES = 2000

@@ -68,7 +68,10 @@ from . import judd
 
 ID = "judd-throughput-fairness"
 TITLE = "Judd slides: throughput and fairness, 19 senders into one 10 Gbps receiver (TCP vs DCTCP+)"
-DESCRIPTION = "19 long flows at 10 Gbps into one 10 Gbps port with 5.5 MB: per-flow throughput, Jain index and standing queue, CUBIC over drop-tail vs DCTCP+ at K = 20."
+DESCRIPTION = (
+    "19 long flows at 10 Gbps into one 10 Gbps port with 5.5 MB: per-flow throughput, Jain index and standing queue, CUBIC over"
+    " drop-tail vs DCTCP+ at K = 20."
+)
 
 SENDERS = 19
 # The latency probe (module docstring): host 20 answers the receiver's pings.
