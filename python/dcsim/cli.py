@@ -43,6 +43,12 @@ class _Cli(click.Group):
             _fail(e.format_message())
         except click.Abort:
             _fail("interrupted", status=130)
+        except BaseException as e:
+            # The engine panicked: an invariant the checking mode found broken, or any other
+            # engine bug. Not the user's mistake, so exit 1, with what the engine said.
+            if type(e).__name__ != "PanicException":
+                raise
+            _fail(f"engine bug: {e} (please report it with the scenario)", status=1)
         sys.exit(status if isinstance(status, int) else 0)
 
 
@@ -296,6 +302,11 @@ def report_command(directory: Path, serve: bool, port: int) -> None:
     help="Comma-separated flow ids to trace, at their sender's host (both directions). May be repeated.",
 )
 @click.option(
+    "--check-invariants",
+    is_flag=True,
+    help="Check the engine's invariants after every event (slower; sim.check_invariants).",
+)
+@click.option(
     "--memory-limit-gb",
     type=FloatRange(min=0.001, max=1e6),
     default=None,
@@ -311,6 +322,7 @@ def run_command(
     trace_ports: tuple[str, ...],
     trace_flows: tuple[str, ...],
     memory_limit_gb: float | None,
+    check_invariants: bool,
 ) -> None:
     """Run one scenario file and write its summary and tables."""
     ports_given, flows_given = ",".join(trace_ports), ",".join(trace_flows)
@@ -328,6 +340,8 @@ def run_command(
     spec = load_scenario(scenario)
     if memory_limit_gb is not None:
         spec.setdefault("sim", {})["memory_limit_gb"] = memory_limit_gb
+    if check_invariants:
+        spec.setdefault("sim", {})["check_invariants"] = True
     measure = spec.get("measure", {})
     traced = ports or flows or any(measure.get(f"trace_{kind}") for kind in ("ports", "flows", "queries"))
     if traced and not trace_formats:

@@ -238,7 +238,53 @@ def validation(results_dir: Path) -> str:
             cells = (_cell(_text(str(c[k]))) for k in ("claim", "paper", "measured"))
             lines.append("| " + " | ".join(cells) + f" | {mark} |")
         lines.append("")
+    lines.append(ENGINE_CHECKS)
     return "\n".join(lines).rstrip() + "\n"
+
+
+# The closing section of docs/validation.md: what the tests check of the engine itself.
+_ENGINE_CHECK_ROWS = [
+    (
+        'the invariant-checking mode (`sim.check_invariants`, `dcsim run --check-invariants`)',
+        'after every event, time never goes back and no event is due in the past; in a pass over the network (after '
+        'every event while ports and connections number at most 16, every (ports + connections) / 16 events beyond): '
+        'packets sent = delivered + dropped + in flight, and the packets on ports are the headers in the network; at '
+        "every port, arrived = admitted + refused and admitted = sent + dropped at dequeue + held, and a FIFO's bytes "
+        'are those of the packets it holds, which end their transmissions in order, after now, within its limits; a '
+        "switch's shared memory counts exactly what each FIFO port holds and stays within its size; every connection "
+        'end keeps SND.UNA ≤ SND.NXT ≤ SND.MAX ≤ what its application wrote and delivered ≤ RCV.NXT, SND.UNA and '
+        'RCV.NXT never go back, cwnd is in (0, 2^50] and ssthresh > 0. A violation stops the run, naming what broke, '
+        'where and when',
+        "every scenario of the engine's integration tests (`crates/dcsim/tests/common/mod.rs`), and the random "
+        'scenarios of `properties.rs`',
+    ),
+    (
+        "the checks' own unit tests",
+        'each check fails on the state it guards against: a miscounted or disordered port, an unbalanced shared memory,'
+        ' a disordered sequence space, a zero or NaN window, a lost packet, a connection going back, an event in the '
+        'past',
+        '`net/port.rs`, `net/buffer.rs`, `tcp/endpoint_tests.rs`, `sim/invariants.rs`',
+    ),
+    (
+        '`crates/dcsim/tests/properties.rs` (proptest): random stars, dumbbells and fat-trees, buffers per port or '
+        'shared, drop-tail, threshold, RED or PI, class queues, flows with sizes, starts and jitter',
+        'packets are conserved end to end and at every port; the same seed gives byte-identical results; a different '
+        'seed moves jittered starts; every invariant above holds after every event, and checking changes no result',
+        '16 cases of each in `make test`; `PROPTEST_CASES=100000 cargo test --release -p dcsim --test properties` for a'
+        ' long run',
+    ),
+]
+ENGINE_CHECKS = "\n".join(
+    [
+        "## The engine's own checks",
+        "",
+        "Beside the papers' claims, the tests check the engine itself.",
+        "",
+        "| check | what it proves | where it runs |",
+        "|---|---|---|",
+        *(f"| {check} | {proves} | {where} |" for check, proves, where in _ENGINE_CHECK_ROWS),
+    ]
+)
 
 
 def outcomes(results_dir: Path) -> str:

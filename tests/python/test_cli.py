@@ -632,3 +632,32 @@ def test_help_gives_each_command_a_whole_sentence() -> None:
     assert set(described) == set(main.commands)
     for name, text in described.items():
         assert text.endswith(".") and "..." not in text, f"{name}: {text!r}"
+
+
+def test_run_with_invariant_checks_gives_the_same_results(small_toml: Path, tmp_path: Path) -> None:
+    plain, checked = tmp_path / "plain", tmp_path / "checked"
+    assert invoke("run", small_toml, "--out", plain, "-q").exit_code == 0
+    result = invoke("run", small_toml, "--out", checked, "-q", "--check-invariants")
+    assert result.exit_code == 0, result.output
+    a, b = (json.loads((d / "summary.json").read_text()) for d in (plain, checked))
+    for summary in (a, b):
+        summary.pop("wall_seconds")
+        summary.get("scenario", {}).get("sim", {}).pop("check_invariants", None)
+    assert a == b
+    assert (plain / "flows.csv").read_text() == (checked / "flows.csv").read_text()
+
+
+def test_an_engine_panic_is_reported_as_a_bug_in_one_line(
+    small_toml: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class PanicException(BaseException):  # what pyo3 raises for a Rust panic
+        pass
+
+    def panics(*_: object, **__: object) -> None:
+        raise PanicException("invariant violated at t = 5 ps, after event 3: port s0->h0: ...")
+
+    monkeypatch.setattr("dcsim.cli._run_with_progress", panics)
+    result = invoke("run", small_toml, "--out", tmp_path / "o", "--check-invariants")
+    assert result.exit_code == 1
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: engine bug: invariant violated") and "report it" in line

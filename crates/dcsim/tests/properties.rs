@@ -295,9 +295,11 @@ fn with_seed(toml: &str, old: u64, new: u64) -> String {
     toml.replacen(&format!("seed = {old}\n"), &format!("seed = {new}\n"), 1)
 }
 
+/// 16 cases in `make test`; `PROPTEST_CASES=N` for a longer run (docs/validation.md).
 fn cases() -> Config {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(16);
     Config {
-        cases: 16,
+        cases,
         failure_persistence: None,
         ..Config::default()
     }
@@ -403,6 +405,14 @@ proptest! {
                 prop_assert!(f.final_alpha.is_nan());
             }
         }
+    }
+
+    #[test]
+    fn every_invariant_holds_after_every_event_and_checking_changes_nothing(g in scenario()) {
+        // The checking mode panics on a violation, naming it; its result is the same run's.
+        let checked = g.toml.replacen("[sim]\n", "[sim]\ncheck_invariants = true\n", 1);
+        prop_assert!(checked != g.toml, "the scenario has a [sim] table");
+        prop_assert!(run(&checked).to_json() == run(&g.toml).to_json(), "checking changed the results");
     }
 
     #[test]

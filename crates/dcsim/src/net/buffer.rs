@@ -84,6 +84,34 @@ impl SharedBuffer {
         self.used
     }
 
+    /// The invariant-checking mode's test at `now`: each FIFO port's bytes counted here are
+    /// the bytes it holds, and the memory holds at least their sum, at most its size.
+    pub fn check_invariants(&mut self, now: Time, ports: &mut [Port], window_start: Time) -> Result<(), String> {
+        let used = self.used_at(now, ports, window_start);
+        if used > self.total {
+            return Err(format!("it holds {used}, more than its {}", self.total));
+        }
+        let mut counted = Bytes::ZERO;
+        for (slot, &id) in self.ports.iter().enumerate() {
+            let port = &mut ports[id as usize];
+            if port.discipline().is_some() {
+                continue;
+            }
+            let holds = port.occupancy_bytes(now, window_start);
+            if self.counted[slot] != holds {
+                return Err(format!(
+                    "it counts {} for port {}, which holds {holds}",
+                    self.counted[slot], port.name
+                ));
+            }
+            counted += holds;
+        }
+        if used < counted {
+            return Err(format!("it holds {used}, less than the {counted} its FIFO ports hold"));
+        }
+        Ok(())
+    }
+
     /// A packet of `size` bytes was admitted to a queue discipline: it leaves the memory when
     /// `release` says so.
     #[inline]
@@ -154,6 +182,46 @@ mod tests {
                 return q;
             }
         }
+    }
+
+    #[test]
+    fn the_invariant_check_catches_memory_that_does_not_balance() {
+        use crate::net::aqm::Aqm;
+        use crate::net::packet::{Ecn, Packet};
+        use crate::units::Rate;
+        let mut ports = vec![Port::new(
+            "s0->h0".into(),
+            0,
+            1,
+            true,
+            Rate::from_gbps(1.0),
+            Time::from_us(1),
+            bytes(38),
+            100,
+            Bytes::MAX,
+            Aqm::DropTail,
+        )];
+        let mut b = SharedBuffer::new(bytes(100_000), ALPHA);
+        let slot = b.add_port(0);
+        for i in 0..3 {
+            let (end, _) = ports[0].offer(Time::ZERO, Packet::data(i, 1500, Ecn::Ect), Time::ZERO).unwrap();
+            b.hold(slot, bytes(1500), end);
+        }
+        b.check_invariants(Time::ZERO, &mut ports, Time::ZERO).expect("balanced");
+        b.check_invariants(Time::from_us(13), &mut ports, Time::ZERO)
+            .expect("balanced after a departure");
+        let mut over = b.clone();
+        over.counted[0] += bytes(1);
+        assert!(over
+            .check_invariants(Time::from_us(13), &mut ports, Time::ZERO)
+            .unwrap_err()
+            .contains("counts"));
+        let mut short = b.clone();
+        short.used -= bytes(1);
+        assert!(short
+            .check_invariants(Time::from_us(13), &mut ports, Time::ZERO)
+            .unwrap_err()
+            .contains("less than"));
     }
 
     #[test]

@@ -480,6 +480,53 @@ impl Port {
         (Some(end), first.then(|| end + self.delay))
     }
 
+    /// The invariant-checking mode's test of this port at `now` (`sim.check_invariants`):
+    /// every packet that arrived was admitted or refused once; every admitted one was sent,
+    /// dropped at dequeue or is held; a FIFO's byte count is that of the packets it holds,
+    /// which leave in order, after `now`, within the limits.
+    pub fn check_invariants(&mut self, now: Time, window_start: Time) -> Result<(), String> {
+        let c = &self.counters;
+        let refused = c.drops_buffer + c.drops_pool + (c.drops_aqm - c.drops_dequeue);
+        if c.arrived != c.enqueued + refused {
+            return Err(format!(
+                "{} packets arrived but {} were admitted and {refused} refused",
+                c.arrived, c.enqueued
+            ));
+        }
+        let held = match &self.scheduled {
+            Some(s) => s.discipline.packets() as u64 + s.serving.is_some() as u64,
+            None => {
+                self.drain(now, window_start);
+                let buffered = self.queue.range(self.departed..);
+                let bytes = buffered.clone().fold(Bytes::ZERO, |sum, s| sum + s.pkt.bytes());
+                if bytes != self.buffered_bytes {
+                    return Err(format!("it counts {} but holds packets of {bytes}", self.buffered_bytes));
+                }
+                if self.buffered() as u64 > self.limit_packets as u64 || bytes > self.limit_bytes {
+                    return Err(format!("it holds {} packets of {bytes}, over its limits", self.buffered()));
+                }
+                // Each held packet's transmission ends after `now` (drained), and after the one
+                // before it: a link sends one packet at a time.
+                let mut last = now;
+                for s in buffered {
+                    if s.end <= last {
+                        return Err(format!("a held packet's transmission ends at {}, not after {last}", s.end));
+                    }
+                    last = s.end;
+                }
+                self.buffered() as u64
+            }
+        };
+        let c = &self.counters;
+        if c.enqueued != c.sent_packets + c.drops_dequeue + held {
+            return Err(format!(
+                "{} packets were admitted but {} were sent, {} dropped at dequeue and {held} are held",
+                c.enqueued, c.sent_packets, c.drops_dequeue
+            ));
+        }
+        Ok(())
+    }
+
     /// Queue discipline: whether the packet in service has finished by `now` (its `TxDone`
     /// is due). The simulation completes it before anything else touches the port at that
     /// instant, so an arrival at the very picosecond a transmission ends sees the packet
@@ -573,6 +620,38 @@ mod tests {
             Bytes::new(40_000),
             aqm,
         )
+    }
+
+    /// The invariant check passes on a port in use, and names each kind of broken count.
+    #[test]
+    fn the_invariant_check_catches_a_miscounted_port() {
+        let mut p = port(threshold(5, true));
+        let (t, w) = (Time::ZERO, Time::ZERO);
+        for i in 0..40 {
+            let _ = p.offer(t, Packet::data(i, 1500, Ecn::Ect), w);
+        }
+        assert!(p.counters.drops_buffer > 0 && p.counters.marks > 0);
+        p.check_invariants(Time::from_us(30), w)
+            .expect("a port in use holds its invariants");
+        let mut bytes = p.clone();
+        bytes.buffered_bytes += Bytes::new(1);
+        assert!(bytes
+            .check_invariants(Time::from_us(30), w)
+            .unwrap_err()
+            .contains("holds packets of"));
+        let mut arrived = p.clone();
+        arrived.counters.arrived += 1;
+        assert!(arrived.check_invariants(Time::from_us(30), w).unwrap_err().contains("arrived"));
+        let mut sent = p.clone();
+        sent.counters.sent_packets += 1;
+        assert!(sent.check_invariants(Time::from_us(30), w).unwrap_err().contains("were sent"));
+        let mut order = p.clone();
+        let (a, b) = (order.departed, order.departed + 1);
+        order.queue.swap(a, b);
+        assert!(order
+            .check_invariants(Time::from_us(30), w)
+            .unwrap_err()
+            .contains("transmission ends"));
     }
 
     /// One class queue with the same arrival-time AQM is the FIFO fast path, run on events:

@@ -3,6 +3,7 @@
 
 pub mod calendar;
 mod conns;
+mod invariants;
 pub mod memory;
 #[cfg(test)]
 mod pacing_tests;
@@ -368,6 +369,8 @@ pub struct Simulation {
     /// Constant-bit-rate UDP sources (`udp[]`) and their echoes' round trips.
     udp: Vec<UdpSource>,
     probes: ProbeSamples,
+    /// The invariant-checking mode's state (`sim.check_invariants`), when on.
+    checker: Option<Box<invariants::InvariantChecker>>,
 }
 
 /// A stage of every host's receive path set by a time in µs (`make(time)`), none where the
@@ -532,6 +535,7 @@ impl Simulation {
             ictcp_samples: IctcpSamples::default(),
             udp: s.udp.iter().map(UdpSource::new).collect(),
             probes: ProbeSamples::default(),
+            checker: s.sim.check_invariants.then(Box::default),
         };
         for c in 0..sim.conns.len() as u32 {
             sim.attach_ictcp(c);
@@ -608,6 +612,9 @@ impl Simulation {
             self.dispatch(ev);
             if !self.ending.is_empty() {
                 self.end_finished();
+            }
+            if self.checker.is_some() {
+                self.check_invariants();
             }
             if self.rounds_left == Some(0) {
                 self.end = t; // every round is done (sim.stop_when_queries_done)
@@ -1376,26 +1383,30 @@ impl Simulation {
         rows
     }
 
+    /// Every packet hosts sent, by where it is now: delivered, dropped by a port, or in
+    /// flight (on a port, or held by a host's NIC before its stack takes it).
+    fn conservation(&self) -> Conservation {
+        let held_by_hosts = self.rx_moderation.iter().flatten().map(|rx| rx.held() as u64).sum::<u64>()
+            + self.rx_processing.iter().flatten().map(|p| p.held() as u64).sum::<u64>();
+        Conservation {
+            injected: self.injected,
+            delivered: self.delivered,
+            dropped: self.ports.iter().map(|p| p.counters.drops()).sum(),
+            in_flight: held_by_hosts + self.ports.iter().map(|p| p.in_flight() as u64).sum::<u64>(),
+        }
+    }
+
     fn results(&mut self) -> Results {
         let window = (self.end - self.warmup).as_secs_f64();
         let mut ports = Vec::with_capacity(self.ports.len());
-        let mut conservation = Conservation {
-            injected: self.injected,
-            delivered: self.delivered,
-            ..Default::default()
-        };
-        // Packets a NIC holds for its next receive interrupt are still in flight.
-        conservation.in_flight += self.rx_moderation.iter().flatten().map(|rx| rx.held() as u64).sum::<u64>();
-        conservation.in_flight += self.rx_processing.iter().flatten().map(|p| p.held() as u64).sum::<u64>();
+        let conservation = self.conservation();
         // Packets on ports hold headers, and only those do (hosts' NICs hold whole segments).
-        let held_by_hosts = conservation.in_flight;
-        let headers_in_network = self.headers.in_network() as u64;
+        let on_ports: u64 = self.ports.iter().map(|p| p.in_flight() as u64).sum();
+        debug_assert_eq!(on_ports, self.headers.in_network() as u64, "packets on ports against headers held");
         for port in &mut self.ports {
             port.close(self.end, self.warmup);
             let queued_at_end = port.occupancy_packets(self.end, self.warmup) as u64;
             let c = &port.counters;
-            conservation.dropped += c.drops();
-            conservation.in_flight += port.in_flight() as u64;
             let mut hist: Vec<f64> = c.occupancy.iter().map(|t| t.as_secs_f64()).collect();
             while hist.len() > 1 && hist.last() == Some(&0.0) {
                 hist.pop();
@@ -1436,11 +1447,6 @@ impl Simulation {
                 occupancy_time_s: hist,
             });
         }
-        debug_assert_eq!(
-            conservation.in_flight - held_by_hosts,
-            headers_in_network,
-            "packets on ports against headers held"
-        );
         let nan_or = |t: Option<Time>| t.map_or(f64::NAN, Time::as_secs_f64);
         let idle = self.idle.take();
         let flows = (0..self.conns.len() as u32)

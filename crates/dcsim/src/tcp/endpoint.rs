@@ -378,6 +378,32 @@ impl Endpoint {
         self.cc.win.ssthresh
     }
 
+    /// The invariant-checking mode's test of this end (`sim.check_invariants`): its sequence
+    /// space is ordered (RFC 793 §3.3: SND.UNA ≤ SND.NXT ≤ SND.MAX, nothing sent past what
+    /// was written), it delivered no more than it received in order, and its windows are
+    /// positive and within their bounds.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let (una, nxt, max) = (self.snd_una, self.snd_nxt, self.snd_max);
+        if !(una <= nxt && nxt <= max && max <= self.app_end.max(1)) {
+            return Err(format!(
+                "snd_una {una}, snd_nxt {nxt}, snd_max {max}, written up to {}",
+                self.app_end
+            ));
+        }
+        if self.delivered > self.rcv_nxt {
+            return Err(format!("delivered {} bytes but rcv_nxt is {}", self.delivered, self.rcv_nxt));
+        }
+        let bound = crate::scenario::limits::MAX_BYTES as f64;
+        let (cwnd, ssthresh) = (self.cwnd(), self.ssthresh());
+        if !(cwnd > 0.0 && cwnd <= bound && ssthresh > 0.0) {
+            return Err(format!("cwnd {cwnd}, ssthresh {ssthresh}"));
+        }
+        if self.peer_rwnd > u32::MAX as u64 || self.rcv_buffer > bound as u64 {
+            return Err(format!("peer window {}, receive buffer {}", self.peer_rwnd, self.rcv_buffer));
+        }
+        Ok(())
+    }
+
     /// The facts the controller is told, `newly` bytes having just been acknowledged.
     #[inline]
     fn view(&self, newly: u64) -> ConnView {

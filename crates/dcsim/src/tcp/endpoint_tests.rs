@@ -1322,3 +1322,31 @@ fn auto_tuning_takes_one_rtt_sample_per_echoed_timestamp() {
     }
     assert_eq!(r.receiver_rtt(), Some(110 * US), "the first segment's 110 µs only");
 }
+
+/// The invariant check passes on ends in use and names each broken bound.
+#[test]
+fn the_invariant_check_catches_a_disordered_sequence_space_and_bad_windows() {
+    let (mut s, mut r) = ends_with(true, |_| {});
+    s.write(10 * 1460);
+    let data = establish(&mut s, &mut r);
+    for p in &data {
+        deliver(&mut r, 150 * US, p);
+    }
+    s.check_invariants().expect("a sender in use");
+    r.check_invariants().expect("a receiver in use");
+    let mut behind = s.clone();
+    behind.snd_nxt = behind.snd_una - 1;
+    assert!(behind.check_invariants().unwrap_err().contains("snd_nxt"));
+    let mut past_written = s.clone();
+    past_written.snd_max = past_written.app_end + 1;
+    assert!(past_written.check_invariants().unwrap_err().contains("written up to"));
+    let mut over_delivered = r.clone();
+    over_delivered.delivered = over_delivered.rcv_nxt + 1;
+    assert!(over_delivered.check_invariants().unwrap_err().contains("delivered"));
+    let mut no_window = s.clone();
+    no_window.cc.win.cwnd = 0.0;
+    assert!(no_window.check_invariants().unwrap_err().contains("cwnd"));
+    let mut nan_window = s;
+    nan_window.cc.win.cwnd = f64::NAN;
+    assert!(nan_window.check_invariants().unwrap_err().contains("cwnd"));
+}

@@ -4,9 +4,11 @@
 use dcsim::results::PortStats;
 use dcsim::{Results, Scenario, Simulation};
 
-/// Runs a TOML scenario to its end.
+/// Runs a TOML scenario to its end, checking the engine's invariants after every event
+/// (`sim.check_invariants`: a violation panics, naming it).
 pub fn run(toml: &str) -> Results {
-    let s = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("scenario does not parse: {e}\n{toml}"));
+    let mut s = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("scenario does not parse: {e}\n{toml}"));
+    s.sim.check_invariants = true;
     Simulation::new(&s).expect("scenario builds").run()
 }
 
