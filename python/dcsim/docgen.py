@@ -273,6 +273,21 @@ _ENGINE_CHECK_ROWS = [
         '16 cases of each in `make test`; `PROPTEST_CASES=100000 cargo test --release -p dcsim --test properties` for a'
         ' long run',
     ),
+    (
+        "`crates/dcsim/tests/extremes.rs`: every field at its bound, and the edges users reach for",
+        "runs at 1 Mb/s and 800 Gb/s, 1 ns and 100 ms delays, one flow and ten thousand, one-packet buffers and K = 0 conserve "
+        "their packets with every invariant checked (and, in the debug build, no time or size arithmetic overflows); a zero-byte "
+        "flow and a zero-length run are refused, naming the field",
+        "`make test`, optimised and in the debug build",
+    ),
+    (
+        "`tests/python/test_api_fuzz.py` (Hypothesis): random valid small scenarios, and random wrong values at random fields",
+        "every valid one runs from Python with its invariants checked and conserves its packets; every mistake is a "
+        "ScenarioError naming its field in one line, never another exception (it found a non-finite number's error reported "
+        "twice without its field, and unknown keys that are not plain names reported without theirs)",
+        "40 examples of each in `make test`; `DCSIM_FUZZ_EXAMPLES=N` for a longer run",
+    ),
+
 ]
 ENGINE_CHECKS = "\n".join(
     [

@@ -27,7 +27,10 @@ else:
 from . import _core
 
 # A field path as the engine writes it: `flows[2].dst`, `switch.buffer.limit_packets`.
-_FIELD_PATH = re.compile(r"[A-Za-z0-9_.\[\]]+")
+# A field's path in an engine message: names, [indices], and keys that are not plain names
+# quoted as JSON strings (`flows[0]."a b"`), then ": " and the reason.
+_FIELD_PATH = re.compile(r'(?:[A-Za-z0-9_.\[\]?]|"(?:[^"\\]|\\.)*")+')
+_ENGINE_MESSAGE = re.compile(rf"({_FIELD_PATH.pattern}): (.*)", re.DOTALL)
 # tomllib ends its messages with the position of the problem.
 _TOML_POSITION = re.compile(r"\s*\((at line \d+, column \d+|at end of document)\)$")
 
@@ -52,9 +55,11 @@ class ScenarioError(ValueError):
     def from_engine(cls, source: str, error: ValueError) -> ScenarioError:
         """Wrap the engine's `ValueError("FIELD: REASON")`."""
         message = str(error)
-        field, sep, reason = message.partition(": ")
-        if sep and (not field or _FIELD_PATH.fullmatch(field)):
-            return cls(source, field.strip("."), reason)
+        m = _ENGINE_MESSAGE.fullmatch(message)
+        if m:
+            return cls(source, m[1].strip("."), m[2])
+        if message.startswith(": "):  # the whole scenario: no field
+            return cls(source, "", message[2:])
         return cls(source, "", message)
 
 
@@ -172,7 +177,10 @@ def port_names(scenario: dict[str, Any] | str | Path, source: str | None = None)
 
 def engine_error(scenario: dict[str, Any], source: str, error: ValueError) -> ScenarioError:
     """The engine's rejection of `scenario` as a ScenarioError, its field found exactly where
-    the engine could only name the enclosing table."""
+    the engine could only name the enclosing table. A ScenarioError found before the engine
+    saw the scenario (a non-finite number, an unreadable CDF file) is returned as it is."""
+    if isinstance(error, ScenarioError):
+        return error
     wrapped = ScenarioError.from_engine(source, error)
     return _pinpoint(scenario, wrapped) or wrapped
 

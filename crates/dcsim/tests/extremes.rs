@@ -51,11 +51,52 @@ fn run_with(extra: &[(&str, &str)]) {
             None => toml.insert_str(start, &format!("{line}\n")),
         }
     }
-    let s = Scenario::from_toml(&toml).unwrap_or_else(|e| panic!("{e}\n{toml}"));
+    let mut s = Scenario::from_toml(&toml).unwrap_or_else(|e| panic!("{e}\n{toml}"));
+    s.sim.check_invariants = true; // a violation panics, naming it
     let r = Simulation::new(&s).unwrap_or_else(|e| panic!("{e}")).run();
     let c = &r.conservation;
     assert!(c.injected > 0, "{extra:?}: nothing was sent");
     assert_eq!(c.injected, c.delivered + c.dropped + c.in_flight, "{extra:?}");
+}
+
+/// The edges users reach for: the slowest and fastest links, the shortest and longest
+/// delays, one flow and ten thousand, one-packet buffers and K = 0 run with every invariant
+/// checked; a zero-byte flow and a zero-length run are refused, naming the field.
+#[test]
+fn the_edges_users_try_run_or_are_refused_clearly() {
+    let cases: &[&[(&str, &str)]] = &[
+        &[("topology", "link = { rate_gbps = 0.001 }")],
+        &[("topology", "link = { rate_gbps = 800.0 }")],
+        &[("topology", "link = { delay_us = 0.001 }")],
+        &[("topology", "link = { delay_us = 100000.0 }"), ("sim", "duration_s = 1.0")],
+        &[("switch", "buffer = { kind = \"per_port\", limit_packets = 1 }")],
+        &[
+            ("switch", "aqm = { kind = \"threshold\", k_packets = 0 }"),
+            ("tcp", "cc = \"dctcp\""),
+        ],
+    ];
+    for extra in cases {
+        run_with(extra);
+    }
+    let many: String = (0..10_000)
+        .map(|i| format!("[[flows]]\nsrc = {}\ndst = 0\nbytes = 10000\n", 1 + i % 3))
+        .collect();
+    let mut s = Scenario::from_toml(&format!(
+        "[sim]\nduration_s = 0.01\ncheck_invariants = true\n[topology]\nkind = \"star\"\nhosts = 4\n{many}"
+    ))
+    .unwrap();
+    let r = Simulation::new(&s).unwrap().run();
+    assert_eq!(r.flows.len(), 10_000);
+    s.flows.truncate(1);
+    assert_eq!(Simulation::new(&s).unwrap().run().flows.len(), 1);
+    for (toml, field) in [
+        ("[[flows]]\nsrc = 1\ndst = 0\nbytes = 0\n", "flows[0].bytes"),
+        ("[sim]\nduration_s = 0.0\n[[flows]]\nsrc = 1\ndst = 0\n", "sim.duration_s"),
+    ] {
+        let toml = format!("[topology]\nkind = \"star\"\nhosts = 2\n{toml}");
+        let error = Scenario::from_toml(&toml).and_then(|s| Simulation::new(&s).map(drop)).unwrap_err();
+        assert!(error.to_string().starts_with(field), "{error}");
+    }
 }
 
 #[test]

@@ -1282,6 +1282,30 @@ fn finite_floats(v: &toml::Value, path: &mut String) -> Result<(), ConfigError> 
     }
 }
 
+/// A field's path as messages name it (`flows[0].bytes`), with a key that is not a plain name
+/// quoted as JSON (`flows[0]."a b"`), so that the path always ends before the first ": ".
+fn field_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    out.push_str(key);
+                } else {
+                    out.push_str(&serde_json::to_string(key).expect("a string serialises"));
+                }
+            }
+            Segment::Unknown => out.push_str(if out.is_empty() { "?" } else { ".?" }),
+        }
+    }
+    out
+}
+
 impl Scenario {
     /// Parse TOML text; errors name the field path and the reason.
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
@@ -1302,7 +1326,7 @@ impl Scenario {
     fn from_document(mut doc: serde_json::Value) -> Result<Self, ConfigError> {
         profiles::apply(&mut doc);
         let scenario: Scenario = serde_path_to_error::deserialize(doc).map_err(|e| {
-            let path = e.path().to_string();
+            let path = field_path(e.path());
             ConfigError::new(path, e.into_inner().to_string())
         })?;
         scenario.validate()?;
