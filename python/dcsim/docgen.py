@@ -274,6 +274,15 @@ _ENGINE_CHECK_ROWS = [
         ' long run',
     ),
     (
+        "`tcp/cc/model_tests.rs` (proptest): operation models of NewReno, TCP-ECN, DCTCP and CUBIC: random sequences of ACKs "
+        "of any size with or without RTT samples and ECN-Echo, ECN cuts, recovery entered and left, timeouts, restarts after "
+        "idle and time passing, in the orders a sender produces them",
+        "after every step the window is finite, at least one segment and at most 2^50 bytes; the threshold is at least one "
+        "segment; a pacing rate is positive; DCTCP's α stays in [0, 1]",
+        "64 sequences of up to 200 steps per controller in `make test`; `PROPTEST_CASES=N` for more (10,000 per controller "
+        "take about a second)",
+    ),
+    (
         "`crates/dcsim/tests/extremes.rs`: every field at its bound, and the edges users reach for",
         "runs at 1 Mb/s and 800 Gb/s, 1 ns and 100 ms delays, one flow and ten thousand, one-packet buffers and K = 0 conserve "
         "their packets with every invariant checked (and, in the debug build, no time or size arithmetic overflows); a zero-byte "
