@@ -196,7 +196,8 @@ class _Problems:
         if len(self.found) == 1:
             raise self.found[0]
         if self.found:
-            parts = [str(e) if e.source != self.source else str(ScenarioError("", e.field, e.reason)) for e in self.found]
+            # Problems of the plan itself without its name again; a base file's with its own.
+            parts = [str(e).removeprefix(f"{self.source}: ") for e in self.found]
             raise ScenarioError(self.source, "", f"{len(parts)} problems: " + "; ".join(parts))
 
 
