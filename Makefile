@@ -1,7 +1,7 @@
 # Everyday commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install lock test test-tools test-lint test-rust test-msrv test-py bench bench-compare scaling bench-micro bench-py bench-sweep schema screenshot docs validation reproduce
+.PHONY: help install lock test test-tools test-lint test-rust test-msrv test-py bench bench-compare scaling bench-micro bench-py bench-sweep fuzz schema screenshot docs validation reproduce
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -51,6 +51,10 @@ bench-py: ## What Python adds to a run: engine time beside dcsim.run + every tab
 
 bench-sweep: ## Sweep throughput: 200 small runs, local processes vs a Dask LocalCluster
 	$(PYTHON) benchmarks/sweep_bench.py
+
+FUZZ_SECONDS ?= 300
+fuzz: ## cargo fuzz (libFuzzer, nightly Rust) on each target for FUZZ_SECONDS (300); grows fuzz/corpus
+	./scripts/fuzz.sh $(FUZZ_SECONDS)
 
 schema: ## Regenerate schema/scenario.schema.json from the engine's types
 	$(PYTHON) -m dcsim schema > schema/scenario.schema.json.tmp

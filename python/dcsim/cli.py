@@ -20,7 +20,7 @@ import click
 import pandas as pd
 
 from . import __version__, _core, executor
-from .run import run as run_scenario
+from .run import run_loaded
 from .scenario import ScenarioError, load_scenario
 from .scenario import validate as validate_scenario
 
@@ -369,11 +369,11 @@ def run_command(
     # end: Ctrl-C at any point leaves the previous results as they were, never a mix.
     stage = out / f".partial-{os.getpid()}"
     try:
-        results = _run_with_progress(spec, f"{scenario.name}: simulated time", quiet)
+        results = _run_with_progress(spec, str(scenario), quiet)
         stage.mkdir()
         summary, written = _write_run(stage, results, spec, trace_formats)
         _replace_results(out, stage)
-    except KeyboardInterrupt:
+    except BaseException:  # Ctrl-C, or a scenario the engine refused: nothing is left behind
         shutil.rmtree(stage, ignore_errors=True)
         if created:
             shutil.rmtree(out, ignore_errors=True)
@@ -475,17 +475,18 @@ def _write_pcaps(
     return files
 
 
-def _run_with_progress(spec: dict[str, Any], label: str, quiet: bool):
-    """Run one scenario with a progress bar (simulated time done, time left) on a terminal."""
+def _run_with_progress(spec: dict[str, Any], source: str, quiet: bool):
+    """Run the scenario of file ``source`` with a progress bar (simulated time done, time
+    left) on a terminal."""
     from rich.console import Console
     from rich.progress import Progress
 
     console = Console(stderr=True)
     if quiet or not console.is_terminal:
-        return run_scenario(spec, progress=_ignore)  # still checks for Ctrl-C
+        return run_loaded(spec, source, progress=_ignore)  # still checks for Ctrl-C
     with Progress(*executor.progress_columns(percent=True), console=console, transient=True) as progress:
-        task = progress.add_task(label, total=1.0)
-        return run_scenario(spec, progress=lambda done: progress.update(task, completed=done))
+        task = progress.add_task(f"{Path(source).name}: simulated time", total=1.0)
+        return run_loaded(spec, source, progress=lambda done: progress.update(task, completed=done))
 
 
 @main.command()

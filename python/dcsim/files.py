@@ -25,8 +25,11 @@ def atomic(path: Path) -> Iterator[Path]:
 
 
 def write_json(path: Path, data: Any) -> None:
-    with atomic(path) as tmp:
-        tmp.write_text(json.dumps(plain(data), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    """``data`` as indented JSON, streamed to the file (a 200,000-port summary would
+    otherwise be held twice more in memory, as text and as bytes)."""
+    with atomic(path) as tmp, tmp.open("w", encoding="utf-8") as out:
+        json.dump(plain(data), out, indent=2, ensure_ascii=False)
+        out.write("\n")
 
 
 def write_csv(path: Path, table: Any) -> None:

@@ -33,6 +33,11 @@ def run(scenario: Scenario, progress: Callable[[float], None] | None = None) -> 
         )
     if progress is not None and not callable(progress):
         raise TypeError(f"dcsim.run: progress must be callable, got {progress!r}")
+    return run_loaded(scenario, source, progress)
+
+
+def run_loaded(scenario: dict[str, Any], source: str, progress: Callable[[float], None] | None) -> Results:
+    """Run a scenario read from ``source`` (the file its errors name)."""
     try:
         raw = _core.run(to_json(scenario, source), progress)
     except ValueError as e:

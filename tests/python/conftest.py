@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import copy
+import json
 import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -70,6 +73,25 @@ def assert_same_raw(first: dict, second: dict) -> None:
                 assert np.array_equal(values, other, equal_nan=values.dtype.kind == "f"), (key, column)
         else:
             assert value == second[key], key
+
+
+@pytest.fixture(autouse=True, scope="session")
+def engine_checks_invariants() -> Iterator[None]:
+    """Every simulation the tests run in this process, or in the worker processes it forks
+    (`dcsim reproduce`, sweeps), checks the engine's invariants after every event
+    (`sim.check_invariants`): a violation fails the test as an engine bug."""
+    from dcsim import _core
+
+    unchecked = _core.run
+
+    def run_checked(scenario_json: str, progress: Any = None) -> Any:
+        scenario = json.loads(scenario_json)
+        scenario.setdefault("sim", {})["check_invariants"] = True
+        return unchecked(json.dumps(scenario), progress)
+
+    _core.run = run_checked
+    yield
+    _core.run = unchecked
 
 
 @pytest.fixture

@@ -62,6 +62,7 @@ BAD_SCENARIOS = {
     ),
     "unknown-cc": (SMALL_TOML.replace('cc = "dctcp"', 'cc = "bbr"'), ["tcp.cc", "bbr"]),
     "no-such-host": (SMALL_TOML.replace("dst = 0", "dst = 5", 1), ["flows[0].dst", "host 5"]),
+    "too-many-hosts": (SMALL_TOML.replace("hosts = 3", "hosts = 1000000000"), ["topology.hosts", "at most 1048576"]),
 }
 
 
@@ -73,6 +74,18 @@ def test_run_rejects_bad_scenario_in_one_line(tmp_path: Path, name: str) -> None
     out = tmp_path / "out"
     result = invoke("run", path, "--out", out)
     assert_user_error(result, str(path), *mentions)
+    assert not out.exists()
+
+
+def test_run_refused_by_memory_limit_flag_leaves_nothing(tmp_path: Path) -> None:
+    # Refused by the engine (not by the file's validation): the file is still named, and the
+    # output directory made for the run is gone again.
+    # 2,000 hosts: about 14 MB, above 1 MB.
+    path = tmp_path / "star.toml"
+    path.write_text(SMALL_TOML.replace("hosts = 3", "hosts = 2000"))
+    out = tmp_path / "out"
+    result = invoke("run", path, "--out", out, "--memory-limit-gb", "0.001")
+    assert_user_error(result, str(path), "topology: the run would need about", "above the limit of 1 MB")
     assert not out.exists()
 
 

@@ -11,7 +11,23 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
+    /// The reason is kept to one line: control characters it quotes from the input (a key
+    /// with a newline in it, say) are written as escapes.
     pub fn new(field: String, reason: String) -> Self {
+        let reason = if reason.contains(char::is_control) {
+            reason
+                .chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_default().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect()
+        } else {
+            reason
+        };
         Self { field, reason }
     }
 }
@@ -28,3 +44,16 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::ConfigError;
+
+    #[test]
+    fn a_reason_quoting_control_characters_stays_on_one_line() {
+        // Found by fuzzing: serde quotes an unknown key as it is, newline included.
+        let e = ConfigError::new("queries[0].\"a\\nb\"".into(), "unknown field `a\nb`, expected `c`".into());
+        assert_eq!(e.to_string(), "queries[0].\"a\\nb\": unknown field `a\\nb`, expected `c`");
+        assert_eq!(ConfigError::new(String::new(), "tab\there".into()).reason, "tab\\there");
+    }
+}

@@ -99,6 +99,22 @@ fn the_edges_users_try_run_or_are_refused_clearly() {
     }
 }
 
+/// A TOML syntax error is one line saying where (toml's own message spans two; found by the
+/// fuzz pass).
+#[test]
+fn toml_syntax_error_is_one_line_with_its_position() {
+    let error = Scenario::from_toml("[sim]\nseed = 1\n[t[opology]\n").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "TOML syntax at line 3, column 3: invalid table header; expected `.`, `]`"
+    );
+    let error = Scenario::from_toml("[sim]\n[tcp]\n[tcp]\n").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "TOML syntax at line 3, column 1: invalid table header; duplicate key `tcp` in document root"
+    );
+}
+
 #[test]
 fn each_field_at_its_bound_runs() {
     let cases: &[&[(&str, &str)]] = &[

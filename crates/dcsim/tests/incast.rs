@@ -697,6 +697,11 @@ fn a_run_may_stop_when_its_last_round_is_done() {
     let qct = |r: &Results| r.queries.iter().map(|q| (q.issued_s, q.qct_s)).collect::<Vec<_>>();
     assert_eq!(qct(&full), qct(&early));
     check_conservation(&early);
+    // Rounds all done within a 50 ms warm-up would leave nothing to measure (the run used to
+    // end there and fail on the empty window: found by the fuzz pass): it goes on to 1 s.
+    let within_warmup = run(&toml(true).replace("duration_s = 1.0", "duration_s = 1.0\n            warmup_s = 0.05"));
+    assert_eq!(within_warmup.duration_s, 1.0);
+    assert_eq!(qct(&within_warmup), qct(&full));
 }
 
 #[test]

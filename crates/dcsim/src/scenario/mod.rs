@@ -105,11 +105,13 @@ pub struct SimConfig {
     pub warmup_s: f64,
     /// End the run the instant every query workload has finished all its rounds; `duration_s`
     /// stays the upper bound. Incast sweeps can then give a generous duration without
-    /// simulating background traffic past the last round.
+    /// simulating background traffic past the last round. Rounds all done within the warm-up
+    /// do not end the run (it would measure nothing): it goes on to `duration_s`.
     pub stop_when_queries_done: bool,
-    /// A scenario whose estimated memory (network, connections, recorded time series) is
-    /// above this many gigabytes (10^9 B) is refused before anything is built, in [0.001,
-    /// 1000000]. `dcsim run --memory-limit-gb` sets it.
+    /// A scenario whose estimated memory (network, connections, recorded time series and,
+    /// run from Python, the results' rows Python builds) is above this many gigabytes
+    /// (10^9 B) is refused before anything is built, in [0.001, 1000000]. `dcsim run
+    /// --memory-limit-gb` sets it.
     #[schemars(range(min = 0.001, max = 1e6))]
     pub memory_limit_gb: f64,
     /// Check the engine's invariants as it runs (`dcsim run --check-invariants`): packets
@@ -1306,10 +1308,24 @@ fn field_path(path: &serde_path_to_error::Path) -> String {
     out
 }
 
+/// A TOML syntax error on one line, with where it is (toml's own message spans lines).
+fn toml_syntax(text: &str, e: &toml::de::Error) -> String {
+    let reason = e.message().trim().lines().map(str::trim).collect::<Vec<_>>().join("; ");
+    match e.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("TOML syntax at line {line}, column {column}: {reason}")
+        }
+        None => format!("TOML syntax: {reason}"),
+    }
+}
+
 impl Scenario {
     /// Parse TOML text; errors name the field path and the reason.
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
-        let table: toml::Table = toml::from_str(text).map_err(|e| ConfigError::new(String::new(), e.message().trim().to_string()))?;
+        let table: toml::Table = toml::from_str(text).map_err(|e| ConfigError::new(String::new(), toml_syntax(text, &e)))?;
         // JSON has no NaN or infinity: refuse them here, where the field is still known.
         table.iter().try_for_each(|(k, v)| finite_floats(v, &mut k.clone()))?;
         let doc = serde_json::to_value(table).map_err(|e| ConfigError::new(String::new(), e.to_string()))?;

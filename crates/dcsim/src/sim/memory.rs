@@ -28,6 +28,26 @@ const FLOW_SAMPLE: u64 = 4 + 8 + 8 + 8 + 8 + 8 + 4 * 8;
 const PROBE_SAMPLE: u64 = 4 + 8 + 8;
 /// A node or port name on the heap, bytes.
 const NAME: u64 = 24;
+/// Heap a port holds beyond the structs counted, by the end of a run (its occupancy
+/// histogram, the results' names and growth of their vectors): measured once, a
+/// 100,000-host star (200,000 ports) peaks at 445 MB after its run, 2.2 kB a port, of which
+/// the structs account for 1.0 kB.
+const PORT_HEAP: u64 = 1_200;
+/// What Python adds for each port's and each connection's row when `dcsim run` summarises a
+/// run (summary.json: a dict a row, made JSON-ready, then streamed): measured once, that
+/// star's `dcsim run` peaks 270 MB above `dcsim.run` alone, 1.35 kB a port; 100,000 flows,
+/// 90 MB.
+const PYTHON_PORT_ROW: u64 = 1_400;
+const PYTHON_CONN_ROW: u64 = 1_000;
+
+/// Who takes a run's results: a Rust caller keeps the engine's `Results`; Python builds its
+/// tables and `dcsim run`'s summary from them, a second copy of every port's and flow's row.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Consumer {
+    #[default]
+    Rust,
+    Python,
+}
 
 /// One part of the estimate: the scenario field it comes from, what it is, and bytes.
 #[derive(Debug)]
@@ -44,6 +64,7 @@ pub struct Known {
     pub sampled_ports: Option<u64>,
     /// The flows the traffic generators are expected to start.
     pub generated_flows: f64,
+    pub consumer: Consumer,
 }
 
 /// The memory a run of `s` is estimated to need, by part (the network before it is built,
@@ -60,7 +81,11 @@ pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
         + size_of::<Option<RxModeration>>() as u64
         + size_of::<Option<Interface>>() as u64;
     let leaves = size.switches.min(size.hosts);
-    let mut per_port = size_of::<Port>() as u64 + NAME + size_of::<PortStats>() as u64 + NAME * 3;
+    let python = known.consumer == Consumer::Python;
+    let mut per_port = size_of::<Port>() as u64 + NAME + size_of::<PortStats>() as u64 + NAME * 3 + PORT_HEAP;
+    if python {
+        per_port += PYTHON_PORT_ROW;
+    }
     if let Some(c) = &s.switch.classes {
         // Every switch port's class queues and their results rows (an estimate per port).
         let n = c.queues.len() as u64;
@@ -89,7 +114,7 @@ pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
             .filter(|q| !q.persistent)
             .map(|q| q.servers.len() as u64)
             .sum::<u64>();
-    let per_conn = (size_of::<FlowRecord>() + size_of::<FlowStats>()) as u64;
+    let per_conn = (size_of::<FlowRecord>() + size_of::<FlowStats>()) as u64 + if python { PYTHON_CONN_ROW } else { 0 };
     let per_open = size_of::<Conn>() as u64 + CONN_HEAP;
     let window_s = s.sim.duration_s - s.sim.warmup_s;
     let samples = |every_us: f64| {
@@ -119,7 +144,13 @@ pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
     vec![
         Part {
             field: "topology",
-            what: format!("{} hosts, {} switches, {} ports", size.hosts, size.switches, ports),
+            what: format!(
+                "{} hosts, {} switches, {} ports{}",
+                size.hosts,
+                size.switches,
+                ports,
+                if python { " with their results in Python" } else { "" }
+            ),
             bytes: network,
         },
         Part {

@@ -382,8 +382,18 @@ fn per_host<T>(nodes: &[Node], us: f64, make: impl Fn(Time) -> T) -> Vec<Option<
 
 impl Simulation {
     pub fn new(s: &Scenario) -> Result<Self, ConfigError> {
+        Self::for_consumer(s, memory::Consumer::Rust)
+    }
+
+    /// Builds the run of `s` for `consumer`, whose copy of the results the memory estimate
+    /// counts (the Python bindings pass `Consumer::Python`).
+    pub fn for_consumer(s: &Scenario, consumer: memory::Consumer) -> Result<Self, ConfigError> {
         s.validate()?;
-        memory::check(s, memory::Known::default())?;
+        let known = memory::Known {
+            consumer,
+            ..Default::default()
+        };
+        memory::check(s, known)?;
         let net = Network::build(s)?;
         let t = &s.tcp;
         let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
@@ -439,7 +449,7 @@ impl Simulation {
             s,
             memory::Known {
                 generated_flows: generated,
-                ..Default::default()
+                ..known
             },
         )?;
         let sampled_ports = if s.measure.queue_ports.is_empty() {
@@ -453,6 +463,7 @@ impl Simulation {
             memory::Known {
                 sampled_ports: Some(sampled_ports.len() as u64),
                 generated_flows: generated,
+                consumer,
             },
         )?;
         let traced_ports = net.port_indices("measure.trace_ports", &s.measure.trace_ports)?;
@@ -617,8 +628,13 @@ impl Simulation {
                 self.check_invariants();
             }
             if self.rounds_left == Some(0) {
-                self.end = t; // every round is done (sim.stop_when_queries_done)
-                break;
+                // Every round is done (sim.stop_when_queries_done). Within the warm-up that
+                // would leave no measurement window: the run goes on to its duration.
+                if t > self.warmup {
+                    self.end = t;
+                    break;
+                }
+                self.rounds_left = None;
             }
             countdown -= 1;
             if countdown == 0 {
