@@ -9,3 +9,6 @@ pub mod qdisc;
 pub mod routing;
 pub mod rx_moderation;
 pub mod topology;
+
+#[cfg(test)]
+mod model_tests;

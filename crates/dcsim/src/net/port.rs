@@ -247,7 +247,7 @@ impl Port {
     #[inline]
     pub fn threshold_bytes(&self, pkt: &Packet) -> Bytes {
         let s = self.scheduled.as_ref().expect("a port with a discipline");
-        s.discipline.queue_bytes(pkt) + s.serving.map_or(Bytes::ZERO, |(h, _)| h.size)
+        s.discipline.queue_bytes(pkt)
     }
 
     /// Packets and bytes in the buffer, the one being serialised included (after `drain`).

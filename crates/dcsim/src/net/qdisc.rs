@@ -55,8 +55,8 @@ pub trait QueueDisc {
     /// Packets and bytes waiting (not the one being serialised).
     fn packets(&self) -> u32;
     fn bytes(&self) -> Bytes;
-    /// Bytes waiting in the queue `pkt` would join: what a shared memory's dynamic threshold
-    /// weighs (M13 thresholds are per queue).
+    /// Bytes held by the queue `pkt` would join, its packet being serialised included: what a
+    /// shared memory's dynamic threshold weighs (M13 thresholds are per queue).
     fn queue_bytes(&self, pkt: &Packet) -> Bytes;
 }
 
@@ -202,7 +202,12 @@ pub struct ClassCounters {
 #[derive(Debug, Clone)]
 pub struct ClassQueue {
     pkts: VecDeque<Packet>,
+    /// Bytes waiting.
     bytes: Bytes,
+    /// Bytes of this class's packet being serialised, if it is this class's: it counts in
+    /// the class's occupancy until it has left, as it does in its packet count and in the
+    /// port's bytes.
+    in_service: Bytes,
     pub limit_packets: u32,
     pub limit_bytes: Bytes,
     /// A dynamic share of the port's buffer: the class may hold up to alpha × the bytes the
@@ -217,6 +222,7 @@ impl ClassQueue {
         ClassQueue {
             pkts: VecDeque::new(),
             bytes: Bytes::ZERO,
+            in_service: Bytes::ZERO,
             limit_packets,
             limit_bytes,
             alpha,
@@ -288,10 +294,11 @@ impl QueueDisc for Classes {
         q.aqm.observe(now, waiting + in_service);
         // M11/M12 on the port's buffer, then the class's own limit and share.
         let over_port = port.packets + 1 > port.limit_packets || port.bytes + size > port.limit_bytes;
-        let over_class = waiting + in_service + 1 > q.limit_packets || q.bytes + size > q.limit_bytes;
+        let held = q.bytes + q.in_service;
+        let over_class = waiting + in_service + 1 > q.limit_packets || held + size > q.limit_bytes;
         let over_share = q.alpha.is_some_and(|alpha| {
             let free = port.limit_bytes.saturating_sub(port.bytes);
-            (q.bytes + size).as_u64() as f64 > alpha * free.as_u64() as f64
+            (held + size).as_u64() as f64 > alpha * free.as_u64() as f64
         });
         if over_port || over_class || over_share {
             q.counters.drops_buffer += 1;
@@ -328,6 +335,7 @@ impl QueueDisc for Classes {
     fn sent(&mut self, now: Time, class: u8) {
         let q = &mut self.queues[class as usize];
         q.aqm.observe(now, q.pkts.len() as u32 + 1);
+        q.in_service = Bytes::ZERO;
     }
 
     fn dequeue(&mut self, now: Time, dropped: &mut Vec<Packet>) -> Option<Dequeued> {
@@ -367,6 +375,7 @@ impl QueueDisc for Classes {
                     }
                     q.counters.sent_packets += 1;
                     q.counters.sent_bytes += size.as_u64();
+                    q.in_service = size;
                     return Some(Dequeued {
                         pkt,
                         class: c as u8,
@@ -386,7 +395,8 @@ impl QueueDisc for Classes {
     }
 
     fn queue_bytes(&self, pkt: &Packet) -> Bytes {
-        self.queues[self.class_of(pkt)].bytes
+        let q = &self.queues[self.class_of(pkt)];
+        q.bytes + q.in_service
     }
 }
 
@@ -437,6 +447,33 @@ mod tests {
         d.sent(Time::from_us(10), 0);
         let Aqm::Pi(pi) = &d.queues[0].aqm else { unreachable!() };
         assert!((pi.p - 0.1).abs() < 1e-12, "p = {}", pi.p);
+    }
+
+    #[test]
+    fn a_class_counts_its_packet_in_service_in_its_bytes_until_it_leaves() {
+        // Class 0 may hold 1500 B; class 1 has no limit. A 1500-B packet of class 0 starts at
+        // t = 0: a second one is refused while the first is on the wire (the class would hold
+        // 3000 B), and admitted once it has left. A class-1 arrival meanwhile weighs 0 B of its
+        // own for a shared memory's threshold, not the class-0 packet in service (found by the
+        // operation models in `model_tests`).
+        let mut queues = open(2);
+        queues[0].limit_bytes = Bytes::new(1500);
+        let mut d = Classes::new(Classify::Flow, Scheduler::StrictPriority, queues);
+        let mut dropped = Vec::new();
+        d.enqueue(Time::ZERO, pkt(0, 1500), view()).unwrap();
+        let first = d.dequeue(Time::ZERO, &mut dropped).expect("the packet starts");
+        let serving = PortView {
+            packets: 1,
+            bytes: first.pkt.bytes(),
+            serving: Some(0),
+            ..view()
+        };
+        assert_eq!(d.queue_bytes(&pkt(0, 1500)), first.pkt.bytes());
+        assert_eq!(d.queue_bytes(&pkt(1, 1500)), Bytes::ZERO);
+        assert!(matches!(d.enqueue(Time::ZERO, pkt(0, 1500), serving), Err(Offer::DroppedBuffer)));
+        d.sent(Time::from_us(12), 0);
+        assert_eq!(d.queue_bytes(&pkt(0, 1500)), Bytes::ZERO);
+        assert_eq!(d.enqueue(Time::from_us(12), pkt(0, 1500), view()), Ok(false));
     }
 
     #[test]
