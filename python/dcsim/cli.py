@@ -6,6 +6,7 @@ one `error: ...` line on stderr and exit status 2, and is found before anything 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -376,7 +377,8 @@ def run_command(
     except BaseException:  # Ctrl-C, or a scenario the engine refused: nothing is left behind
         shutil.rmtree(stage, ignore_errors=True)
         if created:
-            shutil.rmtree(out, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                out.rmdir()  # only if empty: never results that reached it, nor another run's
         raise
     if not quiet:
         _print_overview(summary, results.flows)

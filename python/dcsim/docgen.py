@@ -280,7 +280,7 @@ _ENGINE_CHECK_ROWS = [
         "after every step the window is finite, at least one segment and at most 2^50 bytes; the threshold is at least one "
         "segment; a pacing rate is positive; DCTCP's α stays in [0, 1]",
         "64 sequences of up to 200 steps per controller in `make test`; `PROPTEST_CASES=100000 cargo test --release -p dcsim "
-        "--lib model_tests` for the nightly-size run (100,000 per controller: clean, 60 s)",
+        "--lib tcp::cc::model_tests` for the nightly-size run (100,000 per controller: clean, 60 s)",
     ),
     (
         "`net/model_tests.rs` (proptest): operation models of every queue discipline, AQM and buffer policy: the FIFO "
@@ -294,8 +294,9 @@ _ENGINE_CHECK_ROWS = [
         "Shreedhar and Varghese's DRR); only ECN-capable packets are marked; every counter is the model's; K marks "
         "strictly above K; RED's average is the model's EWMA with idle decay and its probabilities are in [0, 1]; PI "
         "follows its difference equation; the shared memory's `used` is what ports hold, within its size, and `admit` "
-        "refuses exactly at the dynamic threshold. They found a class's byte limit, dynamic share and shared-memory "
-        "threshold leaving out its packet in service (a class could hold its limit plus one packet), now fixed; 27 "
+        "refuses exactly at the dynamic threshold. They found a class's byte limit and dynamic share leaving out its packet "
+        "in service (a class could hold its limit plus one packet) and the shared memory's threshold counting another "
+        "class's packet in service as the arriving class's, now fixed; 27 "
         "deliberate bugs put into a copy of the engine were each caught",
         "256 sequences per model in `make test`; `PROPTEST_CASES=100000 cargo test --release -p dcsim --lib "
         "net::model_tests` for the nightly-size run (100,000 per model: clean, 3-7 s each; 1,000,000 of the port and "
@@ -339,8 +340,8 @@ _ENGINE_CHECK_ROWS = [
     (
         "the Python tests themselves (`tests/python/conftest.py`)",
         "every simulation the Python tests run checks the engine's invariants after every event: in the test process and in "
-        "the workers it forks for experiments and sweeps (not the README's commands, run in a new process as a user runs "
-        "them)",
+        "the local worker processes it forks for experiments and sweeps (not Dask's workers, nor the README's commands, "
+        "which start new processes)",
         "`make test`",
     ),
 

@@ -108,6 +108,9 @@ fn toml_syntax_error_is_one_line_with_its_position() {
         error.to_string(),
         "TOML syntax at line 3, column 3: invalid table header; expected `.`, `]`"
     );
+    // A non-finite number under a key that is not a plain name: the key is quoted, on one line.
+    let error = Scenario::from_toml("[flows]\n\"a\\nb: c\" = nan\n").unwrap_err();
+    assert_eq!(error.to_string(), "flows.\"a\\nb: c\": NaN is not a finite number");
     let error = Scenario::from_toml("[sim]\n[tcp]\n[tcp]\n").unwrap_err();
     assert_eq!(
         error.to_string(),

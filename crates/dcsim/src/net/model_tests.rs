@@ -33,9 +33,10 @@
 //! exact arithmetic, asked at and either side of each boundary) would be exceeded;
 //! `SharedBuffer::check_invariants` holds.
 //!
-//! These models found that a class's byte limit, its dynamic share and the shared memory's
-//! threshold left out the class's packet in service (while its packet limit and the port's
-//! bytes counted it): a class could hold its byte limit plus one packet. Fixed in `qdisc`.
+//! These models found that a class's byte limit and dynamic share left out the class's
+//! packet in service (while its packet limit and the port's bytes counted it), so a class
+//! could hold its byte limit plus one packet, and that the shared memory's threshold counted
+//! another class's packet in service as the arriving class's. Fixed in `qdisc` and `port`.
 //!
 //! `make test` runs proptest's default 256 sequences per model; `PROPTEST_CASES=N` more.
 

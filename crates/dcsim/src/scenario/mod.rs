@@ -1276,7 +1276,8 @@ fn finite_floats(v: &toml::Value, path: &mut String) -> Result<(), ConfigError> 
     match v {
         toml::Value::Float(x) if !x.is_finite() => Err(ConfigError::new(path.clone(), format!("{x} is not a finite number"))),
         toml::Value::Table(t) => t.iter().try_for_each(|(k, v)| {
-            let part = if path.is_empty() { k.clone() } else { format!(".{k}") };
+            let key = path_key(k);
+            let part = if path.is_empty() { key } else { format!(".{key}") };
             child(path, part, v)
         }),
         toml::Value::Array(a) => a.iter().enumerate().try_for_each(|(i, v)| child(path, format!("[{i}]"), v)),
@@ -1296,16 +1297,22 @@ fn field_path(path: &serde_path_to_error::Path) -> String {
                 if !out.is_empty() {
                     out.push('.');
                 }
-                if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                    out.push_str(key);
-                } else {
-                    out.push_str(&serde_json::to_string(key).expect("a string serialises"));
-                }
+                out.push_str(&path_key(key));
             }
             Segment::Unknown => out.push_str(if out.is_empty() { "?" } else { ".?" }),
         }
     }
     out
+}
+
+/// A key as a field path names it: a plain name as it is, any other quoted as JSON (which
+/// also escapes control characters).
+fn path_key(key: &str) -> String {
+    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        key.to_string()
+    } else {
+        serde_json::to_string(key).expect("a string serialises")
+    }
 }
 
 /// A TOML syntax error on one line, with where it is (toml's own message spans lines).

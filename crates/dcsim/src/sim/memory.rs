@@ -83,9 +83,6 @@ pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
     let leaves = size.switches.min(size.hosts);
     let python = known.consumer == Consumer::Python;
     let mut per_port = size_of::<Port>() as u64 + NAME + size_of::<PortStats>() as u64 + NAME * 3 + PORT_HEAP;
-    if python {
-        per_port += PYTHON_PORT_ROW;
-    }
     if let Some(c) = &s.switch.classes {
         // Every switch port's class queues and their results rows (an estimate per port).
         let n = c.queues.len() as u64;
@@ -95,6 +92,10 @@ pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
         size.hosts * per_host + size.switches * (size_of::<Node>() as u64 + NAME + leaves * 4) + ports * per_port + size.links * 64;
     if s.measure.ideal_fct && (!s.traffic.is_empty() || s.flows.iter().any(|f| f.bytes.is_some())) {
         network = network.saturating_mul(2); // a second, idle copy to run flows alone
+    }
+    if python {
+        network = network.saturating_add(ports.saturating_mul(PYTHON_PORT_ROW));
+        // one copy's rows
     }
     let one_shot: u64 = s
         .queries
