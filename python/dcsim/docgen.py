@@ -270,8 +270,8 @@ _ENGINE_CHECK_ROWS = [
         'shared, drop-tail, threshold, RED or PI, class queues, flows with sizes, starts and jitter',
         'packets are conserved end to end and at every port; the same seed gives byte-identical results; a different '
         'seed moves jittered starts; every invariant above holds after every event, and checking changes no result',
-        '16 cases of each in `make test`; `PROPTEST_CASES=100000 cargo test --release -p dcsim --test properties` for a'
-        ' long run',
+        '16 cases of each in `make test`; `PROPTEST_CASES=100000 cargo test --release -p dcsim --test properties` for the'
+        ' nightly-size run (100,000 of each: clean, 64 min beside other work on 2 cores)',
     ),
     (
         "`tcp/cc/model_tests.rs` (proptest): operation models of NewReno, TCP-ECN, DCTCP and CUBIC: random sequences of ACKs "
