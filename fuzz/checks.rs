@@ -56,20 +56,16 @@ pub fn parse(data: &[u8]) -> Option<Scenario> {
 pub fn simulate(data: &[u8]) {
     let Some(mut s) = parse(data) else { return };
     s.sim.check_invariants = true;
-    let first = run(&s);
-    let second = run(&s);
-    assert!(
-        first == second,
-        "the same scenario gave different results:\n{}",
-        String::from_utf8_lossy(data)
-    );
+    let text = String::from_utf8_lossy(data);
+    let (first, second) = (run(&s, &text), run(&s, &text));
+    assert!(first == second, "the same scenario gave different results:\n{text}");
 }
 
 /// The results (as JSON) of a run stopped at the end time or the event budget, or the reason
 /// the scenario was refused.
-fn run(s: &Scenario) -> Result<String, String> {
+fn run(s: &Scenario, text: &str) -> Result<String, String> {
     let mut sim = Simulation::new(s).map_err(|e| {
-        assert!(!e.to_string().contains('\n'));
+        check_error(&e, text);
         e.to_string()
     })?;
     let (mut checks, mut done) = (EVENT_BUDGET / 1_000, 0.0);

@@ -8,6 +8,7 @@
 #![allow(clippy::useless_conversion)]
 
 use dcsim::results::{Column, Table};
+use dcsim::sim::memory::Consumer;
 use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
@@ -28,7 +29,7 @@ fn run(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> PyRes
     let outcome = py.allow_threads(|| {
         let started = std::time::Instant::now();
         let scenario = dcsim::Scenario::from_json(&text).map_err(|e| e.to_string())?;
-        let mut sim = dcsim::Simulation::for_consumer(&scenario, dcsim::sim::memory::Consumer::Python).map_err(|e| e.to_string())?;
+        let mut sim = dcsim::Simulation::for_consumer(&scenario, Consumer::Python).map_err(|e| e.to_string())?;
         let results = match &progress {
             None => Some(sim.run()),
             Some(callback) => sim.run_observed(PROGRESS_EVENTS, |done| {
@@ -109,7 +110,7 @@ fn results_dict(py: Python<'_>, results: &dcsim::Results, tables: Vec<(&'static 
 #[pyfunction]
 fn validate_json(scenario_json: &str) -> PyResult<()> {
     let scenario = dcsim::Scenario::from_json(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    dcsim::Simulation::for_consumer(&scenario, dcsim::sim::memory::Consumer::Python).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    dcsim::Simulation::for_consumer(&scenario, Consumer::Python).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(())
 }
 

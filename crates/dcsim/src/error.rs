@@ -14,21 +14,18 @@ impl ConfigError {
     /// The reason is kept to one line: control characters it quotes from the input (a key
     /// with a newline in it, say) are written as escapes.
     pub fn new(field: String, reason: String) -> Self {
-        let reason = if reason.contains(char::is_control) {
-            reason
-                .chars()
-                .map(|c| {
-                    if c.is_control() {
-                        c.escape_default().to_string()
-                    } else {
-                        c.to_string()
-                    }
-                })
-                .collect()
-        } else {
-            reason
-        };
-        Self { field, reason }
+        if !reason.contains(char::is_control) {
+            return Self { field, reason };
+        }
+        let mut one_line = String::with_capacity(reason.len());
+        for c in reason.chars() {
+            if c.is_control() {
+                one_line.extend(c.escape_default());
+            } else {
+                one_line.push(c);
+            }
+        }
+        Self { field, reason: one_line }
     }
 }
 

@@ -93,9 +93,9 @@ pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
     if s.measure.ideal_fct && (!s.traffic.is_empty() || s.flows.iter().any(|f| f.bytes.is_some())) {
         network = network.saturating_mul(2); // a second, idle copy to run flows alone
     }
+    // Python takes the results of one copy only.
     if python {
         network = network.saturating_add(ports.saturating_mul(PYTHON_PORT_ROW));
-        // one copy's rows
     }
     let one_shot: u64 = s
         .queries
