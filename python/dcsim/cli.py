@@ -129,13 +129,39 @@ def _check_executor(jobs: int | None, scheduler: str | None) -> None:
 
 
 @main.command("list")
-def list_experiments() -> None:
-    """Print every experiment id with a one-line description."""
+@click.option("--testbeds", "testbeds", is_flag=True, help="List the testbeds instead, each with what it is.")
+def list_experiments(testbeds: bool) -> None:
+    """Print every experiment id with a one-line description (or, with --testbeds, every
+    testbed an experiment can run on)."""
     from . import experiments
 
-    width = max(map(len, experiments.EXPERIMENTS), default=0)
-    for exp_id, module in experiments.EXPERIMENTS.items():
-        click.echo(f"{exp_id.ljust(width)}  {module.DESCRIPTION.strip().splitlines()[0]}")
+    if testbeds:
+        rows = {name: t.summary for name, t in experiments.TESTBEDS.items()}
+    else:
+        rows = {exp_id: e.description for exp_id, e in experiments.EXPERIMENTS.items()}
+    width = max(map(len, rows), default=0)
+    for name, text in rows.items():
+        click.echo(f"{name.ljust(width)}  {text}")
+
+
+def _testbed_names(testbed: str | None, testbeds: str | None) -> list[str | None]:
+    """The testbeds to run on, from --testbed or --testbeds (None: each experiment's own);
+    a usage error naming the valid ones for a name that is not a testbed."""
+    from . import experiments
+
+    if testbed is not None and testbeds is not None:
+        raise click.UsageError("--testbed and --testbeds exclude each other")
+    if testbed is None and testbeds is None:
+        return [None]
+    option = "--testbed" if testbed is not None else "--testbeds"
+    names = [testbed] if testbed is not None else [n.strip() for n in (testbeds or "").split(",")]
+    valid = [experiments.OWN, *experiments.TESTBEDS]
+    unknown = [n for n in names if n not in valid]
+    if unknown or not names:
+        raise click.UsageError(
+            f"{option}: unknown testbed {', '.join(map(repr, unknown)) or repr('')}; valid: {', '.join(valid)}"
+        )
+    return [None if n == experiments.OWN else n for n in dict.fromkeys(names)]
 
 
 @main.command(short_help="Run paper experiments (all when no ID is given) and write the report.")
@@ -154,11 +180,27 @@ def list_experiments() -> None:
     show_default=True,
     help="Directory for the results and index.html.",
 )
+@click.option(
+    "--testbed",
+    default=None,
+    metavar="NAME",
+    help="Run the experiments on this testbed instead of their papers' own (dcsim list --testbeds); "
+    "results go to OUT/ID@NAME.",
+)
+@click.option(
+    "--testbeds",
+    default=None,
+    metavar="A,B,...",
+    help="Run each experiment on each of these testbeds ('own': its paper's); the report adds a "
+    "claims-by-testbed matrix.",
+)
 @_executor_options
 def reproduce(
     ids: tuple[str, ...],
     scale: str,
     out: Path,
+    testbed: str | None,
+    testbeds: str | None,
     jobs: int | None,
     scheduler: str | None,
     force: bool,
@@ -166,7 +208,8 @@ def reproduce(
 ) -> None:
     """Run paper experiments (all of them when no ID is given) and write the HTML report.
 
-    Unchanged experiments are kept and cached simulations reused, unless --force."""
+    Each runs on its paper's testbed unless --testbed or --testbeds says otherwise. Unchanged
+    experiments are kept and cached simulations reused, unless --force."""
     from . import experiments
     from . import reproduce as reproducing
 
@@ -177,6 +220,7 @@ def reproduce(
             f"unknown experiment {', '.join(map(repr, unknown))}; valid ids: {', '.join(registry)}"
         )
     selected = list(dict.fromkeys(ids)) or list(registry)
+    on = _testbed_names(testbed, testbeds)
     _check_executor(jobs, scheduler)
     _make_dir(out)
     try:
@@ -189,6 +233,7 @@ def reproduce(
             force=force,
             quiet=quiet,
             scheduler=scheduler,
+            testbeds=on,
         )
     except executor.SchedulerError as e:
         raise click.ClickException(str(e)) from None

@@ -6,10 +6,12 @@ whichever run produced them. It needs no server and no network: styles are inlin
 and data files are linked relatively, so the directory can be opened, copied or served as
 it is (`dcsim report DIR --serve`).
 
-At the top: how many claims hold per paper, the failing claims, and the engine, scales,
-seeds and run time behind them. Then one section per experiment, experiments with failures
-first: what it reproduces, its claims (paper value beside ours), plots, parameters, setup
-notes and data files.
+At the top: how many of the papers' claims and of our own checks hold per paper, the failing
+claims, and the engine, scales, seeds and run time behind them; where experiments also ran
+on other testbeds (``ID@TESTBED``), a matrix of their claims by testbed. Then one section
+per experiment on its own testbed, experiments with failures first: what it reproduces, its
+claims (the paper's words and value beside ours, each marked as the paper's claim or our
+check), plots, parameters, setup notes and data files.
 """
 
 from __future__ import annotations
@@ -24,12 +26,11 @@ import struct
 from collections import defaultdict
 from html import escape
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import quote
 
 from . import __version__
-from .experiments import paper_of, reproduces
+from .experiments import KINDS, Experiment, paper_of
 from .files import atomic
 
 _STYLE = """
@@ -54,39 +55,38 @@ ul.failing li { margin-bottom: 0.3rem; }
 
 _DATA_SUFFIXES = (".csv", ".parquet", ".svg", ".json")
 
-Entry = tuple[str, ModuleType | None, dict[str, Any] | None, str | None]
+Entry = tuple[str, Experiment | None, dict[str, Any] | None, str | None]
 
 
-def write_index(
-    out_dir: Path, experiments: dict[str, ModuleType], failures: dict[str, str]
-) -> Path:
+def write_index(out_dir: Path, experiments: dict[str, Experiment], failures: dict[str, str]) -> Path:
     """Write `out_dir/index.html` over every experiment with results in `out_dir` (those of
     `experiments` in its order, then any other `ID/summary.json` found); `failures` maps the
-    id of each experiment that raised in this run to its error message."""
-    ids = list(experiments)
-    ids += sorted(
-        p.parent.name
-        for p in out_dir.glob("*/summary.json")
-        if p.parent.name not in experiments and not p.parent.name.startswith(".")
-    )
-    entries: list[Entry] = []
-    for exp_id in ids:
-        module = experiments.get(exp_id)
-        if exp_id in failures:
-            entries.append((exp_id, module, None, failures[exp_id]))
-            continue
-        try:
-            summary = _check_summary(json.loads((out_dir / exp_id / "summary.json").read_text(encoding="utf-8")))
-        except FileNotFoundError:
-            continue
-        except (OSError, ValueError) as e:
-            entries.append((exp_id, module, None, f"unreadable summary.json: {e}"))
-            continue
-        entries.append((exp_id, module, summary, None))
+    result directory (`ID` or `ID@TESTBED`) of each experiment that raised in this run to its
+    error message. Results on other testbeds (`ID@TESTBED/`) feed the claims-by-testbed
+    matrix."""
+    found = sorted(p.parent.name for p in out_dir.glob("*/summary.json") if not p.parent.name.startswith("."))
+    ids = list(experiments) + [d for d in found if "@" not in d and d not in experiments]
+    entries = [e for e in (_entry(out_dir, d, experiments.get(d), failures) for d in ids) if e is not None]
+    others = [d for d in [*found, *failures] if "@" in d]
+    variants = [e for e in (_entry(out_dir, d, experiments.get(d.split("@")[0]), failures) for d in dict.fromkeys(others)) if e]
     index = out_dir / "index.html"
     with atomic(index) as tmp:
-        tmp.write_text(_page(out_dir, entries), encoding="utf-8")
+        tmp.write_text(_page(out_dir, entries, variants), encoding="utf-8")
     return index
+
+
+def _entry(out_dir: Path, dir_name: str, experiment: Experiment | None, failures: dict[str, str]) -> Entry | None:
+    """One result directory's entry: its summary, or the error that left it without one;
+    None for a directory with neither."""
+    if dir_name in failures:
+        return (dir_name, experiment, None, failures[dir_name])
+    try:
+        summary = _check_summary(json.loads((out_dir / dir_name / "summary.json").read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        return (dir_name, experiment, None, f"unreadable summary.json: {e}")
+    return (dir_name, experiment, summary, None)
 
 
 def _check_summary(summary: Any) -> dict[str, Any]:
@@ -131,7 +131,7 @@ def serve(httpd: http.server.ThreadingHTTPServer, directory: Path) -> None:
 # --- page -------------------------------------------------------------------------------
 
 
-def _page(out_dir: Path, entries: list[Entry]) -> str:
+def _page(out_dir: Path, entries: list[Entry], variants: list[Entry]) -> str:
     generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     ordered = sorted(entries, key=_failures_first)
     return "\n".join(
@@ -145,12 +145,13 @@ def _page(out_dir: Path, entries: list[Entry]) -> str:
             _provenance(entries, generated),
             _per_paper(entries),
             _failing(entries),
+            _matrix(entries, variants),
             _overview(ordered),
             *(
-                _failed_section(exp_id, module, error)
+                _failed_section(exp_id, experiment, error)
                 if error is not None
-                else _section(out_dir, exp_id, module, summary or {})
-                for exp_id, module, summary, error in ordered
+                else _section(out_dir, exp_id, experiment, summary or {})
+                for exp_id, experiment, summary, error in ordered
             ),
             "</body></html>",
         ]
@@ -165,9 +166,22 @@ def _failures_first(entry: Entry) -> int:
     return 1 if held < total else 2
 
 
-def _held(summary: dict[str, Any] | None) -> tuple[int, int]:
-    claims = (summary or {}).get("claims") or []
+def _held(summary: dict[str, Any] | None, paper: bool | None = None) -> tuple[int, int]:
+    """Claims holding and claims, of every kind (``paper`` None), of the paper's (True) or of
+    our own checks (False). A claim without a kind, from an older dcsim, is the paper's."""
+    claims = [
+        c
+        for c in (summary or {}).get("claims") or []
+        if paper is None or (c.get("kind", "paper") == "paper") == paper
+    ]
     return sum(c.get("holds") is True for c in claims), len(claims)
+
+
+def headline(summaries: list[dict[str, Any]]) -> str:
+    """ "N of M paper claims hold; K of L checks hold" over ``summaries``."""
+    held, total = (sum(x) for x in zip((0, 0), *(_held(s, True) for s in summaries)))
+    checks_held, checks = (sum(x) for x in zip((0, 0), *(_held(s, False) for s in summaries)))
+    return f"{held} of {total} paper claims hold; {checks_held} of {checks} checks hold"
 
 
 def _provenance(entries: list[Entry], generated: str) -> str:
@@ -193,38 +207,37 @@ def _provenance(entries: list[Entry], generated: str) -> str:
 
 
 def _per_paper(entries: list[Entry]) -> str:
-    tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # held, total, exps, broken
+    # paper claims held, paper claims, checks held, checks, experiments, failed to run
+    tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
     citations: dict[str, str] = {}
     for exp_id, _, summary, error in entries:
-        name, citation = paper_of(exp_id)
-        citations[name] = citation
-        t = tally[name]
-        t[2] += 1
+        paper = paper_of(exp_id)
+        citations[paper.short] = paper.citation
+        t = tally[paper.short]
+        t[4] += 1
         if error is not None:
-            t[3] += 1
+            t[5] += 1
             continue
-        held, total = _held(summary)
-        t[0] += held
-        t[1] += total
+        t[0:2] = [x + y for x, y in zip(t[0:2], _held(summary, True))]
+        t[2:4] = [x + y for x, y in zip(t[2:4], _held(summary, False))]
     rows = []
-    for name in sorted(tally, key=lambda n: (tally[n][0] - tally[n][1] == 0 and not tally[n][3], n)):
-        held, total, exps, broken = tally[name]
-        failing = total - held
-        status = (
-            f'<td class="fails">{failing} fail</td>' if failing else '<td class="holds">all hold</td>'
-        )
+    for name in sorted(tally, key=lambda n: (tally[n][0] == tally[n][1] and tally[n][2] == tally[n][3] and not tally[n][5], n)):
+        held, total, checks_held, checks, exps, broken = tally[name]
+        failing = total - held + checks - checks_held
+        status = f'<td class="fails">{failing} fail</td>' if failing else '<td class="holds">all hold</td>'
         broken_note = f", {broken} failed to run" if broken else ""
         rows.append(
             f"<tr><td>{escape(name)}</td><td>{escape(citations[name])}</td>"
-            f'<td class="num">{held} / {total}</td>{status}'
+            f'<td class="num">{held} / {total}</td><td class="num">{checks_held} / {checks}</td>{status}'
             f'<td class="num">{exps}{broken_note}</td></tr>'
         )
-    held_all = sum(t[0] for t in tally.values())
-    total_all = sum(t[1] for t in tally.values())
+    summaries = [s for _, _, s, _ in entries if s is not None]
     return (
-        f"<p><strong>{held_all} of {total_all} claims hold</strong> over "
-        f"{len(entries)} experiments.</p>"
-        "<table><tr><th>paper</th><th>source</th><th>claims holding</th><th></th>"
+        f"<p><strong>{escape(headline(summaries))}</strong> over {len(entries)} experiments. "
+        "A <em>paper</em> claim is the paper's own statement; a <em>check</em> is ours: a property "
+        "of the run the measurement depends on, a calibration to a published number, or a number "
+        "derived from the paper's analysis or figures.</p>"
+        "<table><tr><th>paper</th><th>source</th><th>paper claims holding</th><th>checks holding</th><th></th>"
         "<th>experiments</th></tr>" + "".join(rows) + "</table>"
     )
 
@@ -238,9 +251,10 @@ def _failing(entries: list[Entry]) -> str:
             continue
         for claim in (summary or {}).get("claims") or []:
             if claim.get("holds") is not True:
+                kind = claim.get("kind", "paper")
                 items.append(
                     f"<li>{link}: {escape(str(claim.get('claim')))} "
-                    f"<span class=\"meta\">(paper: {escape(str(claim.get('paper')))}; "
+                    f"<span class=\"meta\">({escape(kind)}; paper: {escape(str(claim.get('paper')))}; "
                     f"ours: {escape(str(claim.get('measured')))})</span></li>"
                 )
     if not items:
@@ -248,35 +262,81 @@ def _failing(entries: list[Entry]) -> str:
     return "<h2>Claims that do not hold</h2><ul class=\"failing\">" + "".join(items) + "</ul>"
 
 
+def _matrix(entries: list[Entry], variants: list[Entry]) -> str:
+    """Claims by testbed for every experiment that ran on more than its own testbed: one row
+    per claim, one column per testbed, the outcome with what we measured as its tooltip."""
+    if not variants:
+        return ""
+    own = {exp_id: summary for exp_id, _, summary, _ in entries}
+    by_exp: dict[str, dict[str, dict[str, Any] | None]] = defaultdict(dict)
+    for dir_name, _, summary, _ in variants:
+        exp_id, testbed = dir_name.split("@", 1)
+        mine = own.get(exp_id)
+        if mine is not None:
+            by_exp[exp_id][str(mine.get("testbed") or "own")] = mine
+        by_exp[exp_id][testbed] = summary
+    parts = [
+        "<h2>Claims by testbed</h2><p>Each experiment below also ran on other testbeds "
+        "(<code>dcsim reproduce --testbeds</code>); its first column is its paper's own.</p>"
+    ]
+    for exp_id, runs in by_exp.items():
+        testbeds = list(runs)
+        claims: dict[str, dict[str, Any]] = {}
+        for summary in runs.values():
+            for c in (summary or {}).get("claims") or []:
+                claims.setdefault(str(c.get("id") or c.get("claim")), c)
+        head = "".join(f"<th>{escape(t)}</th>" for t in testbeds)
+        body = []
+        for cid, c in claims.items():
+            cells = []
+            for t in testbeds:
+                got = next((x for x in (runs[t] or {}).get("claims") or [] if str(x.get("id") or x.get("claim")) == cid), None)
+                if got is None:
+                    cells.append('<td class="undecided">–</td>')
+                else:
+                    mark = _holds_cell(got.get("holds"))
+                    cells.append(mark.replace("<td ", f'<td title="{escape(str(got.get("measured")))}" ', 1))
+            body.append(
+                f"<tr><td><code>{escape(cid)}</code></td><td>{escape(str(c.get('kind', 'paper')))}</td>{''.join(cells)}</tr>"
+            )
+        parts.append(
+            f'<h3><a href="#{escape(exp_id)}">{escape(exp_id)}</a></h3>'
+            f"<table><tr><th>claim</th><th>kind</th>{head}</tr>{''.join(body)}</table>"
+        )
+    return "\n".join(parts)
+
+
 def _overview(entries: list[Entry]) -> str:
     rows = []
-    for exp_id, module, summary, error in entries:
+    for exp_id, experiment, summary, error in entries:
         link = f'<a href="#{escape(exp_id)}">{escape(exp_id)}</a>'
-        title = _title(module, summary, exp_id)
+        title = _title(experiment, summary, exp_id)
         if error is not None:
             rows.append(
                 f"<tr><td>{link}</td><td>{escape(title)}</td><td></td>"
-                '<td class="fails">failed to run</td><td></td></tr>'
+                '<td class="fails">failed to run</td><td></td><td></td></tr>'
             )
             continue
         done = summary or {}  # an entry without an error has its summary
-        held, total = _held(done)
-        cls = "holds" if held == total else "fails"
+        cells = []
+        for paper in (True, False):
+            held, total = _held(done, paper)
+            cls = "holds" if held == total else "fails"
+            cells.append(f'<td class="num {cls}">{held} / {total}</td>')
         rows.append(
             f"<tr><td>{link}</td><td>{escape(title)}</td>"
-            f"<td>{escape(str(done.get('scale', '')))}</td>"
-            f'<td class="num {cls}">{held} / {total}</td>'
+            f"<td>{escape(str(done.get('scale', '')))}</td>{''.join(cells)}"
             f'<td class="num">{float(done.get("wall_seconds") or 0):.1f}</td></tr>'
         )
     return (
         "<h2>Experiments</h2>"
         "<table><tr><th>experiment</th><th>title</th><th>scale</th>"
-        "<th>claims holding</th><th>wall seconds</th></tr>" + "".join(rows) + "</table>"
+        "<th>paper claims holding</th><th>checks holding</th><th>wall seconds</th></tr>" + "".join(rows) + "</table>"
     )
 
 
-def _title(module: ModuleType | None, summary: dict[str, Any] | None, exp_id: str) -> str:
-    return str((summary or {}).get("title") or getattr(module, "TITLE", exp_id))
+def _title(experiment: Experiment | None, summary: dict[str, Any] | None, exp_id: str) -> str:
+    return str((summary or {}).get("title") or (experiment.full_title if experiment else exp_id))
 
 
 def _wide(png: Path) -> str:
@@ -294,18 +354,10 @@ def _wide(png: Path) -> str:
     return ' class="wide"' if height and width > 1.6 * height else ""
 
 
-def _section(
-    out_dir: Path, exp_id: str, module: ModuleType | None, summary: dict[str, Any]
-) -> str:
-    title = _title(module, summary, exp_id)
-    claim_rows = "".join(
-        f"<tr><td>{escape(str(claim.get('claim')))}</td><td>{escape(str(claim.get('paper')))}</td>"
-        f"<td>{escape(str(claim.get('measured')))}</td>{_holds_cell(claim.get('holds'))}</tr>"
-        for claim in summary.get("claims") or []
-    )
-    files = sorted(
-        p.relative_to(out_dir).as_posix() for p in (out_dir / exp_id).rglob("*") if p.is_file()
-    )
+def _section(out_dir: Path, exp_id: str, experiment: Experiment | None, summary: dict[str, Any]) -> str:
+    title = _title(experiment, summary, exp_id)
+    claim_rows = "".join(_claim_row(claim) for claim in summary.get("claims") or [])
+    files = sorted(p.relative_to(out_dir).as_posix() for p in (out_dir / exp_id).rglob("*") if p.is_file())
     figures = "".join(
         f'<figure{_wide(out_dir / name)}><a href="{quote(name)}"><img src="{quote(name)}" alt="{escape(name)}"></a>'
         f"<figcaption>{escape(Path(name).name)}</figcaption></figure>"
@@ -313,16 +365,14 @@ def _section(
         if name.endswith(".png")
     )
     data_links = ", ".join(
-        f'<a href="{quote(name)}">{escape(Path(name).name)}</a>'
-        for name in files
-        if name.endswith(_DATA_SUFFIXES)
+        f'<a href="{quote(name)}">{escape(Path(name).name)}</a>' for name in files if name.endswith(_DATA_SUFFIXES)
     )
-    _, citation = paper_of(exp_id)
-    figure = summary.get("reproduces") or reproduces(title)
+    citation = paper_of(exp_id).citation
+    figure = summary.get("reproduces") or title.split(":", 1)[0]
     seeds = ", ".join(map(str, summary.get("seeds") or [])) or "not recorded"
     stacks = ", ".join(map(str, summary.get("stacks") or [])) or "not recorded"
     sims = summary.get("simulations") or {}
-    description = getattr(module, "DESCRIPTION", "")
+    description = experiment.description if experiment else ""
     metrics = json.dumps(summary.get("metrics", {}), indent=2, sort_keys=True)
     return "\n".join(
         [
@@ -331,20 +381,37 @@ def _section(
             f"<p>Reproduces <strong>{escape(figure)}</strong> of {escape(citation)}."
             + (f" {escape(description)}" if description else "")
             + "</p>",
-            f'<p class="meta">hosts\' TCP stack (docs/stacks.md): {escape(stacks)}; '
+            f'<p class="meta">testbed {escape(str(summary.get("testbed") or "not recorded"))} '
+            f"(<code>dcsim list --testbeds</code>); hosts' TCP stack (docs/stacks.md): {escape(stacks)}; "
             f'scale {escape(str(summary.get("scale", "")))}; '
             f"{float(summary.get('wall_seconds') or 0):.1f} s wall clock; seeds {escape(seeds)}; "
             f"{sims.get('run', '?')} simulations run, {sims.get('from_cache', 0)} from the cache; "
             f"engine {escape(str(summary.get('engine') or 'not recorded'))}</p>",
-            "<table><tr><th>claim</th><th>paper</th><th>ours</th><th>holds</th></tr>"
+            "<table><tr><th>claim</th><th>kind</th><th>paper</th><th>ours</th><th>holds</th></tr>"
             f"{claim_rows}</table>",
             _published_tables(summary.get("tables") or []),
             f"<div>{figures}</div>",
-            _parameters(module, str(summary.get("scale", ""))),
+            _parameters(experiment, str(summary.get("scale", ""))),
             f"<p>Data and vector plots: {data_links or 'none'}</p>",
             f"<details><summary>measured values (metrics)</summary><pre>{escape(metrics)}</pre></details>",
             "</section>",
         ]
+    )
+
+
+def _claim_row(claim: dict[str, Any]) -> str:
+    """A claim: what is checked (with its id), whose claim it is, the paper's value (with its
+    words and section), ours, and whether it holds."""
+    cid = f'<br><code class="meta">{escape(str(claim["id"]))}</code>' if claim.get("id") else ""
+    kind = str(claim.get("kind", "paper"))
+    words = ""
+    if claim.get("quote"):
+        words = f'<br><span class="meta">"{escape(str(claim["quote"]))}" ({escape(str(claim.get("section", "")))})</span>'
+    return (
+        f"<tr><td>{escape(str(claim.get('claim')))}{cid}</td>"
+        f'<td title="{escape(KINDS.get(kind, kind))}">{escape(kind)}</td>'
+        f"<td>{escape(str(claim.get('paper')))}{words}</td>"
+        f"<td>{escape(str(claim.get('measured')))}</td>{_holds_cell(claim.get('holds'))}</tr>"
     )
 
 
@@ -373,23 +440,18 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _parameters(module: ModuleType | None, scale: str) -> str:
-    """The experiment's settings at this scale, and its setup and assumptions (docstring)."""
-    if module is None:
+def _parameters(experiment: Experiment | None, scale: str) -> str:
+    """The experiment's settings at this scale, and its setup and assumptions (its notes)."""
+    if experiment is None:
         return ""
     parts = []
-    settings = getattr(module, "SCALES", None)
-    if isinstance(settings, dict) and isinstance(settings.get(scale), dict):
-        rows = "".join(
-            f"<tr><td>{escape(str(k))}</td><td>{escape(_short(v))}</td></tr>"
-            for k, v in settings[scale].items()
-        )
+    settings = experiment.scales.get(scale)
+    if isinstance(settings, dict):
+        rows = "".join(f"<tr><td>{escape(str(k))}</td><td>{escape(_short(v))}</td></tr>" for k, v in settings.items())
         parts.append(f"<table><tr><th>parameter ({escape(scale)})</th><th>value</th></tr>{rows}</table>")
-    doc = inspect.getdoc(module)
-    if doc:
-        parts.append(
-            f"<details><summary>setup, parameters and assumptions</summary><pre>{escape(doc)}</pre></details>"
-        )
+    if experiment.notes.strip():
+        notes = inspect.cleandoc(experiment.notes)
+        parts.append(f"<details><summary>setup, parameters and assumptions</summary><pre>{escape(notes)}</pre></details>")
     return "\n".join(parts)
 
 
@@ -398,9 +460,9 @@ def _short(value: Any) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-def _failed_section(exp_id: str, module: ModuleType | None, error: str) -> str:
+def _failed_section(exp_id: str, experiment: Experiment | None, error: str) -> str:
     return (
-        f'<section id="{escape(exp_id)}"><h2>{escape(_title(module, None, exp_id))} '
+        f'<section id="{escape(exp_id)}"><h2>{escape(_title(experiment, None, exp_id))} '
         f"<small>({escape(exp_id)})</small></h2>"
         f'<p class="fails">Failed to run: {escape(error)}</p></section>'
     )

@@ -2,15 +2,16 @@
 
 Layout of the directory ``OUT``:
 
-- ``OUT/ID/``: one experiment's ``summary.json``, data files and plots. An experiment runs
-  into ``OUT/.ID.partial/`` and only a finished one replaces ``OUT/ID/`` (one rename), so an
+- ``OUT/ID/``: one experiment's ``summary.json``, data files and plots, on its own testbed;
+  ``OUT/ID@TESTBED/`` the same on another testbed (``--testbed``). An experiment runs into
+  ``OUT/.ID.partial/`` and only a finished one replaces ``OUT/ID/`` (one rename), so an
   interrupted or failed run leaves the previous results whole and no half-written file.
 - ``OUT/.cache/``: one entry per simulation (:mod:`dcsim.executor`); a rerun only simulates
   scenarios whose content or engine changed.
 - ``OUT/index.html``: the report (:mod:`dcsim.report`).
 
-An experiment whose summary was written by the same engine build, at the same scale, by the
-same experiment code (its cache key) is not run again unless ``force``.
+An experiment whose summary was written by the same engine build, at the same scale, on the
+same testbed, by the same experiment code (its cache key) is not run again unless ``force``.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ import shutil
 import sys
 import time
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from rich.console import Console
@@ -33,7 +34,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from . import executor, report
-from .experiments import paper_of, reproduces
+from .experiments import Experiment, paper_of, runner, testbed_for
 from .files import plain, write_json
 
 CACHE_DIR = ".cache"
@@ -41,10 +42,12 @@ CACHE_DIR = ".cache"
 
 @dataclass
 class Outcome:
-    exp_id: str
+    exp_id: str  # the directory's name: ID, or ID@TESTBED on another testbed
     status: str  # "ran", "cached" (results kept), "failed"
-    held: int = 0
+    held: int = 0  # paper claims holding, of `claims`
     claims: int = 0
+    checks_held: int = 0  # our own checks (every other kind) holding, of `checks`
+    checks: int = 0
     wall_seconds: float = 0.0
     simulated: int = 0
     from_cache: int = 0
@@ -52,7 +55,7 @@ class Outcome:
 
 
 def run(
-    registry: dict[str, ModuleType],
+    registry: dict[str, Experiment],
     selected: list[str],
     scale: str,
     out: Path,
@@ -60,10 +63,12 @@ def run(
     force: bool = False,
     quiet: bool = False,
     scheduler: str | None = None,
+    testbeds: Sequence[str | None] = (None,),
 ) -> tuple[list[Outcome], Path]:
-    """Run ``selected`` experiments of ``registry`` into ``out``; then write the report.
-    Returns the outcomes and the report's path. Ctrl-C stops after cleaning up the
-    experiment in progress; the report then covers every finished one."""
+    """Run ``selected`` experiments of ``registry`` into ``out``, each on each of ``testbeds``
+    (None: its own); then write the report. Returns the outcomes and the report's path.
+    Ctrl-C stops after cleaning up the experiment in progress; the report then covers every
+    finished one."""
     console = Console(stderr=True, quiet=quiet)  # progress bars and interruptions
     said = executor.report_console(quiet)  # each experiment's outcome and the closing table
     live = console.is_terminal and not quiet
@@ -79,17 +84,18 @@ def run(
     )
     try:
         with progress:
-            overall = progress.add_task("experiments", total=len(selected))
-            for n, exp_id in enumerate(selected, 1):
-                module = registry[exp_id]
-                prefix = f"[{n}/{len(selected)}] {exp_id}"
-                sims = progress.add_task(f"{exp_id}: simulations", total=0)
-                outcome = _one(module, exp_id, scale, out, jobs, force, scheduler, progress, sims, said, prefix)
+            todo = [(registry[exp_id], name) for exp_id in selected for name in testbeds]
+            overall = progress.add_task("experiments", total=len(todo))
+            for n, (experiment, name) in enumerate(todo, 1):
+                dir_name = result_dir_name(experiment, name)
+                prefix = f"[{n}/{len(todo)}] {dir_name}"
+                sims = progress.add_task(f"{dir_name}: simulations", total=0)
+                outcome = _one(experiment, name, scale, out, jobs, force, scheduler, progress, sims, said, prefix)
                 progress.remove_task(sims)
                 progress.advance(overall)
                 outcomes.append(outcome)
                 if outcome.status == "failed":
-                    failures[exp_id] = outcome.error or "failed"
+                    failures[dir_name] = outcome.error or "failed"
     except KeyboardInterrupt:
         if any(p.parent.name[:1] != "." for p in out.glob("*/summary.json")):
             _say(console, "interrupted: finished experiments are kept; writing the report")
@@ -103,9 +109,29 @@ def run(
     return outcomes, index
 
 
+def result_dir_name(experiment: Experiment, testbed: str | None) -> str:
+    """Where an experiment's results go in the output directory: ``ID`` on its own testbed,
+    ``ID@TESTBED`` on another."""
+    name = testbed_for(experiment, testbed).name
+    return experiment.id if name == experiment.testbed else f"{experiment.id}@{name}"
+
+
+def tally(claims: list[dict[str, Any]]) -> tuple[int, int, int, int]:
+    """Paper claims holding and counted, then our own checks (every other kind) holding and
+    counted. A claim without a kind (a summary of an older dcsim) counts as the paper's."""
+    paper = [c for c in claims if c.get("kind", "paper") == "paper"]
+    checks = [c for c in claims if c.get("kind", "paper") != "paper"]
+    return (
+        sum(c.get("holds") is True for c in paper),
+        len(paper),
+        sum(c.get("holds") is True for c in checks),
+        len(checks),
+    )
+
+
 def _one(
-    module: ModuleType,
-    exp_id: str,
+    experiment: Experiment,
+    testbed_name: str | None,
     scale: str,
     out: Path,
     jobs: int,
@@ -116,15 +142,17 @@ def _one(
     console: Console,
     prefix: str,
 ) -> Outcome:
+    testbed = testbed_for(experiment, testbed_name)
+    exp_id = result_dir_name(experiment, testbed_name)
     final = out / exp_id
-    key = _experiment_key(module, scale)
+    key = _experiment_key(scale, testbed.name)
     previous = _read_summary(final)
-    if not force and key is not None and previous is not None and previous.get("cache_key") == key and _intact(final, previous):
-        held = sum(c.get("holds") is True for c in previous.get("claims", []))
-        _say(console, f"{prefix}: unchanged since its last run, kept ({held} of {len(previous['claims'])} claims hold)")
-        return Outcome(exp_id, "cached", held, len(previous["claims"]), float(previous.get("wall_seconds", 0.0)))
+    if not force and previous is not None and previous.get("cache_key") == key and _intact(final, previous):
+        counts = tally(previous.get("claims", []))
+        _say(console, f"{prefix}: unchanged since its last run, kept ({_counted(*counts)})")
+        return Outcome(exp_id, "cached", *counts, float(previous.get("wall_seconds", 0.0)))
 
-    _say(console, f"{prefix}: {module.TITLE} ({scale}) ...")
+    _say(console, f"{prefix}: {experiment.full_title} ({scale}, {testbed.name}) ...")
     staging = out / f".{exp_id}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -138,21 +166,23 @@ def _one(
     start = time.perf_counter()
     try:
         with executor.using(ctx):
-            outcome = module.run(scale, staging, jobs)
-        paper, citation = paper_of(exp_id)
+            outcome = runner.run(experiment, scale, staging, jobs, testbed)
+        paper = paper_of(experiment.id)
         summary = plain(
             {
-                "id": exp_id,
-                "title": module.TITLE,
+                "id": experiment.id,
+                "title": experiment.full_title,
                 "scale": scale,
                 "wall_seconds": round(time.perf_counter() - start, 3),
                 "claims": outcome["claims"],
                 "metrics": outcome["metrics"],
                 # Tables the source publishes, with its numbers beside ours (the report shows them).
-                "tables": outcome.get("tables", []),
-                "paper": paper,
-                "citation": citation,
-                "reproduces": reproduces(module.TITLE),
+                "tables": outcome["tables"],
+                "paper": paper.short,
+                "citation": paper.citation,
+                "reproduces": experiment.reproduces,
+                # The testbed its scenarios were built for (`dcsim list --testbeds`).
+                "testbed": testbed.name,
                 "engine": executor.engine_fingerprint(),
                 "seeds": sorted(ctx.seeds),
                 # The hosts' TCP stack profiles its scenarios ran (docs/stacks.md).
@@ -176,20 +206,14 @@ def _one(
         _say(console, f"{prefix}: FAILED ({error})")
         return Outcome(exp_id, "failed", error=error, simulated=ctx.simulated, from_cache=ctx.from_cache)
     _replace_dir(staging, final)
-    held = sum(claim["holds"] is True for claim in summary["claims"])
-    _say(
-        console,
-        f"{prefix}: done in {summary['wall_seconds']:.1f} s, {held} of {len(summary['claims'])} claims hold"
-    )
-    return Outcome(
-        exp_id,
-        "ran",
-        held,
-        len(summary["claims"]),
-        summary["wall_seconds"],
-        ctx.simulated,
-        ctx.from_cache,
-    )
+    counts = tally(summary["claims"])
+    _say(console, f"{prefix}: done in {summary['wall_seconds']:.1f} s, {_counted(*counts)}")
+    return Outcome(exp_id, "ran", *counts, summary["wall_seconds"], ctx.simulated, ctx.from_cache)
+
+
+def _counted(held: int, claims: int, checks_held: int, checks: int) -> str:
+    text = f"{held} of {claims} paper claims hold"
+    return text + (f", {checks_held} of {checks} checks" if checks else "")
 
 
 def _outputs(exp_dir: Path) -> dict[str, int]:
@@ -233,25 +257,22 @@ def _read_summary(exp_dir: Path) -> dict[str, Any] | None:
         return None
 
 
-def _experiment_key(module: ModuleType, scale: str) -> str | None:
-    """Engine build, scale and the experiment code (its module and the package's shared
-    helpers); None for a module without a source file (always run)."""
-    source = getattr(module, "__file__", None)
-    if not source:
-        return None
-    h = hashlib.sha256(f"{executor.engine_fingerprint()}\n{scale}\n".encode())
-    h.update(Path(source).read_bytes())
+def _experiment_key(scale: str, testbed: str) -> str:
+    """Engine build, scale, testbed and the experiment code: every module of the
+    experiments package and of the package's run path (an experiment's results depend on
+    its declaration, its paper's shared runs and testbeds, and the runner)."""
+    h = hashlib.sha256(f"{executor.engine_fingerprint()}\n{scale}\n{testbed}\n".encode())
     h.update(_package_digest().encode())
     return h.hexdigest()
 
 
 @cache
 def _package_digest() -> str:
-    """Digest of every module of the experiments package and of the package's run path."""
     here = Path(__file__).parent
     h = hashlib.sha256()
-    for path in sorted([*(here / "experiments").glob("*.py"), here / "executor.py", here / "run.py"]):
-        h.update(path.name.encode())
+    sources = [*(here / "experiments").rglob("*.py"), *(here / name for name in ("executor.py", "run.py", "results.py", "files.py"))]
+    for path in sorted(sources):
+        h.update(path.relative_to(here).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()
 
@@ -260,19 +281,19 @@ def _table(outcomes: list[Outcome]) -> Table:
     table = Table(title="dcsim reproduce", title_justify="left")
     for name, justify in (
         ("experiment", "left"),
-        ("claims holding", "right"),
+        ("paper claims holding", "right"),
+        ("checks holding", "right"),
         ("wall s", "right"),
         ("simulations run / cached", "right"),
         ("note", "left"),
     ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for o in sorted(outcomes, key=lambda o: (o.status != "failed", o.held == o.claims)):
+    for o in sorted(outcomes, key=lambda o: (o.status != "failed", (o.held, o.checks_held) == (o.claims, o.checks))):
         note = {"failed": f"[red]failed: {escape(o.error or '')}[/red]", "cached": "unchanged, kept"}.get(o.status, "")
-        claims = "" if o.status == "failed" else f"{o.held} / {o.claims}"
-        style = "red" if o.status == "failed" or o.held < o.claims else ""
         table.add_row(
             o.exp_id,
-            f"[{style}]{claims}[/{style}]" if style and claims else claims,
+            _cell(o, o.held, o.claims),
+            _cell(o, o.checks_held, o.checks),
             f"{o.wall_seconds:.1f}",
             f"{o.simulated} / {o.from_cache}",
             note,
@@ -280,8 +301,14 @@ def _table(outcomes: list[Outcome]) -> Table:
     return table
 
 
+def _cell(o: Outcome, held: int, total: int) -> str:
+    if o.status == "failed":
+        return ""
+    return f"[red]{held} / {total}[/red]" if held < total else f"{held} / {total}"
+
+
 def _say(console: Console, text: str) -> None:
     console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
-__all__ = ["Outcome", "run"]
+__all__ = ["Outcome", "result_dir_name", "run", "tally"]

@@ -54,6 +54,17 @@ class Results:
         return self.raw["name"]
 
     @property
+    def duration_s(self) -> float:
+        """The simulated time the run ended at (`sim.duration_s`, or the last query round's
+        end with `sim.stop_when_queries_done`)."""
+        return self.raw["duration_s"]
+
+    @property
+    def warmup_s(self) -> float:
+        """Where the measurement window began."""
+        return self.raw["warmup_s"]
+
+    @property
     def events(self) -> int:
         """Events the engine processed."""
         return self.raw["events"]
@@ -170,6 +181,76 @@ class Results:
             port_name=_labels(self.raw["ports"]["name"], columns["port"]),
             sack=np.fromiter(cells, dtype=object, count=len(cells)),
         )
+
+    # --- what experiments read: one port, totals over flows, rows as Python values ---------
+
+    def port(self, name: str) -> dict[str, Any]:
+        """One port's counters (its row of `ports` as Python values) with its occupancy
+        histogram, `occupancy_time_s` (:meth:`occupancy`). KeyError naming the ports there are
+        for a port the run does not have."""
+        i = self._port_index(name)
+        return rows(self.raw["ports"])[i] | {"occupancy_time_s": occupancy(self.raw)[i]}
+
+    def occupancy(self, name: str) -> np.ndarray:
+        """Seconds port `name` held exactly n packets in the measurement window, by n."""
+        return occupancy(self.raw)[self._port_index(name)]
+
+    def queue_stats(self, name: str) -> dict[str, Any]:
+        """Time-weighted queue statistics (packets) of one port over the measurement window,
+        with its drops, marks and utilisation."""
+        p = self.port(name)
+        occ = p["occupancy_time_s"]
+        return {
+            "mean_packets": float(p["mean_packets"]),
+            "p1_packets": occupancy_quantile(occ, 0.01),
+            "p5_packets": occupancy_quantile(occ, 0.05),
+            "median_packets": occupancy_quantile(occ, 0.5),
+            "p95_packets": occupancy_quantile(occ, 0.95),
+            "p99_packets": occupancy_quantile(occ, 0.99),
+            "max_packets": int(p["max_packets"]),
+            "max_bytes": int(p["max_bytes"]),
+            "drops": int(p["drops_buffer"]) + int(p["drops_aqm"]),
+            "marks": int(p["marks"]),
+            "utilization": float(p["utilization"]),
+        }
+
+    def queue_series(
+        self, name: str, t_from: float | None = None, t_to: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The sampled queue of one port, `(t_s, packets, bytes)` in time order, optionally
+        cut to [t_from, t_to]."""
+        qs = self.raw["queue_samples"]
+        sel = np.asarray(qs["port"], dtype=np.int64) == self._port_index(name)
+        t = np.asarray(qs["t_s"], dtype=float)[sel]
+        pk = np.asarray(qs["packets"], dtype=float)[sel]
+        by = np.asarray(qs["bytes"], dtype=float)[sel]
+        order = np.argsort(t, kind="stable")
+        t, pk, by = t[order], pk[order], by[order]
+        keep = np.ones(len(t), dtype=bool)
+        if t_from is not None:
+            keep &= t >= t_from
+        if t_to is not None:
+            keep &= t <= t_to
+        return t[keep], pk[keep], by[keep]
+
+    def goodput_bps(self) -> float:
+        """The flows' goodput over the measurement window, summed: bit/s."""
+        return float(sum(self.raw["flows"]["goodput_bps"].tolist()))
+
+    def total(self, column: str) -> int:
+        """A per-flow counter (`timeouts`, `retransmits`, ...) summed over the flows."""
+        return int(sum(self.raw["flows"][column].tolist()))
+
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        """A table's rows as dicts of Python values, as summary.json has them (`flows`,
+        `queries`, `ports`, `udp`, ...): a missing number is None."""
+        return rows(self.raw[table])
+
+    def _port_index(self, name: str) -> int:
+        names = self.raw["ports"]["name"].tolist()
+        if name not in names:
+            raise KeyError(f"port {name!r} not in results (have {names})")
+        return names.index(name)
 
     def fct_stats(self, buckets: Sequence[float] | None = None, by: str | Sequence[str] | None = None) -> pd.DataFrame:
         """Flow-completion-time statistics of the flows with a size, per size bucket (the DCTCP
@@ -302,16 +383,42 @@ def _labels(names: Sequence[str] | np.ndarray, codes: np.ndarray) -> Any:
 def _queue_quantiles(occupancy_time_s: Sequence[float] | np.ndarray) -> dict[str, int | None]:
     """Time-weighted quantiles of the queue length, from the occupancy histogram."""
     names = [f"queue_p{round(q * 100)}_packets" for q in QUEUE_QUANTILES]
-    seconds = np.asarray(occupancy_time_s, dtype=float)
-    total = seconds.sum()
-    if total <= 0:
+    if np.asarray(occupancy_time_s, dtype=float).sum() <= 0:
         return dict.fromkeys(names)
-    cdf = np.cumsum(seconds) / total
-    # The smallest n with P(queue <= n) >= q; the clip guards against rounding in the sum.
-    return {
-        name: min(int(np.searchsorted(cdf, q)), len(cdf) - 1)
-        for name, q in zip(names, QUEUE_QUANTILES, strict=True)
-    }
+    return {name: occupancy_quantile(occupancy_time_s, q) for name, q in zip(names, QUEUE_QUANTILES, strict=True)}
+
+
+# A port's occupancy histogram: `occupancy_time_s[n]` = seconds it held exactly n packets in
+# the measurement window, the exact time-weighted distribution that sampling estimates.
+
+
+def occupancy_pmf(occupancy_time_s: Sequence[float] | np.ndarray) -> np.ndarray:
+    """The fraction of the window at each queue length (zeros for an empty window)."""
+    w = np.asarray(occupancy_time_s, dtype=float)
+    s = w.sum()
+    if s <= 0:
+        return np.zeros(max(len(w), 1))
+    return w / s
+
+
+def occupancy_cdf(occupancy_time_s: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`(n, P[queue <= n])` for n = 0..max, time-weighted."""
+    p = occupancy_pmf(occupancy_time_s)
+    return np.arange(len(p)), np.minimum(np.cumsum(p), 1.0)
+
+
+def occupancy_quantile(occupancy_time_s: Sequence[float] | np.ndarray, q: float) -> int:
+    """The time-weighted quantile: the smallest n with P[queue <= n] >= q (within 1e-12,
+    which absorbs the rounding of the cumulative sum)."""
+    _, c = occupancy_cdf(occupancy_time_s)
+    i = int(np.searchsorted(c, q - 1e-12, side="left"))
+    return min(i, len(c) - 1)
+
+
+def occupancy_mean(occupancy_time_s: Sequence[float] | np.ndarray) -> float:
+    """The time-weighted mean queue length, packets."""
+    p = occupancy_pmf(occupancy_time_s)
+    return float(np.dot(np.arange(len(p)), p))
 
 
 def _query_summary(queries: Table) -> dict[str, Any]:

@@ -290,17 +290,33 @@ def _check_finite(value: Any, source: str, field: str) -> None:
             _check_finite(item, source, f"{field}[{i}]")
 
 
-def star(hosts: int, rate_gbps: float = 1.0, delay_us: float = 25.0) -> dict[str, Any]:
-    """A scenario with `hosts` hosts on one switch; host `i` sits on switch port `i`."""
-    return {
-        "topology": {
-            "kind": "star",
-            "hosts": hosts,
-            "link": {"rate_gbps": rate_gbps, "delay_us": delay_us},
-        }
-    }
+def star(hosts: int, rate_gbps: float = 1.0, delay_us: float = 25.0, framing_bytes: int | None = None) -> dict[str, Any]:
+    """A scenario with `hosts` hosts on one switch; host `i` sits on switch port `i`. Every
+    link runs at `rate_gbps` with `delay_us` one way (and `framing_bytes` of framing per
+    packet, when given; 38, Ethernet's, otherwise)."""
+    link: dict[str, Any] = {"rate_gbps": rate_gbps, "delay_us": delay_us}
+    if framing_bytes is not None:
+        link["framing_bytes"] = framing_bytes
+    return {"topology": {"kind": "star", "hosts": hosts, "link": link}}
 
 
-def long_flows(srcs: Iterable[int], dst: int, cc: str | None = None) -> list[dict[str, Any]]:
-    """Long-lived bulk flows from each of `srcs` to `dst`, all opening at t = 0."""
-    return [{"src": src, "dst": dst} | ({"cc": cc} if cc else {}) for src in srcs]
+def long_flows(
+    srcs: Iterable[int],
+    dst: int,
+    cc: str | None = None,
+    start_s: float | None = None,
+    start_jitter_us: float | None = None,
+) -> list[dict[str, Any]]:
+    """Long-lived bulk flows from each of `srcs` to `dst` that send as fast as they can, all
+    opening at t = 0 (or `start_s`), each within `start_jitter_us` of it when given."""
+    flows = []
+    for src in srcs:
+        flow: dict[str, Any] = {"src": src, "dst": dst}
+        if start_s is not None:
+            flow["start_s"] = start_s
+        if start_jitter_us:
+            flow["start_jitter_us"] = start_jitter_us
+        if cc:
+            flow["cc"] = cc
+        flows.append(flow)
+    return flows

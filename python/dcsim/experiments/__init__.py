@@ -1,105 +1,69 @@
-"""The paper-reproduction experiments, one module per figure, in paper order.
+"""The paper-reproduction experiments: one declaration per figure or table, one folder per
+paper, in paper order.
 
-Each module has ``ID``, ``TITLE``, ``DESCRIPTION`` (one line) and
-``run(scale, out_dir, jobs) -> {"claims": [...], "metrics": {...}}``; it writes the data
-behind each plot (CSV) and the plots (PNG + SVG) into ``out_dir``. ``scale`` is ``"quick"``
-(the whole suite in minutes) or ``"full"`` (the papers' durations).
+Each experiment is a :class:`~dcsim.experiments.declarations.Experiment`: what it reproduces,
+its testbed, the runs it needs, its analysis, its claims and its plots;
+:mod:`dcsim.experiments.runner` carries it out. Each paper's folder (``dctcp/``, ``ictcp/``,
+``cs244/``, ``judd/``) lists its experiments and defines its testbeds in ``testbeds.py``;
+:mod:`dcsim.experiments.stacks` adds a testbed of hosts alone per TCP stack profile.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from types import ModuleType
+from . import cs244, dctcp, ictcp, judd
+from .declarations import KINDS, PAPERS, Claim, Experiment, Metrics, Paper, Runs, Testbed
+from .stacks import stack_testbeds
 
 SCALES = ("quick", "full")
 
-# Module names in paper order: DCTCP, ICTCP, the CS244 reproduction, then the Judd slides.
-_MODULES = (
-    "dctcp_fig1",
-    "dctcp_fig7",
-    "dctcp_fig8",
-    "dctcp_fig9",
-    "dctcp_fig12",
-    "dctcp_pi",
-    "dctcp_burst_k",
-    "dctcp_fig13",
-    "dctcp_fig14",
-    "dctcp_fig15",
-    "dctcp_fig16",
-    "dctcp_fairness90",
-    "dctcp_convergence_sim",
-    "dctcp_fig17",
-    "dctcp_fig18",
-    "dctcp_fig19",
-    "dctcp_fig20",
-    "dctcp_incast_variants",
-    "dctcp_fig21",
-    "dctcp_table2",
-    "dctcp_fig22",
-    "dctcp_fig23",
-    "dctcp_fig24",
-    "dctcp_benchmark_more",
-    "ictcp_fig3",
-    "ictcp_fig4",
-    "ictcp_fig5",
-    "ictcp_host_calibration",
-    "ictcp_fig8",
-    "ictcp_fig9",
-    "ictcp_fig10",
-    "ictcp_fig11",
-    "ictcp_fig12",
-    "ictcp_fig13",
-    "ictcp_fig14",
-    "ictcp_bg_udp",
-    "ictcp_fig15",
-    "ictcp_sec5_buffer",
-    "cs244_fig2",
-    "cs244_fig3",
-    "cs244_fig4",
-    "judd_task_completion_pdf",
-    "judd_impact_of_timeouts",
-    "judd_coexistence",
-    "judd_red_ecn",
-    "judd_connection_establishment",
-    "judd_throughput_fairness",
-    "judd_latency_table",
-    "judd_stability_tcp",
-    "judd_stability_dctcp",
-    "judd_stability_tcp_2flows",
-    "judd_rcvbuf_off",
-    "judd_scale_table",
-)
-
-EXPERIMENTS: dict[str, ModuleType] = {
-    m.ID: m for m in (import_module(f".{name}", __name__) for name in _MODULES)
+EXPERIMENTS: dict[str, Experiment] = {
+    e.id: e for e in (*dctcp.EXPERIMENTS, *ictcp.EXPERIMENTS, *cs244.EXPERIMENTS, *judd.EXPERIMENTS)
 }
 
-# The source each experiment id reproduces, by its prefix: (short name, citation).
-PAPERS: dict[str, tuple[str, str]] = {
-    "dctcp": ("DCTCP", "Alizadeh et al., Data Center TCP (DCTCP), ACM SIGCOMM 2010"),
-    "ictcp": (
-        "ICTCP",
-        "Wu et al., ICTCP: Incast Congestion Control for TCP in Data-Center Networks, "
-        "IEEE/ACM ToN 2013",
-    ),
-    "cs244": ("CS244", "Stanford CS244 '17 reproduction of DCTCP Figs. 1, 13, 14 in ns-2"),
-    "judd": (
-        "Judd",
-        "Judd (Morgan Stanley), Attaining the Promise and Avoiding the Pitfalls of TCP in "
-        "the Datacenter (slides)",
-    ),
+TESTBEDS: dict[str, Testbed] = {
+    t.name: t for t in (*dctcp.TESTBEDS, *ictcp.TESTBEDS, *cs244.TESTBEDS, *judd.TESTBEDS, *stack_testbeds())
 }
 
+# Each experiment's own testbed, by the word `dcsim reproduce --testbeds` takes for it.
+OWN = "own"
 
-def paper_of(exp_id: str) -> tuple[str, str]:
-    """(short name, citation) of the source an experiment id reproduces."""
+
+def testbed_for(experiment: Experiment, name: str | None = None) -> Testbed:
+    """The testbed ``experiment`` runs on when asked for ``name`` (its own for None or
+    :data:`OWN`); a testbed of hosts alone runs on the experiment's own network."""
+    own = TESTBEDS[experiment.testbed]
+    if name is None or name == OWN:
+        return own
+    return TESTBEDS[name].on(own)
+
+
+def paper_of(exp_id: str) -> Paper:
+    """The source an experiment id reproduces, by its prefix."""
     prefix = exp_id.split("-", 1)[0]
-    return PAPERS.get(prefix, (prefix, prefix))
+    return PAPERS.get(prefix, Paper(prefix, prefix))
 
 
-def reproduces(title: str) -> str:
-    """The figure or table an experiment title names, e.g. "DCTCP Fig. 13"."""
-    return title.split(":", 1)[0].strip()
+def _check_registry() -> None:
+    for e in EXPERIMENTS.values():
+        if e.testbed not in TESTBEDS:
+            raise ValueError(f"{e.id}: testbed {e.testbed!r} is not one of {', '.join(TESTBEDS)}")
 
 
-__all__ = ["EXPERIMENTS", "PAPERS", "SCALES", "paper_of", "reproduces"]
+_check_registry()
+
+__all__ = [
+    "EXPERIMENTS",
+    "KINDS",
+    "OWN",
+    "PAPERS",
+    "SCALES",
+    "TESTBEDS",
+    "Claim",
+    "Experiment",
+    "Metrics",
+    "Paper",
+    "Runs",
+    "Testbed",
+    "paper_of",
+    "testbed_for",
+]

@@ -1,0 +1,23 @@
+"""The CS244 '17 reproduction's experiments (DCTCP Figs. 1, 13, 14 in ns-2), in the order of
+their source, and its testbeds."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from importlib.util import find_spec
+
+from .testbeds import TESTBEDS
+
+# Module names in the source's order. (While the experiments move here, those not yet
+# written are left out.)
+_MODULES = (
+    "fig2",
+    "fig3",
+    "fig4",
+)
+
+EXPERIMENTS = tuple(
+    import_module(f".{name}", __name__).EXPERIMENT for name in _MODULES if find_spec(f".{name}", __name__) is not None
+)
+
+__all__ = ["EXPERIMENTS", "TESTBEDS"]

@@ -1,0 +1,185 @@
+"""The ICTCP paper's testbed (ICTCP paper §II-A, §VII) and its scenarios.
+
+Testbed: 47 servers (≤ 46 senders + 1 receiver) on one Quanta LB4G 48-port GbE switch: a star
+of 1 Gbps links, 38 B Ethernet framing, and a per-link delay chosen so that the base RTT - the
+paper's "observed RTT when there is no other traffic and the TCP receive window is one MSS",
+"around 100 μs" (§II-B) - is 100 µs: 4 link delays + a 1,538-B frame serialised twice (NIC and
+switch port, 12.304 µs each) + a 78-B ACK frame twice (0.624 µs each) = 100 µs gives 18.536 µs
+per link (the base RTT is reached by setting propagation). The switch is the engine's
+``quanta_lb4g`` preset: 4 MB shared memory with a dynamic threshold calibrated so one busy port
+holds 128.5 kB, the buffer the paper's §V finds its own 47-server incast needs at 2 MSS; its
+"85 kB for each port" (§II-C) is the equal split, the limit only when every port is busy (an
+assumption; see the preset's documentation). Drop-tail. TCP is NewReno with SACK on the
+`windows_2008r2` stack profile (Windows Server 2008 R2, §VII; docs/stacks.md), timeout
+(RTO_min) 300 ms.
+
+Hosts: the engine's NIC model (a FIFO transmit queue of 1000 packets serialised at 1 Gbps),
+its default 1 µs transmit jitter, and one host model, :data:`HOST_PROFILE`, calibrated once by
+the ``ictcp-host-calibration`` experiment against Fig. 5 and used unchanged by every ICTCP
+experiment: receive interrupts at most every 18 µs (the BCM5709C's default coalescing in
+Linux's bnx2 driver; the Windows driver's is NOT GIVEN) and the per-packet receive processing
+that fits Fig. 5's RTT with the least host delay (none: the fit cannot tell 0 to 12 µs
+apart). The link delay gives back what processing takes (:func:`link`), so the base RTT stays
+100 µs.
+
+Incast rounds: requests are one 100-B segment (an assumption); connections are persistent and
+pre-established; rounds are barrier-synchronised (the next request goes out when the last
+response of the round has arrived), the first at ``QUERY_START_S``. Host 0 is the receiver,
+hosts 1..n the senders; a background flow comes from host 47, the switch's 48th port, so that
+it never shares a NIC with an incast sender.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..declarations import Testbed
+from ..scenarios import threshold
+
+MSS = 1460
+HOSTS = 48  # 48-port switch; the paper uses 47 servers, the 48th port carries background traffic
+MAX_SENDERS = 46
+RECEIVER = 0
+BACKGROUND_HOST = 47
+# Base RTT 100 µs at rwnd = 1 MSS: (100 - 2 × 12.304 - 2 × 0.624) / 4 µs per link (docstring).
+BASE_RTT_US = 100.0
+LINK_DELAY_US = (BASE_RTT_US - 2 * 12.304 - 2 * 0.624) / 4
+QUERY_START_S = 0.01
+# The testbed's host model, calibrated once (experiment ictcp-host-calibration): receive
+# interrupts at most every 18 µs (the BCM5709C's default receive coalescing, Linux
+# drivers/net/ethernet/broadcom/bnx2.c bnx2_init_board: rx_ticks = 18 µs; modelled as an
+# interrupt throttle, so a lone packet is not delayed) and the per-packet receive processing
+# that fits Fig. 5's RTT with the least host delay.
+HOST_PROFILE: dict[str, Any] = {"rx_interrupt_interval_us": 18.0, "rx_processing_us": 0.0}
+# Payload goodput ceiling of a 1 Gbps link with full segments: 1460 / 1538.
+CEILING_MBPS = 1000.0 * MSS / (MSS + 40 + 38)
+
+TESTBED = Testbed(
+    name="ictcp_testbed",
+    paper="ictcp",
+    summary=(
+        "The ICTCP paper's testbed (§VII): 47 Windows Server 2008 R2 hosts on one Quanta LB4G 48-port GbE switch "
+        "(4 MB shared), 100 µs base RTT"
+    ),
+    tcp={"profile": "windows_2008r2", "rto_min_ms": 300.0},
+    host=HOST_PROFILE,
+    buffers={1.0: {"kind": "preset", "name": "quanta_lb4g"}},
+    link={"delay_us": LINK_DELAY_US, "framing_bytes": 38},
+    sources={
+        "tcp.profile": "§VII: \"TCP New Reno with SACK implementation on a Windows server\" (docs/stacks.md, windows_2008r2)",
+        "tcp.rto_min_ms": "§VII: \"the default timeout value of TCP on a Windows server is 300 ms\"",
+        "host.rx_interrupt_interval_us": (
+            "NOT GIVEN: 18 µs, the BCM5709C's default receive coalescing in Linux's bnx2 driver, fitted to Fig. 5 by the "
+            "ictcp-host-calibration experiment"
+        ),
+        "host.rx_processing_us": "NOT GIVEN: none, the least host delay that fits Fig. 5's RTT (ictcp-host-calibration)",
+        "switch.buffer": (
+            "§II-C, §VII: a Quanta LB4G with 4 MB shared; the engine's preset quanta_lb4g gives one busy port 128.5 kB, "
+            "the buffer §V finds a 47-server incast needs at 2 MSS"
+        ),
+        "topology.link.delay_us": "§II-B: a base RTT \"around 100 μs\" with a 1-MSS window: 18.536 µs per link with serialisation",
+        "topology.link.framing_bytes": "Ethernet: 38 B per frame",
+    },
+)
+
+TESTBEDS = (TESTBED,)
+
+# The three transports the ICTCP experiments compare on the same runs: ICTCP, TCP with the
+# Windows 300 ms timeout, DCTCP.
+PROTOCOLS = ("ICTCP", "TCP", "DCTCP")
+DCTCP_K_PACKETS = 20  # the DCTCP paper's K at 1 Gbps (§4.1); the LB4G itself marks nothing
+
+
+def link(tb: Testbed, host: dict | None = None) -> dict[str, Any]:
+    """The testbed's links for hosts ``host``: the base RTT (1 MSS, no other traffic) stays
+    what the testbed's link delay gives whatever the host model, so the propagation delay
+    gives up what the hosts' receive processing (``rx_processing_us``, once at each end of
+    the round trip) takes."""
+    processing_us = float((host or {}).get("rx_processing_us", 0.0))
+    return tb.link_at(1.0) | {"delay_us": tb.link["delay_us"] - 2 * processing_us / 4}
+
+
+def scenario(
+    name: str,
+    tb: Testbed,
+    *,
+    duration_s: float,
+    warmup_s: float = 0.0,
+    queries: list[dict] | None = None,
+    flows: list[dict] | None = None,
+    host: dict | None = None,
+    seed: int = 1,
+) -> dict:
+    """A star of :data:`HOSTS` hosts on the testbed running NewReno, with incast ``queries``
+    and background ``flows``; ``host`` sets fields over the testbed's host model."""
+    hosts = {**tb.host, **(host or {})}
+    return {
+        "name": name,
+        "sim": {
+            "seed": int(seed),
+            "duration_s": float(duration_s),
+            "warmup_s": float(warmup_s),
+            # Incast runs end with their last round (background flows would run on).
+            "stop_when_queries_done": bool(queries),
+        },
+        "topology": {"kind": "star", "hosts": HOSTS, "link": link(tb, hosts)},
+        "switch": {"buffer": tb.buffer(1.0), "aqm": {"kind": "drop_tail"}},
+        "host": hosts,
+        "tcp": tb.tcp_for("newreno"),
+        "flows": list(flows or []),
+        "queries": list(queries or []),
+        "measure": {"queue_sample_us": 0.0, "queue_ports": ["s0->h0"], "flow_sample_us": 0.0},
+    }
+
+
+def incast_query(
+    senders: int,
+    response_bytes: int,
+    rounds: int,
+    rcv_buffer_bytes: int | None = None,
+    start_s: float = QUERY_START_S,
+) -> dict:
+    """``rounds`` barrier-synchronised rounds in which senders 1..n each answer a 100-B request
+    with ``response_bytes`` to the receiver, over persistent connections (receive buffer
+    ``rcv_buffer_bytes`` when given)."""
+    q: dict[str, Any] = {
+        "client": RECEIVER,
+        "servers": list(range(1, int(senders) + 1)),
+        "request_bytes": 100,
+        "response_bytes": int(response_bytes),
+        "rounds": int(rounds),
+        "start_s": float(start_s),
+    }
+    if rcv_buffer_bytes is not None:
+        q["rcv_buffer_bytes"] = int(rcv_buffer_bytes)
+    return q
+
+
+def incast_duration_s(
+    senders: int,
+    response_bytes: int,
+    rounds: int,
+    start_s: float,
+    share: float = 1.0,
+    slack_per_round_s: float = 0.02,
+) -> float:
+    """A first guess at the simulated time the rounds need: the ideal round at ``share`` of the
+    link, plus slack per round. Rounds that still do not finish are run again longer
+    (:func:`longer_if_unfinished`); runs stop at their last round (``sim.stop_when_queries_done``)."""
+    ideal = senders * response_bytes * 8 / (CEILING_MBPS * 1e6 * share) + 300e-6
+    return start_s + rounds * (ideal * 1.3 + slack_per_round_s) + 0.4
+
+
+def with_protocol(sc: dict, protocol: str, min_rwnd_segments: int = 2) -> dict:
+    """``sc`` run by ``protocol``: ICTCP on the receiver (NewReno + SACK senders), plain TCP,
+    or DCTCP (senders, receivers and K = 20 marking at the switch). All keep the testbed's
+    timeout."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    sc = {**sc, "tcp": dict(sc["tcp"]), "switch": dict(sc["switch"])}
+    if protocol == "ICTCP":
+        sc["ictcp"] = {"hosts": [RECEIVER], "min_rwnd_segments": int(min_rwnd_segments)}
+    elif protocol == "DCTCP":
+        sc["tcp"]["cc"] = "dctcp"
+        sc["switch"]["aqm"] = threshold(DCTCP_K_PACKETS)
+    return sc
