@@ -25,8 +25,22 @@ _MODULES = (
     "scale_table",
 )
 
-EXPERIMENTS = tuple(
-    import_module(f".{name}", __name__).EXPERIMENT for name in _MODULES if find_spec(f".{name}", __name__) is not None
-)
+
+def _present() -> list:
+    # Transitional: a module being written by someone else must not stop the others.
+    found = []
+    for name in _MODULES:
+        if find_spec(f".{name}", __name__) is None:
+            continue
+        try:
+            found.append(import_module(f".{name}", __name__).EXPERIMENT)
+        except Exception as e:  # noqa: BLE001
+            import sys
+
+            print(f"dcsim: skipping {__name__}.{name}: {type(e).__name__}: {e}", file=sys.stderr)
+    return found
+
+
+EXPERIMENTS = tuple(_present())
 
 __all__ = ["EXPERIMENTS", "TESTBEDS"]

@@ -144,3 +144,36 @@ def fanin(
     if classes is not None:
         sc["switch"]["classes"] = classes
     return sc
+
+
+MTU_BYTES = 1500
+HEADER_BYTES = 40
+FRAMING_BYTES = 38
+
+
+def base_rtt_s(
+    mtu_bytes: int = MTU_BYTES,
+    rate_gbps: float = RATE_GBPS,
+    delay_us: float = DELAY_US,
+    framing_bytes: int = FRAMING_BYTES,
+    header_bytes: int = HEADER_BYTES,
+) -> float:
+    """RTT of a full-size segment and its ACK on the idle star: 4 link delays, the segment
+    serialised on two links and the ACK (headers only) on two."""
+    bit_s = 1.0 / (rate_gbps * 1e9)
+    return (
+        4 * delay_us * 1e-6
+        + 2 * (mtu_bytes + framing_bytes) * 8 * bit_s
+        + 2 * (header_bytes + framing_bytes) * 8 * bit_s
+    )
+
+
+def queue_delay_s(
+    mean_bytes: float,
+    mean_packets: float,
+    rate_gbps: float = RATE_GBPS,
+    framing_bytes: int = FRAMING_BYTES,
+) -> float:
+    """Time to drain a queue of ``mean_bytes`` in ``mean_packets`` packets: each packet also
+    carries its Ethernet framing on the wire."""
+    return (mean_bytes + framing_bytes * mean_packets) * 8 / (rate_gbps * 1e9)
