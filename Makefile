@@ -71,12 +71,13 @@ docs: ## Regenerate docs/scenario-reference.md and docs/stacks.md from the engin
 	$(PYTHON) -m dcsim.docgen stacks > docs/stacks.md.tmp
 	mv docs/stacks.md.tmp docs/stacks.md
 
-validation: ## Run the quick suite into build/validation; regenerate docs/validation.md and the expected claim outcomes
+LEDGER = tests/python/data/claim_outcomes.json
+validation: ## Run the quick suite into build/validation; regenerate the claim ledger (reasons kept) and docs/validation.md
 	$(PYTHON) -m dcsim reproduce --out build/validation --quiet || true
-	$(PYTHON) -m dcsim.docgen validation build/validation > docs/validation.md.tmp
+	$(PYTHON) -m dcsim.docgen outcomes build/validation $(LEDGER) > $(LEDGER).tmp
+	mv $(LEDGER).tmp $(LEDGER)
+	$(PYTHON) -m dcsim.docgen validation build/validation $(LEDGER) > docs/validation.md.tmp
 	mv docs/validation.md.tmp docs/validation.md
-	$(PYTHON) -m dcsim.docgen outcomes build/validation > tests/python/data/claim_outcomes.json.tmp
-	mv tests/python/data/claim_outcomes.json.tmp tests/python/data/claim_outcomes.json
 
 reproduce: ## Run the quick paper suite and write dcsim-results/index.html
 	$(PYTHON) -m dcsim reproduce

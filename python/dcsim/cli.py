@@ -128,7 +128,7 @@ def _check_executor(jobs: int | None, scheduler: str | None) -> None:
         raise click.ClickException(str(e)) from None
 
 
-@main.command("list")
+@main.command("list", short_help="Print every experiment id (or, with --testbeds, every testbed) with a one-line description.")
 @click.option("--testbeds", "testbeds", is_flag=True, help="List the testbeds instead, each with what it is.")
 def list_experiments(testbeds: bool) -> None:
     """Print every experiment id with a one-line description (or, with --testbeds, every

@@ -142,16 +142,16 @@ def _page(out_dir: Path, entries: list[Entry], variants: list[Entry]) -> str:
             "<title>dcsim reproduction report</title>",
             f"<style>{_STYLE}</style></head><body>",
             "<h1>dcsim reproduction report</h1>",
-            _provenance(entries, generated),
-            _per_paper(entries),
+            _provenance([*entries, *variants], generated),
+            _per_paper(entries) if entries else "<p>No experiment here ran on its own testbed: see the claims by testbed.</p>",
             _failing(entries),
             _matrix(entries, variants),
-            _overview(ordered),
+            _overview([*ordered, *variants]),
             *(
                 _failed_section(exp_id, experiment, error)
                 if error is not None
                 else _section(out_dir, exp_id, experiment, summary or {})
-                for exp_id, experiment, summary, error in ordered
+                for exp_id, experiment, summary, error in [*ordered, *variants]
             ),
             "</body></html>",
         ]
@@ -162,13 +162,14 @@ def _failures_first(entry: Entry) -> int:
     _, _, summary, error = entry
     if error is not None:
         return 0
-    held, total = _held(summary)
+    held, total = claims_held(summary)
     return 1 if held < total else 2
 
 
-def _held(summary: dict[str, Any] | None, paper: bool | None = None) -> tuple[int, int]:
-    """Claims holding and claims, of every kind (``paper`` None), of the paper's (True) or of
-    our own checks (False). A claim without a kind, from an older dcsim, is the paper's."""
+def claims_held(summary: dict[str, Any] | None, paper: bool | None = None) -> tuple[int, int]:
+    """Claims holding and claims of a summary: of every kind (``paper`` None), the paper's
+    (True) or our own checks of every other kind (False). A claim without a kind, from an
+    older dcsim, is the paper's."""
     claims = [
         c
         for c in (summary or {}).get("claims") or []
@@ -179,9 +180,22 @@ def _held(summary: dict[str, Any] | None, paper: bool | None = None) -> tuple[in
 
 def headline(summaries: list[dict[str, Any]]) -> str:
     """ "N of M paper claims hold; K of L checks hold" over ``summaries``."""
-    held, total = (sum(x) for x in zip((0, 0), *(_held(s, True) for s in summaries)))
-    checks_held, checks = (sum(x) for x in zip((0, 0), *(_held(s, False) for s in summaries)))
+    held, total = (sum(x) for x in zip((0, 0), *(claims_held(s, True) for s in summaries)))
+    checks_held, checks = (sum(x) for x in zip((0, 0), *(claims_held(s, False) for s in summaries)))
     return f"{held} of {total} paper claims hold; {checks_held} of {checks} checks hold"
+
+
+def checks_by_kind(summaries: list[dict[str, Any]]) -> str:
+    """The checks that hold by kind, e.g. "derived 29 of 31, calibration 3 of 3, check 14 of
+    14"; empty without checks."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for s in summaries:
+        for c in s.get("claims") or []:
+            kind = c.get("kind", "paper")
+            if kind != "paper":
+                counts[kind][0] += c.get("holds") is True
+                counts[kind][1] += 1
+    return ", ".join(f"{kind} {counts[kind][0]} of {counts[kind][1]}" for kind in KINDS if kind in counts)
 
 
 def _provenance(entries: list[Entry], generated: str) -> str:
@@ -198,11 +212,11 @@ def _provenance(entries: list[Entry], generated: str) -> str:
         f"Engine: {escape(', '.join(engines) or 'none')}. "
         f"Scale: {escape(', '.join(scales) or 'none')}. "
         f"Seeds: {escape(', '.join(map(str, seeds)) or 'not recorded')}. "
-        f"Run time: {wall:.1f} s over {len(summaries)} experiments "
+        f"Run time: {wall:.1f} s over {len(summaries)} experiment runs "
         f"({sims} simulations run, {cached} from the cache).</p>"
-        "<p>Each claim is the paper's statement; <em>paper</em> is its published value, "
-        "<em>ours</em> what this run measured, and <em>holds</em> is computed from that "
-        "measurement.</p>"
+        "<p>Each claim is the paper's statement or one of our checks (its <em>kind</em>); "
+        "<em>paper</em> is the published value, <em>ours</em> what this run measured, and "
+        "<em>holds</em> is computed from that measurement.</p>"
     )
 
 
@@ -218,8 +232,8 @@ def _per_paper(entries: list[Entry]) -> str:
         if error is not None:
             t[5] += 1
             continue
-        t[0:2] = [x + y for x, y in zip(t[0:2], _held(summary, True))]
-        t[2:4] = [x + y for x, y in zip(t[2:4], _held(summary, False))]
+        t[0:2] = [x + y for x, y in zip(t[0:2], claims_held(summary, True))]
+        t[2:4] = [x + y for x, y in zip(t[2:4], claims_held(summary, False))]
     rows = []
     for name in sorted(tally, key=lambda n: (tally[n][0] == tally[n][1] and tally[n][2] == tally[n][3] and not tally[n][5], n)):
         held, total, checks_held, checks, exps, broken = tally[name]
@@ -232,8 +246,10 @@ def _per_paper(entries: list[Entry]) -> str:
             f'<td class="num">{exps}{broken_note}</td></tr>'
         )
     summaries = [s for _, _, s, _ in entries if s is not None]
+    by_kind = checks_by_kind(summaries)
     return (
-        f"<p><strong>{escape(headline(summaries))}</strong> over {len(entries)} experiments. "
+        f"<p><strong>{escape(headline(summaries))}</strong>{f' ({escape(by_kind)})' if by_kind else ''} "
+        f"over {len(entries)} experiments. "
         "A <em>paper</em> claim is the paper's own statement; a <em>check</em> is ours: a property "
         "of the run the measurement depends on, a calibration to a published number, or a number "
         "derived from the paper's analysis or figures.</p>"
@@ -263,46 +279,50 @@ def _failing(entries: list[Entry]) -> str:
 
 
 def _matrix(entries: list[Entry], variants: list[Entry]) -> str:
-    """Claims by testbed for every experiment that ran on more than its own testbed: one row
-    per claim, one column per testbed, the outcome with what we measured as its tooltip."""
+    """Claims by testbed for every experiment that ran on another testbed than its own: one
+    row per claim, one column per testbed (its own first when it ran), each cell the outcome
+    with what we measured as its tooltip, or the run's error."""
     if not variants:
         return ""
-    own = {exp_id: summary for exp_id, _, summary, _ in entries}
-    by_exp: dict[str, dict[str, dict[str, Any] | None]] = defaultdict(dict)
-    for dir_name, _, summary, _ in variants:
+    own = {exp_id: summary for exp_id, _, summary, _ in entries if summary is not None}
+    # experiment -> testbed -> (the section of that run, its summary, its error)
+    by_exp: dict[str, dict[str, tuple[str, dict[str, Any] | None, str | None]]] = defaultdict(dict)
+    for dir_name, _, summary, error in variants:
         exp_id, testbed = dir_name.split("@", 1)
-        mine = own.get(exp_id)
-        if mine is not None:
-            by_exp[exp_id][str(mine.get("testbed") or "own")] = mine
-        by_exp[exp_id][testbed] = summary
+        if exp_id in own:
+            by_exp[exp_id].setdefault(str(own[exp_id].get("testbed") or "own"), (exp_id, own[exp_id], None))
+        by_exp[exp_id][testbed] = (dir_name, summary, error)
     parts = [
         "<h2>Claims by testbed</h2><p>Each experiment below also ran on other testbeds "
-        "(<code>dcsim reproduce --testbeds</code>); its first column is its paper's own.</p>"
+        "(<code>dcsim reproduce --testbeds</code>); where it ran on its paper's own, that column "
+        "comes first. Hover over a cell for what we measured.</p>"
     ]
     for exp_id, runs in by_exp.items():
-        testbeds = list(runs)
         claims: dict[str, dict[str, Any]] = {}
-        for summary in runs.values():
+        for _, summary, _ in runs.values():
             for c in (summary or {}).get("claims") or []:
                 claims.setdefault(str(c.get("id") or c.get("claim")), c)
-        head = "".join(f"<th>{escape(t)}</th>" for t in testbeds)
+        head = "".join(
+            f'<th title="scale {escape(str((summary or {}).get("scale", "?")))}"><a href="#{escape(anchor)}">{escape(t)}</a></th>'
+            for t, (anchor, summary, _) in runs.items()
+        )
         body = []
         for cid, c in claims.items():
             cells = []
-            for t in testbeds:
-                got = next((x for x in (runs[t] or {}).get("claims") or [] if str(x.get("id") or x.get("claim")) == cid), None)
-                if got is None:
+            for _, summary, error in runs.values():
+                got = next((x for x in (summary or {}).get("claims") or [] if str(x.get("id") or x.get("claim")) == cid), None)
+                if error is not None:
+                    cells.append(f'<td class="fails" title="{escape(error)}">failed to run</td>')
+                elif got is None:
                     cells.append('<td class="undecided">–</td>')
                 else:
                     mark = _holds_cell(got.get("holds"))
                     cells.append(mark.replace("<td ", f'<td title="{escape(str(got.get("measured")))}" ', 1))
-            body.append(
-                f"<tr><td><code>{escape(cid)}</code></td><td>{escape(str(c.get('kind', 'paper')))}</td>{''.join(cells)}</tr>"
-            )
-        parts.append(
-            f'<h3><a href="#{escape(exp_id)}">{escape(exp_id)}</a></h3>'
-            f"<table><tr><th>claim</th><th>kind</th>{head}</tr>{''.join(body)}</table>"
-        )
+            body.append(f"<tr><td><code>{escape(cid)}</code></td><td>{escape(str(c.get('kind', 'paper')))}</td>{''.join(cells)}</tr>")
+        if not claims:
+            errors = "".join(f'<td class="fails">{escape(error or "no claims")}</td>' for _, _, error in runs.values())
+            body.append(f"<tr><td>failed to run</td><td></td>{errors}</tr>")
+        parts.append(f"<h3>{escape(exp_id)}</h3><table><tr><th>claim</th><th>kind</th>{head}</tr>{''.join(body)}</table>")
     return "\n".join(parts)
 
 
@@ -320,7 +340,7 @@ def _overview(entries: list[Entry]) -> str:
         done = summary or {}  # an entry without an error has its summary
         cells = []
         for paper in (True, False):
-            held, total = _held(done, paper)
+            held, total = claims_held(done, paper)
             cls = "holds" if held == total else "fails"
             cells.append(f'<td class="num {cls}">{held} / {total}</td>')
         rows.append(

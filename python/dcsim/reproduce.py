@@ -84,7 +84,8 @@ def run(
     )
     try:
         with progress:
-            todo = [(registry[exp_id], name) for exp_id in selected for name in testbeds]
+            # One run per result directory: `--testbeds own,NAME` names an experiment's own twice.
+            todo = list({result_dir_name(registry[e], t): (registry[e], t) for e in selected for t in testbeds}.values())
             overall = progress.add_task("experiments", total=len(todo))
             for n, (experiment, name) in enumerate(todo, 1):
                 dir_name = result_dir_name(experiment, name)
@@ -116,17 +117,9 @@ def result_dir_name(experiment: Experiment, testbed: str | None) -> str:
     return experiment.id if name == experiment.testbed else f"{experiment.id}@{name}"
 
 
-def tally(claims: list[dict[str, Any]]) -> tuple[int, int, int, int]:
-    """Paper claims holding and counted, then our own checks (every other kind) holding and
-    counted. A claim without a kind (a summary of an older dcsim) counts as the paper's."""
-    paper = [c for c in claims if c.get("kind", "paper") == "paper"]
-    checks = [c for c in claims if c.get("kind", "paper") != "paper"]
-    return (
-        sum(c.get("holds") is True for c in paper),
-        len(paper),
-        sum(c.get("holds") is True for c in checks),
-        len(checks),
-    )
+def tally(summary: dict[str, Any]) -> tuple[int, int, int, int]:
+    """Paper claims holding and counted, then our own checks holding and counted."""
+    return (*report.claims_held(summary, True), *report.claims_held(summary, False))
 
 
 def _one(
@@ -148,7 +141,7 @@ def _one(
     key = _experiment_key(scale, testbed.name)
     previous = _read_summary(final)
     if not force and previous is not None and previous.get("cache_key") == key and _intact(final, previous):
-        counts = tally(previous.get("claims", []))
+        counts = tally(previous)
         _say(console, f"{prefix}: unchanged since its last run, kept ({_counted(*counts)})")
         return Outcome(exp_id, "cached", *counts, float(previous.get("wall_seconds", 0.0)))
 
@@ -206,7 +199,7 @@ def _one(
         _say(console, f"{prefix}: FAILED ({error})")
         return Outcome(exp_id, "failed", error=error, simulated=ctx.simulated, from_cache=ctx.from_cache)
     _replace_dir(staging, final)
-    counts = tally(summary["claims"])
+    counts = tally(summary)
     _say(console, f"{prefix}: done in {summary['wall_seconds']:.1f} s, {_counted(*counts)}")
     return Outcome(exp_id, "ran", *counts, summary["wall_seconds"], ctx.simulated, ctx.from_cache)
 

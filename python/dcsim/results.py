@@ -197,7 +197,8 @@ class Results:
 
     def queue_stats(self, name: str) -> dict[str, Any]:
         """Time-weighted queue statistics (packets) of one port over the measurement window,
-        with its drops, marks and utilisation."""
+        with its marks, utilisation and `drops`: those at the port's own limit and by its AQM
+        (a shared memory's refusals are the port's `drops_pool`, not counted here)."""
         p = self.port(name)
         occ = p["occupancy_time_s"]
         return {

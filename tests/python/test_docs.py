@@ -94,8 +94,11 @@ def test_validation_page_lists_every_experiment() -> None:
     page = (DOCS / "validation.md").read_text()
     listed = re.findall(r"^### `([^`]+)`", page, re.MULTILINE)
     assert listed == list(experiments.EXPERIMENTS), "run `make validation`"
-    # Every experiment's section has a claims table.
-    assert page.count("| claim | paper | ours | holds |") == len(listed)
+    # Every experiment's section has a claims table, and every claim that fails its reason.
+    assert page.count("| claim | kind | paper | ours | holds |") == len(listed)
+    failing = len(re.findall(r"\| \*\*no\*\* \|$", page, re.MULTILINE))
+    assert failing and len(re.findall(r"^- `[a-z0-9-]+/[a-z0-9.-]+`: \S", page, re.MULTILINE)) == failing
+    assert "no reason recorded" not in page
 
 
 def test_the_dask_cluster_commands_of_the_sweeps_page_run(tmp_path: Path) -> None:

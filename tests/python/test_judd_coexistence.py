@@ -1,56 +1,54 @@
 """The Judd pitfall experiments judd-coexistence and judd-red-ecn: the scenarios against the
-setup their docstrings state, and the analysis and claims on hand-computed inputs. Each
+setup their notes state, and the analysis and claims on hand-computed inputs. Each
 experiment runs end to end in the README's `dcsim reproduce` test (test_readme.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dcsim.experiments import judd
-from dcsim.experiments import judd_coexistence as coex
-from dcsim.experiments import judd_red_ecn as red
-from dcsim.scenario import resolved, validate
+import dcsim
+from dcsim.experiments import TESTBEDS, Metrics, Runs
+from dcsim.experiments.judd import coexistence as coex
+from dcsim.experiments.judd import red_ecn as red
+from dcsim.experiments.judd.testbeds import FIXED_HOSTS, RFC3168_HOSTS, base_rtt_s, segregated
+from dcsim.scenario import resolved
 
-MODULES = [coex, red]
+TESTBED = TESTBEDS["judd_testbed"]
 
 
-@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.ID)
-def test_interface(module):
-    assert set(module.SCALES) == {"quick", "full"}
-    doc = module.__doc__
+def _params(module, scale: str) -> dict:
+    return module.EXPERIMENT.params(scale)
+
+
+def _holds(module, m: Metrics) -> list[bool]:
+    return [c.judge(m)["holds"] for c in module.EXPERIMENT.claims]
+
+
+@pytest.mark.parametrize("module", [coex, red], ids=lambda m: m.EXPERIMENT.id)
+def test_the_notes_give_the_setup_and_the_outputs(module):
     for section in ("Paper setup", "Our setup", "Assumptions:", "Outputs:"):
-        assert section in doc
-    with pytest.raises(ValueError, match="scale"):
-        module.run("huge", ".", 1)
-
-
-@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.ID)
-def test_every_scenario_is_accepted_by_the_engine(module):
-    for scale in ("quick", "full"):
-        for *_, sc in module.scenarios(scale):
-            validate(sc, sc["name"])
+        assert section in module.EXPERIMENT.notes
 
 
 # --- judd-coexistence: scenarios -----------------------------------------------------------
 
 
 def test_coexistence_runs_every_mix_in_every_configuration():
-    plan = coex.scenarios("quick")
-    assert [(m, cfg) for m, cfg, _ in plan] == [
-        (m, cfg) for m in ("1+1", "4+4") for cfg in ("drop", "enqueue", "segregated")
-    ]
-    assert len({sc["name"] for *_, sc in plan}) == len(plan)
+    plan = coex.scenarios(_params(coex, "quick"), TESTBED)
+    assert list(plan) == [(m, cfg) for m in ("1+1", "4+4") for cfg in ("drop", "enqueue", "segregated")]
+    assert len({sc["name"] for sc in plan.values()}) == len(plan)
 
 
 @pytest.mark.parametrize("mix", [(1, 1), (4, 4)])
 def test_coexistence_flows_carry_their_protocol_and_class(mix):
     nd, nt = mix
     for cfg in coex.CONFIGS:
-        sc = coex.scenario(cfg, nd, nt, "quick")
+        sc = coex.scenario(cfg, nd, nt, _params(coex, "quick"), TESTBED)
         flows = sc["flows"]
         assert len(flows) == nd + nt and sc["topology"]["hosts"] == nd + nt + 1
         assert [f["cc"] for f in flows] == ["dctcp"] * nd + ["cubic"] * nt
@@ -62,7 +60,7 @@ def test_coexistence_flows_carry_their_protocol_and_class(mix):
 
 
 def test_coexistence_switch_configurations():
-    drop, enq, seg = (coex.scenario(cfg, 4, 4, "full") for cfg in coex.CONFIGS)
+    drop, enq, seg = (coex.scenario(cfg, 4, 4, _params(coex, "full"), TESTBED) for cfg in coex.CONFIGS)
     for sc in (drop, enq, seg):
         assert sc["topology"]["link"]["rate_gbps"] == 10.0
         assert sc["topology"]["link"]["delay_us"] == 5.0
@@ -92,12 +90,10 @@ def test_coexistence_switch_configurations():
     assert q0.get("weight", 1) == q1.get("weight", 1)
 
 
-def test_coexistence_quick_scale_measures_after_the_start():
-    for s in coex.SCALES.values():
+def test_coexistence_measures_after_the_start():
+    for s in coex.EXPERIMENT.scales.values():
         assert 0 < s["measure_from_s"] < s["duration_s"]
         assert s["flow_sample_us"] * 1e-6 * 20 <= s["duration_s"] - s["measure_from_s"]
-    with pytest.raises(ValueError, match="config"):
-        coex.scenario("fifo", 1, 1, "quick")
 
 
 # --- judd-coexistence: analysis ------------------------------------------------------------
@@ -105,7 +101,49 @@ def test_coexistence_quick_scale_measures_after_the_start():
 
 def test_base_rtt_by_hand():
     # 4 × 5 µs + data 1538 B and ACK 78 B each serialised twice at 10 Gbps.
-    assert coex.base_rtt_s() == pytest.approx(20e-6 + 2 * 1.2304e-6 + 2 * 0.0624e-6)
+    assert base_rtt_s(TESTBED.link) == pytest.approx(20e-6 + 2 * 1.2304e-6 + 2 * 0.0624e-6)
+    # The DCTCP testbed's links: 4 × 25 µs.
+    assert base_rtt_s(TESTBEDS["dctcp_testbed"].link) == pytest.approx(100e-6 + 2 * 1.2304e-6 + 2 * 0.0624e-6)
+
+
+def test_coexistence_analysis_takes_the_testbeds_base_rtt():
+    """Short runs on 25-µs links: the base RTT the analysis subtracts (Little's law) is that
+    path's, 102.6 µs, not the Judd testbed's 22.6 µs."""
+    other = dataclasses.replace(TESTBED, link={"delay_us": 25.0, "framing_bytes": 38})
+    p = {"duration_s": 0.02, "measure_from_s": 0.01, "queue_sample_us": 1000.0, "flow_sample_us": 1000.0}
+    plan = dict(coex.scenarios(p, other))
+    assert {sc["topology"]["link"]["delay_us"] for sc in plan.values()} == {25.0}
+    m = coex.EXPERIMENT.analyze(Runs("test", p, other, plan, {key: dcsim.run(sc) for key, sc in plan.items()}))
+    assert m["base_rtt_us"] == pytest.approx(102.5856)
+    for r in m["runs"]:
+        # Each DCTCP flow queues (srtt − base RTT) × its packet rate, never below zero.
+        assert r["dctcp_queue_packets"] >= 0.0 and r["dctcp_srtt_us"] > 102.5856
+
+
+# Testbeds that differ from the Judd one in their port buffer only.
+BUFFERS = {
+    "bytes": ({"kind": "per_port", "limit_bytes": 1_000_000}, {"limit_bytes": 500_000}),
+    "packets": ({"kind": "per_port", "limit_packets": 2001}, {"limit_packets": 1000}),
+    "shared memory": ({"kind": "preset", "name": "scorpion"}, {}),
+}
+
+
+@pytest.mark.parametrize("buffer, limits", BUFFERS.values(), ids=list(BUFFERS))
+def test_class_queues_split_the_testbeds_port(buffer, limits):
+    """Each class gets half the port's static limit; a shared memory's classes get none (its
+    dynamic threshold holds each class queue)."""
+    tb = dataclasses.replace(TESTBED, buffers={10.0: buffer})
+    for by in ("flow", "ecn"):
+        q0, q1 = segregated(tb, by=by)["queues"]
+        assert {k: v for k, v in q0.items() if k != "aqm"} == {k: v for k, v in q1.items() if k != "aqm"} == limits
+    seg = coex.scenario(coex.SEGREGATED, 1, 1, _params(coex, "quick"), tb)
+    assert seg["switch"]["buffer"] == buffer
+    for q in resolved(seg)["switch"]["classes"]["queues"]:
+        assert {k: q.get(k) for k in ("limit_bytes", "limit_packets")} == {"limit_bytes": None, "limit_packets": None} | limits
+    red_plan = red.scenarios(_params(red, "quick"), tb)
+    for cfg, sc in red_plan.items():
+        if red.is_segregated(cfg):
+            assert all({k: v for k, v in q.items() if k != "aqm"} == limits for q in sc["switch"]["classes"]["queues"])
 
 
 def test_little_queue_by_hand():
@@ -114,6 +152,7 @@ def test_little_queue_by_hand():
     assert q == pytest.approx(5e9 / (8 * 1460) * 50e-6) and q == pytest.approx(21.404, abs=1e-3)
     assert coex.little_queue_packets(5e9, 10e-6, 22.5856e-6) == 0.0
     assert math.isnan(coex.little_queue_packets(5e9, float("nan"), 22e-6))
+    assert math.isnan(coex.little_queue_packets(5e9, None, 22e-6))
 
 
 def test_shares_and_drop_rate():
@@ -142,7 +181,7 @@ def test_protocol_throughput_and_series_by_hand():
     assert np.allclose(s[s.protocol == "TCP"].gbps, 0.4)
 
 
-def _coex_table(override: dict | None = None) -> pd.DataFrame:
+def _coex_metrics(override: dict | None = None) -> Metrics:
     """A summary in which every claim holds; ``override[(mix, config, column)] = value``."""
     base = {
         "drop": {
@@ -184,13 +223,13 @@ def _coex_table(override: dict | None = None) -> pd.DataFrame:
                 if (m, c_) == (mix, cfg):
                     r[col] = v
             rows.append(r)
-    return pd.DataFrame(rows)
+    return Metrics(values={}, tables={"coexistence_summary": pd.DataFrame(rows)})
 
 
 def test_coexistence_claims_hold_on_the_expected_outcome():
-    cl = coex.claims(_coex_table())
-    assert len(cl) == 4 and all(c["holds"] for c in cl)
-    assert "40.00 %" in cl[0]["measured"]
+    m = _coex_metrics()
+    assert _holds(coex, m) == [True] * 4
+    assert "40.00 %" in coex.EXPERIMENT.claims[0].judge(m)["measured"]
 
 
 @pytest.mark.parametrize(
@@ -208,15 +247,14 @@ def test_coexistence_claims_hold_on_the_expected_outcome():
     ],
 )
 def test_coexistence_claims_fail_when_the_outcome_differs(override, failing):
-    holds = [c["holds"] for c in coex.claims(_coex_table(override))]
-    assert holds == [i != failing for i in range(4)]
+    assert _holds(coex, _coex_metrics(override)) == [i != failing for i in range(4)]
 
 
 # --- judd-red-ecn: scenarios ---------------------------------------------------------------
 
 
 def test_red_ecn_configurations():
-    plan = dict(red.scenarios("quick"))
+    plan = red.scenarios(_params(red, "quick"), TESTBED)
     assert list(plan) == list(red.CONFIGS)
     for cfg, sc in plan.items():
         seg = cfg in (red.SEG_RFC, red.SEG_FIXED)
@@ -232,13 +270,13 @@ def test_red_ecn_configurations():
         # ECT on SYN/SYN-ACK and on pure ACKs: the per-kind switch, else ect_on_control.
         assert t.get("ect_on_syn", control == "all") is fixed
         assert t.get("ect_on_ack", control == "all") is fixed
-        assert t.items() >= (judd.FIXED_HOSTS if fixed else judd.RFC3168_HOSTS).items()
+        assert t.items() >= (FIXED_HOSTS if fixed else RFC3168_HOSTS).items()
         assert fixed or control == "rfc3168"
         assert sc["topology"]["hosts"] == 9 and sc["topology"]["link"]["rate_gbps"] == 10.0
 
 
 def test_red_ecn_traffic_crosses_the_congested_ports():
-    sc = red.scenario(red.SHARED_RFC, "quick")
+    sc = red.scenario(red.SHARED_RFC, _params(red, "quick"), TESTBED)
     dctcp = [(f["src"], f["dst"]) for f in sc["flows"] if f["cc"] == "dctcp"]
     tcp = [f for f in sc["flows"] if f["cc"] == "cubic"]
     # Four DCTCP senders into host 0; two into host 1, one of them host 0 (reverse ACKs).
@@ -256,8 +294,6 @@ def test_red_ecn_traffic_crosses_the_congested_ports():
         assert w["response_bytes"] == 2000
         assert 0 < w["start_s"] < w["stop_s"] < sc["sim"]["duration_s"]
         assert w["rounds"] == 450  # 0.9 s at one per 2 ms
-    with pytest.raises(ValueError, match="config"):
-        red.scenario("fifo", "quick")
 
 
 # --- judd-red-ecn: analysis ----------------------------------------------------------------
@@ -333,7 +369,7 @@ def test_handshake_lost():
     assert red.handshake_lost(None) and red.handshake_lost(float("nan"))
 
 
-def _red_table(override: dict | None = None) -> pd.DataFrame:
+def _red_metrics(override: dict | None = None) -> Metrics:
     base = {
         red.SHARED_RFC: {
             "drops_data": 50,
@@ -378,12 +414,11 @@ def _red_table(override: dict | None = None) -> pd.DataFrame:
             if c_ == cfg:
                 r[col] = v
         rows.append(r)
-    return pd.DataFrame(rows)
+    return Metrics(values={}, tables={"red_ecn_drops": pd.DataFrame(rows)})
 
 
 def test_red_ecn_claims_hold_on_the_expected_outcome():
-    cl = red.claims(_red_table())
-    assert len(cl) == 4 and all(c["holds"] for c in cl)
+    assert _holds(red, _red_metrics()) == [True] * 4
 
 
 @pytest.mark.parametrize(
@@ -406,5 +441,4 @@ def test_red_ecn_claims_hold_on_the_expected_outcome():
     ],
 )
 def test_red_ecn_claims_fail_when_the_outcome_differs(override, failing):
-    holds = [c["holds"] for c in red.claims(_red_table(override))]
-    assert holds == [i not in failing for i in range(4)]
+    assert _holds(red, _red_metrics(override)) == [i not in failing for i in range(4)]

@@ -1,41 +1,33 @@
-"""The Judd throughput/fairness and Scale experiments (judd-throughput-fairness,
-judd-scale-table): scenarios against the chosen setup, the slide's Min. Load column by hand,
-and the analysis on hand inputs."""
+"""judd-scale-table: the scenarios against the chosen setup, the path's RTT and the slide's Min.
+Load column by hand, and the analysis and claims on hand inputs."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
+import pandas as pd
 import pytest
 
-from dcsim.experiments import common as c
-from dcsim.experiments import judd
-from dcsim.experiments import judd_scale_table as st
-from dcsim.experiments import judd_throughput_fairness as tf
+from dcsim.experiments import TESTBEDS, Metrics
+from dcsim.experiments.judd import scale_table as st
+from dcsim.experiments.judd.testbeds import base_rtt_s, queue_delay_s
+from dcsim.experiments.scenarios import port_share_bytes
+from dcsim.files import plain
 from dcsim.scenario import resolved
 
-MODULES = [tf, st]
+TESTBED = TESTBEDS["judd_testbed"]
+LINK = TESTBED.link
+# The Judd testbed with ns-2's links: 25 µs, no framing.
+OTHER_LINK = dataclasses.replace(TESTBED, link={"delay_us": 25.0, "framing_bytes": 0}).link
+EXPERIMENT = st.EXPERIMENT
 
 
-@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.ID)
-def test_interface(module):
-    assert set(module.SCALES) == {"quick", "full"}
-    assert module.__doc__ and "Assumptions:" in module.__doc__ and "Outputs:" in module.__doc__
-    assert module.DESCRIPTION.strip() and "\n" not in module.DESCRIPTION
-    with pytest.raises(ValueError, match="scale"):
-        module.run("huge", ".", 1)
-    with pytest.raises(ValueError, match="scale"):
-        module.scenarios("huge")
-
-
-# --- judd-throughput-fairness ----------------------------------------------------------------
-
-
-def _common_testbed(sc: dict, senders: int, extra_hosts: int = 0) -> None:
+def _common_testbed(sc: dict, senders: int) -> None:
     assert sc["topology"] == {
         "kind": "star",
-        "hosts": senders + 1 + extra_hosts,
+        "hosts": senders + 1,
         "link": {"rate_gbps": 10.0, "delay_us": 5.0, "framing_bytes": 38},
     }
     assert sc["switch"]["buffer"] == {"kind": "per_port", "limit_bytes": 5_500_000}
@@ -46,63 +38,18 @@ def _common_testbed(sc: dict, senders: int, extra_hosts: int = 0) -> None:
     assert t["syn_retries"] == 6 and t["dctcp_min_cwnd_segments"] == 2
 
 
-def test_throughput_fairness_scenario_is_the_slides_19_sender_setup():
-    for scale, (dur, warm) in (("quick", (5.0, 1.0)), ("full", (32.0, 2.0))):
-        plan = dict(tf.scenarios(scale))
-        assert list(plan) == ["TCP", "DCTCP+"]
-        for proto, sc in plan.items():
-            assert sc == tf.scenario(proto, scale)
-            _common_testbed(sc, 19, extra_hosts=1)
-            assert (sc["sim"]["duration_s"], sc["sim"]["warmup_s"]) == (dur, warm)
-            # The latency probe: host 20 answers 64-B pings from the receiver, one per ms
-            # on average over the measurement window.
-            (probe,) = sc["queries"]
-            assert (probe["client"], probe["servers"]) == (0, [20])
-            assert probe["request_bytes"] == probe["response_bytes"] == 64
-            assert probe["arrival"] == {"kind": "poisson", "mean_interval_ms": 1.0}
-            assert (probe["start_s"], probe["stop_s"]) == (warm, dur)
-            assert probe["rounds"] == round((dur - warm) * 1000)
-            assert "mtu_bytes" not in sc["tcp"]  # 1500-B packets, MSS 1460
-            assert sc["measure"]["flow_sample_us"] == 100_000.0
-        tcp, dp = plan["TCP"], plan["DCTCP+"]
-        assert tcp["tcp"]["cc"] == "cubic" and tcp["switch"]["aqm"] == {"kind": "drop_tail"}
-        assert dp["tcp"]["cc"] == "dctcp"
-        assert dp["switch"]["aqm"] == {
-            "kind": "threshold",
-            "k_packets": 20,
-            "count_in_service": True,
-            "nonect": "drop",
-        }
-        assert dp["tcp"]["ect_on_control"] == "all"
-    plain = tf.scenario("DCTCP", "full")
-    assert plain["tcp"]["ect_on_control"] == "rfc3168" and "ect_on_syn" not in plain["tcp"]
-    with pytest.raises(ValueError, match="proto"):
-        tf.scenario("Reno", "quick")
-    # The shared model's constants are not redefined here.
-    assert judd.LINUX_TCP["profile"] == "linux_current" and "cc" not in judd.LINUX_TCP
-
-
 def test_base_rtt_and_queue_delay_by_hand():
     # 4 × 5 µs + 2 × 1538 B + 2 × 78 B at 10 Gbps = 20 + 2.4608 + 0.1248 µs.
-    assert tf.base_rtt_s() == pytest.approx(22.5856e-6)
+    assert base_rtt_s(LINK) == pytest.approx(22.5856e-6)
     # 9038 B frames: 20 + 14.4608 + 0.1248 µs.
-    assert tf.base_rtt_s(9000) == pytest.approx(34.5856e-6)
+    assert base_rtt_s(LINK, 9000) == pytest.approx(34.5856e-6)
     # 5 MB in 3333 packets: (5,000,000 + 38 × 3333) × 8 / 1e10 = 4.101 ms.
-    assert tf.queue_delay_s(5_000_000, 3333) == pytest.approx(4.1013e-3, rel=1e-4)
-    assert tf.queue_delay_s(0.0, 0.0) == 0.0
-
-
-def test_fairness_by_hand():
-    f = tf.fairness([500e6, 500e6, 500e6, 500e6])
-    assert f["jain"] == pytest.approx(1.0) and f["min_over_max"] == 1.0
-    assert f["total_gbps"] == pytest.approx(2.0)
-    # (600 + 300)² / (2 (600² + 300²)) = 0.9; 300 / 600.
-    f = tf.fairness([600e6, 300e6])
-    assert f["jain"] == pytest.approx(0.9) and f["min_over_max"] == pytest.approx(0.5)
-    assert (f["min_mbps"], f["max_mbps"]) == (300.0, 600.0)
-
-
-# --- judd-scale-table ------------------------------------------------------------------------
+    assert queue_delay_s(5_000_000, 3333, LINK) == pytest.approx(4.1013e-3, rel=1e-4)
+    assert queue_delay_s(0.0, 0.0, LINK) == 0.0
+    # Another testbed's links: 25 µs and no framing (4 × 25 µs + 2 × 9000 B + 2 × 40 B).
+    other = OTHER_LINK
+    assert base_rtt_s(other, 9000) == pytest.approx(100e-6 + 2 * 7.2e-6 + 2 * 0.032e-6)
+    assert queue_delay_s(5_000_000, 3333, other) == pytest.approx(4e-3)
 
 
 def test_slide_table_is_verbatim():
@@ -128,34 +75,32 @@ def test_min_load_matches_the_slides_column(senders, slide):
     assert (st.min_load_gbps(senders) > 10.0) == (senders >= 400)
 
 
-def test_scale_scenarios_are_the_derived_setup():
-    for scale, measure in (("quick", 2.0), ("full", 30.0)):
-        plan = st.scenarios(scale)
-        assert [(n, ramp) for n, ramp, _ in plan] == [
-            (n, ramp) for n in (100, 200, 300, 400, 500) for ramp in (False, True)
-        ]
-        for n, ramp, sc in plan:
-            _common_testbed(sc, n)
-            t = sc["tcp"]
-            assert t["cc"] == "dctcp" and t["mtu_bytes"] == 9000 and t["ect_on_control"] == "all"
-            assert sc["switch"]["aqm"]["k_packets"] == 20
-            warm = n * 0.005 + 0.5
-            assert [f["start_s"] for f in sc["flows"]] == pytest.approx(
-                [i * 0.005 for i in range(n)]
-            )
-            if ramp:
-                assert sc["sim"]["duration_s"] == pytest.approx(warm)
-                assert sc["sim"]["warmup_s"] == 0.0
-            else:
-                assert sc["sim"]["warmup_s"] == pytest.approx(warm)
-                assert sc["sim"]["duration_s"] == pytest.approx(warm + measure)
-                assert sc["measure"]["flow_sample_us"] == pytest.approx(warm * 1e6)
-        # The ramp run is the measured run cut at the window's start, nothing else.
-        main, ramp = (sc for n, _, sc in plan if n == 400)
-        def strip(sc: dict) -> dict:
-            return {k: v for k, v in sc.items() if k not in ("name", "sim", "measure")}
+@pytest.mark.parametrize("scale, measure", [("quick", 2.0), ("full", 30.0)])
+def test_scale_scenarios_are_the_derived_setup(scale, measure):
+    plan = dict(EXPERIMENT.scenarios(EXPERIMENT.params(scale), TESTBED))
+    # Largest N first: the longest runs start first.
+    assert list(plan) == [(n, ramp) for n in (500, 400, 300, 200, 100) for ramp in (False, True)]
+    for (n, ramp), sc in plan.items():
+        _common_testbed(sc, n)
+        t = sc["tcp"]
+        assert t["cc"] == "dctcp" and t["mtu_bytes"] == 9000 and t["ect_on_control"] == "all"
+        assert sc["switch"]["aqm"]["k_packets"] == 20
+        warm = n * 0.005 + 0.5
+        assert [f["start_s"] for f in sc["flows"]] == pytest.approx([i * 0.005 for i in range(n)])
+        if ramp:
+            assert sc["sim"]["duration_s"] == pytest.approx(warm)
+            assert sc["sim"]["warmup_s"] == 0.0
+        else:
+            assert sc["sim"]["warmup_s"] == pytest.approx(warm)
+            assert sc["sim"]["duration_s"] == pytest.approx(warm + measure)
+            assert sc["measure"]["flow_sample_us"] == pytest.approx(warm * 1e6)
 
-        assert strip(main) == strip(ramp) and main["sim"]["seed"] == ramp["sim"]["seed"]
+    # The ramp run is the measured run cut at the window's start, nothing else.
+    def strip(sc: dict) -> dict:
+        return {k: v for k, v in sc.items() if k not in ("name", "sim", "measure")}
+
+    main, ramp = plan[(400, False)], plan[(400, True)]
+    assert strip(main) == strip(ramp) and main["sim"]["seed"] == ramp["sim"]["seed"]
     # The last of 500 flows starts 2.495 s in; its window has 0.5 s ≈ 110 RTTs of 4.4 ms.
     assert st.warmup_s(500) == pytest.approx(3.0)
 
@@ -188,6 +133,7 @@ def test_row_by_hand():
         window={"retransmits": 50, "timeouts": 5, "data_packets_sent": 10_000},
         whole={"retransmits": 70, "timeouts": 9},
         measure_s=2.0,
+        link=LINK,
     )
     assert r["total_mbps"] == pytest.approx(9900.0)
     # 34.5856 µs + (1,800,000 + 38 × 200) × 8 / 1e10 s = 34.5856 µs + 1.44608 ms.
@@ -220,27 +166,92 @@ def test_rtt_shape_on_the_slide_and_counterexamples():
     assert not st.rtt_shape({100: 1.5, 200: 3.0, 300: 3.3, 400: 3.3, 500: 3.3})["linear"]
 
 
-def test_table_entry_pairs_ours_with_the_slide():
-    rows = [
-        st.row(
-            n,
-            [9.914e9 / n] * n,
-            mean_bytes=n * 2 * 9000.0,
-            mean_packets=n * 2.0,
-            srtts_s=[],
-            window={"retransmits": 0, "timeouts": 0, "data_packets_sent": 1},
-            whole={"retransmits": 0, "timeouts": 0},
-            measure_s=2.0,
-        )
-        for n in st.SENDERS
-    ]
-    import pandas as pd
+def _rows(queue_packets: dict[int, float], timeouts: dict[int, int]) -> pd.DataFrame:
+    """The table for queues of ``queue_packets`` jumbo packets and ``timeouts`` in the window."""
+    return pd.DataFrame(
+        [
+            st.row(
+                n,
+                [9.914e9 / n] * n,
+                mean_bytes=queue_packets[n] * 9000.0,
+                mean_packets=queue_packets[n],
+                srtts_s=[],
+                window={"retransmits": 2 * timeouts[n], "timeouts": timeouts[n], "data_packets_sent": 1},
+                whole={"retransmits": 0, "timeouts": 0},
+                measure_s=2.0,
+                link=LINK,
+            )
+            for n in st.SENDERS
+        ]
+    )
 
-    t = st.table_entry(pd.DataFrame(rows), 2.0)
+
+def test_table_entry_pairs_ours_with_the_slide():
+    t = st.table_entry(_rows({n: n * 2.0 for n in st.SENDERS}, dict.fromkeys(st.SENDERS, 0)), 2.0)
     assert t["title"] and len(t["columns"]) == 13
     assert t["columns"][:3] == ["Senders", "Total (Mbps) ours", "Total (Mbps) slide"]
     assert [r[0] for r in t["rows"]] == [100, 200, 300, 400, 500]
     assert all(len(r) == 13 for r in t["rows"])
     assert t["rows"][3][2::2] == [9894, 4.42, 702, 4.6, 274, 13.09]
     assert t["rows"][0][1] == 9914 and t["rows"][0][-2] == 3.27
-    json.dumps(c.jsonable(t))
+    json.dumps(plain(t))
+
+
+def _scale_holds(queue_packets: dict[int, float], timeouts: dict[int, int], consistent: bool = True) -> list[bool]:
+    df = _rows(queue_packets, timeouts)
+    m = Metrics(
+        values={
+            "measure_s": 2.0,
+            "rtt_shape": st.rtt_shape({int(r.senders): float(r.rtt_ms) for _, r in df.iterrows()}),
+            "ramp_consistent": dict.fromkeys(st.SENDERS, consistent),
+        },
+        tables={"scale_table": df},
+    )
+    return [c.judge(m)["holds"] for c in EXPERIMENT.claims]
+
+
+# Queues of jumbo packets (9038 B on the wire: 7.2304 µs each) that drain in the slide's RTT
+# less the 34.6-µs base RTT.
+SLIDE_QUEUES = {n: (v[1] * 1e-3 - base_rtt_s(LINK, 9000)) / (9038 * 8 / 1e10) for n, v in st.SLIDE.items()}
+SLIDE_TIMEOUTS = {100: 0, 200: 0, 300: 0, 400: 274, 500: 655}
+
+
+def test_scale_claims_by_hand():
+    assert _scale_holds(SLIDE_QUEUES, SLIDE_TIMEOUTS) == [True] * 4
+    # A timeout at 300 senders; the ramp run disagreeing with the measured run.
+    assert _scale_holds(SLIDE_QUEUES, SLIDE_TIMEOUTS | {300: 1})[0] is False
+    assert _scale_holds(SLIDE_QUEUES, SLIDE_TIMEOUTS, consistent=False)[0] is False
+    # The queue keeps growing with the senders (1.41 ... 6.9 ms): no plateau, and from 400
+    # senders on the RTT is more than 15% above the slide's.
+    linear = {n: n * 1.9 for n in st.SENDERS}
+    assert _scale_holds(linear, SLIDE_TIMEOUTS) == [True, True, False, False]
+
+
+def test_row_follows_the_testbeds_link():
+    """Our RTT and ceiling take another testbed's delay and framing; the slide's numbers and
+    its Min. Load (from the slide's 4.4 ms) stay as they are."""
+    other = OTHER_LINK
+    args = dict(
+        mean_bytes=1_800_000.0,
+        mean_packets=200.0,
+        srtts_s=[],
+        window={"retransmits": 0, "timeouts": 0, "data_packets_sent": 1},
+        whole={"retransmits": 0, "timeouts": 0},
+        measure_s=2.0,
+    )
+    judd, ns2 = st.row(100, [99e6] * 100, **args, link=LINK), st.row(100, [99e6] * 100, **args, link=other)
+    # 100 + 14.4 + 0.064 µs of base RTT, 1.44 ms of queue without framing.
+    assert ns2["rtt_ms"] == pytest.approx(0.114464 + 1.44)
+    assert judd["rtt_ms"] == pytest.approx(1.4806656)
+    # No framing: the payload's share of a 9000-B packet, 10 Gbps × 8960 / 9000.
+    assert ns2["ceiling_mbps"] == pytest.approx(9955.56, abs=0.01)
+    for k in ("slide_rtt_ms", "min_load_gbps", "slide_total_mbps"):
+        assert ns2[k] == judd[k]
+
+
+def test_port_buffer_follows_the_testbed():
+    """The plot's port: the static limit, in jumbo packets where the testbed counts packets,
+    or one busy port's share of a shared memory."""
+    assert port_share_bytes(TESTBED.buffer(10.0), 9000) == 5_500_000
+    assert port_share_bytes({"kind": "per_port", "limit_packets": 600}, 9000) == 600 * 9000
+    assert port_share_bytes({"kind": "preset", "name": "scorpion"}, 9000) == 700_000

@@ -5,7 +5,7 @@ Each experiment is a :class:`~dcsim.experiments.declarations.Experiment`: what i
 its testbed, the runs it needs, its analysis, its claims and its plots;
 :mod:`dcsim.experiments.runner` carries it out. Each paper's folder (``dctcp/``, ``ictcp/``,
 ``cs244/``, ``judd/``) lists its experiments and defines its testbeds in ``testbeds.py``;
-:mod:`dcsim.experiments.stacks` adds a testbed of hosts alone per TCP stack profile.
+:mod:`dcsim.experiments.stacks` adds a testbed of a stack alone per TCP stack profile.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ OWN = "own"
 
 def testbed_for(experiment: Experiment, name: str | None = None) -> Testbed:
     """The testbed ``experiment`` runs on when asked for ``name`` (its own for None or
-    :data:`OWN`); a testbed of hosts alone runs on the experiment's own network."""
+    :data:`OWN`); a stack alone runs on the experiment's own host model, switches and links."""
     own = TESTBEDS[experiment.testbed]
     if name is None or name == OWN:
         return own

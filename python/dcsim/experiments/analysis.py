@@ -91,6 +91,28 @@ def flow_rates(fs: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["flow", "t_s", "mbps"])
 
 
+def last_in_first_out(flows: int, spacing_s: float) -> list[tuple[float, float]]:
+    """``(start_s, stop_s)`` of ``flows`` flows that join one every ``spacing_s`` and leave last
+    in, first out (the DCTCP paper's convergence test, Fig. 16): flow i runs from i × spacing
+    to (2 × flows − 1 − i) × spacing."""
+    return [(i * spacing_s, (2 * flows - 1 - i) * spacing_s) for i in range(flows)]
+
+
+def settled_phase_rows(fs: pd.DataFrame, windows: Sequence[tuple[float, float]], settle_fraction: float, sample_s: float) -> list[dict]:
+    """Per phase of the flows' ``windows`` (:func:`settled_goodputs` after ``settle_fraction``
+    of it): the active flows' settled throughputs, their Jain index, the fair share (their
+    total over their number) and the variation ``cov``: the coefficient of variation of each
+    active flow's goodput per sampling interval of ``sample_s`` (``measure.flow_sample_us``)
+    whose whole interval lies in the settled part, averaged over the active flows."""
+    rates = flow_rates(fs)
+    rows = settled_goodputs(fs, windows, settle_fraction)
+    for r in rows:
+        inside = (rates.t_s - sample_s >= r["settled_s"] - 1e-9) & (rates.t_s <= r["end_s"] + 1e-9)
+        r["fair_share_mbps"] = r["total_mbps"] / r["active"]
+        r["cov"] = float(np.mean([cov(rates[inside & (rates.flow == f)].mbps) for f in r["flows"]]))
+    return rows
+
+
 def phase_tables(
     runs: Iterable[tuple[str, Results]], phase_rows: Callable[[pd.DataFrame], list[dict[str, Any]]]
 ) -> tuple[pd.DataFrame, pd.DataFrame]:

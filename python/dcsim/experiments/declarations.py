@@ -8,9 +8,9 @@ nothing itself: the runner simulates (cached, across processes or on Dask), anal
 judges the claims, draws and writes.
 
 A :class:`Testbed` is what the hosts and the network of a paper's experiments are: the TCP
-stack profile, the host model, the switch buffers and the links. Experiments build their
-scenarios from the testbed they are given, so any experiment reruns on another one
-(`dcsim reproduce --testbed NAME`).
+stack, the host model, the switch buffers and the links. Experiments build their scenarios
+from the testbed they are given, so any experiment reruns on another one, or with another
+stack on its own hardware (`dcsim reproduce --testbed NAME`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ..results import Results
+
 
 @dataclass(frozen=True)
 class Paper:
@@ -57,7 +58,7 @@ KINDS: dict[str, str] = {
     "check": "a property of our own run that its measurement depends on (every query completes, every run delivers)",
 }
 
-# A claim id: lowercase words and digits joined by single hyphens (`short-messages-p95`).
+# A claim id: lowercase words and numbers joined by single hyphens (`short-messages-p95`, `p99.9`).
 _CLAIM_ID = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
 
 
@@ -66,29 +67,35 @@ class Testbed:
     """The hosts and network an experiment runs on, each value with its source.
 
     ``tcp`` is the hosts' stack: a ``tcp.profile`` (docs/stacks.md) and the fields set on top
-    of it; ``tcp_by_cc`` adds fields for one congestion control (the agents a simulator's
-    script gives each protocol). ``host`` is the host model (the scenario's ``host`` table:
-    NIC queue, offload, interrupt moderation, receive processing, jitter). ``buffers`` maps a
-    line rate (Gb/s) to the switch buffer of ports up to that rate; ``link`` holds the link defaults (``delay_us``,
-    ``framing_bytes``). A testbed of hosts alone (``network = False``) runs on the network
-    of the experiment's own testbed. ``sources`` gives, for each value by its scenario path,
-    where it comes from.
+    of it; ``tcp_cc`` the congestion control the stack runs as its TCP (what a figure's "TCP"
+    is: NewReno on the papers' Windows hosts, CUBIC on Linux); ``tcp_by_cc`` adds fields for
+    one congestion control (the agents a simulator's script gives each protocol). ``host`` is
+    the host model (the scenario's ``host`` table: NIC queue, offload, interrupt moderation,
+    receive processing, jitter, clocks). ``buffers`` maps a line rate (Gb/s) to the switch
+    buffer of ports up to that rate; ``link`` holds the link defaults (``delay_us``,
+    ``framing_bytes``). A testbed of a stack alone (``stack_only``) brings only ``tcp``,
+    ``tcp_cc`` and ``tcp_by_cc``: it runs on the host model, switches and links of the
+    experiment's own testbed. ``sources`` gives, for each value by its scenario path, where it
+    comes from.
     """
 
     name: str
     summary: str
     tcp: Mapping[str, Any]
+    tcp_cc: str = "newreno"
     host: Mapping[str, Any] = field(default_factory=dict)
     tcp_by_cc: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     buffers: Mapping[float, Mapping[str, Any]] = field(default_factory=dict)
     link: Mapping[str, Any] = field(default_factory=dict)
-    network: bool = True
+    stack_only: bool = False
     paper: str | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
 
-    def tcp_for(self, cc: str, **fields: Any) -> dict[str, Any]:
-        """The ``tcp`` table of a host running ``cc``: the stack, its agent for ``cc``, then
-        ``fields`` (the experiment's own settings)."""
+    def tcp_for(self, cc: str | None, **fields: Any) -> dict[str, Any]:
+        """The ``tcp`` table of a host running ``cc`` (None: the stack's own TCP, ``tcp_cc``):
+        the stack, its agent for that congestion control, then ``fields`` (the experiment's
+        own settings)."""
+        cc = self.tcp_cc if cc is None else cc
         return {**self.tcp, "cc": cc, **self.tcp_by_cc.get(cc, {}), **fields}
 
     def buffer(self, rate_gbps: float) -> dict[str, Any]:
@@ -103,11 +110,13 @@ class Testbed:
         """A link at ``rate_gbps`` with the testbed's delay and framing, then ``fields``."""
         return {"rate_gbps": float(rate_gbps), **self.link, **fields}
 
-    def on(self, network: Testbed) -> Testbed:
-        """This testbed's hosts on ``network``'s switches and links when it has none of its own."""
-        if self.network:
+    def on(self, own: Testbed) -> Testbed:
+        """This testbed for an experiment whose own testbed is ``own``: a stack alone runs on
+        ``own``'s host model, switches and links; a whole testbed is as it is."""
+        if not self.stack_only:
             return self
-        return replace(self, buffers=network.buffers, link=network.link, network=True)
+        sources = {**{k: v for k, v in own.sources.items() if not k.startswith("tcp")}, **self.sources}
+        return replace(self, host=own.host, buffers=own.buffers, link=own.link, stack_only=False, sources=sources)
 
 
 @dataclass(frozen=True)
@@ -153,7 +162,7 @@ class Claim:
 
     def __post_init__(self) -> None:
         if not _CLAIM_ID.fullmatch(self.id):
-            raise ValueError(f"claim id {self.id!r}: lowercase words and digits joined by '-'")
+            raise ValueError(f"claim id {self.id!r}: lowercase words and numbers joined by '-'")
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
         if self.kind != "check" and not (self.quote and self.section):
@@ -259,8 +268,9 @@ class Experiment:
 
     @property
     def reproduces(self) -> str:
-        """The figure or table, with its source: "DCTCP Fig. 13"."""
-        return f"{PAPERS[self.paper].short} {self.figure}"
+        """The figure or table, with its source: "DCTCP Fig. 13" (the source alone, "Judd",
+        for an experiment of no one figure)."""
+        return f"{PAPERS[self.paper].short} {self.figure}".rstrip()
 
     def params(self, scale: str) -> Params:
         """The parameters at ``scale``; ValueError naming the scales there are."""

@@ -8,6 +8,8 @@ switch buffer for the line rate and the links, and an experiment's own settings 
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Any
 
 from ..scenario import long_flows, star
@@ -50,7 +52,7 @@ def fan_in(
     testbed: Testbed,
     *,
     senders: int,
-    cc: str,
+    cc: str | None,
     aqm: dict[str, Any],
     rate_gbps: float,
     duration_s: float,
@@ -66,11 +68,11 @@ def fan_in(
     seed: int = 1,
 ) -> dict[str, Any]:
     """A star of ``senders + 1`` hosts on ``testbed``: hosts 1..senders each send one
-    long-lived flow to host 0, opening at ``start_s`` within ``jitter_us``. The switch buffer
-    is the testbed's for ``rate_gbps`` unless ``buffer`` is given; ``link``, ``tcp`` and
-    ``host`` set fields over the testbed's. Only the receiver's port, :data:`RECEIVER_PORT`,
-    where the queue builds, is sampled. With one link delay d the base RTT is 4·d (two hops
-    each way)."""
+    long-lived flow to host 0 with congestion control ``cc`` (None: the stack's TCP), opening
+    at ``start_s`` within ``jitter_us``. The switch buffer is the testbed's for ``rate_gbps``
+    unless ``buffer`` is given; ``link``, ``tcp`` and ``host`` set fields over the testbed's.
+    Only the receiver's port, :data:`RECEIVER_PORT`, where the queue builds, is sampled. With
+    one link delay d the base RTT is 4·d (two hops each way)."""
     lk = testbed.link_at(rate_gbps, **(link or {}))
     sc = star(
         int(senders) + 1,
@@ -93,3 +95,31 @@ def fan_in(
             "flow_sample_us": float(flow_sample_us),
         },
     }
+
+
+# The engine's shared-memory presets (`SwitchPreset::shared_buffer`): memory B, bytes, and the
+# dynamic threshold's α (a test holds them equal to what a run reports).
+SHARED_PRESETS: dict[str, tuple[int, float]] = {
+    "triumph": (4_000_000, 700.0 / 3300.0),
+    "scorpion": (4_000_000, 700.0 / 3300.0),
+    "cat4948": (16_000_000, 700.0 / 3300.0),
+    "quanta_lb4g": (4_000_000, 128.5 / 3871.5),
+}
+
+
+def port_share_bytes(buffer: Mapping[str, Any], packet_bytes: int = 1500) -> float:
+    """The bytes one busy port of a switch with ``buffer`` (``Testbed.buffer(rate)``) can hold:
+    its static limit (``limit_bytes``, or ``limit_packets`` packets of ``packet_bytes``, IP
+    bytes as a port counts them) and, in a shared memory of B bytes with the dynamic threshold
+    α, what the threshold lets one port hold while the others are empty, α·B/(1 + α) in whole
+    bytes (Choudhury and Hahne: 700 KB on the Triumph, DCTCP §4.1; 128.5 kB on the Quanta
+    LB4G); the least of these, infinite for none."""
+    limits: list[float] = []
+    if buffer.get("limit_packets"):
+        limits.append(int(buffer["limit_packets"]) * packet_bytes)
+    if buffer.get("limit_bytes"):
+        limits.append(int(buffer["limit_bytes"]))
+    if buffer["kind"] in ("preset", "shared"):
+        total, alpha = SHARED_PRESETS[buffer["name"]] if buffer["kind"] == "preset" else (buffer["total_bytes"], buffer["alpha"])
+        limits.append(round(alpha * total / (1 + alpha)))
+    return min(limits, default=math.inf)

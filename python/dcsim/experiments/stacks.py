@@ -1,9 +1,9 @@
-"""Testbeds of hosts alone: one per TCP stack profile of the engine (docs/stacks.md).
+"""Testbeds of a stack alone: one per TCP stack profile of the engine (docs/stacks.md).
 
 `dcsim reproduce --testbed linux_current` reruns experiments with every host running current
-Linux (the profile's fields, the engine's default host model), on the switches and links of
-each experiment's own testbed: the question "what would this figure look like with other
-hosts?" asked of any paper.
+Linux (the profile's fields, and CUBIC as its TCP) on the host hardware, switches and links of
+each experiment's own testbed: the question "what would this figure look like with another
+stack?" asked of any paper.
 """
 
 from __future__ import annotations
@@ -13,21 +13,35 @@ import re
 
 from .declarations import Testbed
 
+# What each stack runs as its TCP (profiles never set `cc`: a scenario chooses it).
+TCP_CC = {
+    # The papers' baseline on these hosts, "New Reno with SACK" (DCTCP §4, ICTCP §VII).
+    "windows_2008r2": ("newreno", "the DCTCP and ICTCP papers' baseline on these hosts: \"TCP New Reno (w/ SACK)\""),
+    "linux_2_6_3x": ("cubic", "Linux's default congestion control since 2.6.19: CUBIC"),
+    "linux_current": ("cubic", "Linux's default congestion control since 2.6.19: CUBIC"),
+    "ns2": ("newreno", "ns-2's TCP agents are Reno and NewReno"),
+}
+
 
 def stack_testbeds() -> tuple[Testbed, ...]:
-    """A hosts-only testbed per stack profile, named after it."""
+    """A testbed per stack profile, named after it: the stack alone."""
     from .. import _core
 
-    return tuple(
-        Testbed(
-            name=profile["name"],
-            summary=_first_sentence(profile["about"]) + " Hosts only: the experiment's own switches and links.",
-            tcp={"profile": profile["name"]},
-            network=False,
-            sources={"tcp.profile": "docs/stacks.md gives the source of each of the profile's values"},
+    testbeds = []
+    for profile in json.loads(_core.stack_profiles()):
+        name = profile["name"]
+        cc, why = TCP_CC[name]
+        testbeds.append(
+            Testbed(
+                name=name,
+                summary=_first_sentence(profile["about"]) + " The stack alone: the experiment's own host model, switches and links.",
+                tcp={"profile": name},
+                tcp_cc=cc,
+                stack_only=True,
+                sources={"tcp.profile": "docs/stacks.md gives the source of each of the profile's values", "tcp.cc": why},
+            )
         )
-        for profile in json.loads(_core.stack_profiles())
-    )
+    return tuple(testbeds)
 
 
 def _first_sentence(text: str) -> str:

@@ -43,7 +43,7 @@ from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from ..scenarios import RECEIVER_PORT
 from ..units import gbps
-from .testbeds import star
+from .testbeds import fanin
 
 K = 20
 FLOWS = (2, 20)
@@ -63,7 +63,7 @@ def scenarios(p: Params, tb: Testbed) -> dict[tuple[str, int, int | None], dict]
     runs = [(proto, n, k) for n in FLOWS for proto, k in (("TCP", None), ("DCTCP", K))]
     runs += [("DCTCP", 2, k) for k in K_SWEEP if k != K]
     return {
-        (proto, n, k): star(
+        (proto, n, k): fanin(
             f"dctcp-fig13-{proto.lower()}-n{n}" + (f"-k{k}" if k else ""),
             tb,
             senders=n,

@@ -6,30 +6,9 @@ these (or on another testbed, `dcsim reproduce --testbed NAME`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..declarations import Testbed
+from ..hosts import ENGINE_HOST, ENGINE_HOST_SOURCES
 from ..scenarios import DROP_TAIL, fan_in, per_port_packets, threshold
-
-# The engine's host model (docs/scenario-reference.md, `host`), which neither source describes.
-DEFAULT_HOST: dict[str, Any] = {
-    "nic_queue_packets": 1000,
-    "queue_bytes_per_conn": 131072,
-    "tx_jitter_us": 1.0,
-    "clock_ppm": 100.0,
-    "offload_burst_segments": 0,
-    "rx_interrupt_interval_us": 0.0,
-    "rx_processing_us": 0.0,
-}
-DEFAULT_HOST_SOURCES = {
-    "host.nic_queue_packets": "NOT GIVEN: the engine's NIC transmit queue of 1000 packets",
-    "host.queue_bytes_per_conn": "NOT GIVEN: 128 KiB per connection in the NIC, as Linux's TCP small queues",
-    "host.tx_jitter_us": "NOT GIVEN: up to 1 µs of transmit timing noise per packet",
-    "host.clock_ppm": "NOT GIVEN: clocks off by up to 100 ppm, as a crystal oscillator's tolerance",
-    "host.offload_burst_segments": "NOT GIVEN: no segmentation-offload bursts",
-    "host.rx_interrupt_interval_us": "NOT GIVEN: no receive interrupt moderation",
-    "host.rx_processing_us": "NOT GIVEN: no per-packet receive processing time",
-}
 
 TESTBED = Testbed(
     name="dctcp_testbed",
@@ -39,6 +18,8 @@ TESTBED = Testbed(
         "Broadcom Triumph (48 × 1 Gb/s) or Scorpion (24 × 10 Gb/s) with 4 MB of shared memory, 100 µs RTT"
     ),
     tcp={"profile": "windows_2008r2", "rto_min_ms": 300.0, "dctcp_g": 1.0 / 16.0},
+    tcp_cc="newreno",
+    host=ENGINE_HOST,
     buffers={
         1.0: {"kind": "preset", "name": "triumph"},
         10.0: {"kind": "preset", "name": "scorpion"},
@@ -52,8 +33,9 @@ TESTBED = Testbed(
         "tcp.rto_min_ms": (
             "§2.3.2: \"In our network stack, the RTO_min is set to 300ms\"; from Fig. 19 on the experiments set 10 ms (§4.2.1)"
         ),
-        "tcp.dctcp_g": "§3.4: g = 1/16 in all experiments",
-        **DEFAULT_HOST_SOURCES,
+        "tcp.dctcp_g": "end of §3: \"g is set to 1/16 in all experiments\"",
+        "tcp.cc": "§4: the baseline is \"a state-of-the-art TCP New Reno (w/ SACK) implementation\"",
+        **ENGINE_HOST_SOURCES,
         "switch.buffer": (
             "§4: the Triumph and Scorpion share 4 MB among their ports with a dynamic threshold that gives one busy "
             "port about 700 KB (Fig. 1 caption, §4.1); the engine's presets triumph and scorpion"
@@ -70,6 +52,8 @@ NS2 = Testbed(
     paper="dctcp",
     summary="The DCTCP paper's NS-2 simulations (§3.3, §3.5): ns-2's TCP agents, no framing, a 2000-packet port buffer",
     tcp={"profile": "ns2", "slow_start_after_idle": False, "dctcp_g": 1.0 / 16.0, "dctcp_alpha_init": 0.0},
+    tcp_cc="newreno",
+    host=ENGINE_HOST,
     buffers={10.0: per_port_packets(2000)},
     link={"delay_us": 25.0, "framing_bytes": 0},
     sources={
@@ -77,7 +61,8 @@ NS2 = Testbed(
         "tcp.slow_start_after_idle": "the ns-2 DCTCP sample script leaves slow_start_restart_ off",
         "tcp.dctcp_g": "Fig. 12 caption: g = 1/16",
         "tcp.dctcp_alpha_init": "ns-2's DCTCP patch starts with ecnhat_alpha_ = 0",
-        **DEFAULT_HOST_SOURCES,
+        "tcp.cc": "ns-2's FullTcp agent: NewReno with SACK",
+        **ENGINE_HOST_SOURCES,
         "switch.buffer": "NOT GIVEN: a buffer of 2000 packets per port, which never drops (the analysis assumes none)",
         "topology.link.delay_us": "Fig. 12 caption: a 100 µs round trip, four links of 25 µs",
         "topology.link.framing_bytes": "ns-2 has no framing: a packet is the analysis's 1500 B",
@@ -87,7 +72,7 @@ NS2 = Testbed(
 TESTBEDS = (TESTBED, NS2)
 
 
-def star(
+def fanin(
     name: str,
     testbed: Testbed,
     *,
@@ -102,13 +87,13 @@ def star(
     seed: int = 1,
 ) -> dict:
     """The testbed's fan-in of §4.1 (long-lived flows from hosts 1..senders to host 0): DCTCP
-    with marking threshold ``k``, or TCP NewReno over drop-tail when ``k`` is None; flows open
-    within ``jitter_us`` of t = 0."""
+    with marking threshold ``k``, or the testbed's TCP (NewReno on the paper's hosts) over
+    drop-tail when ``k`` is None; flows open within ``jitter_us`` of t = 0."""
     return fan_in(
         name,
         testbed,
         senders=senders,
-        cc="newreno" if k is None else "dctcp",
+        cc=None if k is None else "dctcp",
         aqm=DROP_TAIL if k is None else threshold(k),
         rate_gbps=rate_gbps,
         duration_s=duration_s,

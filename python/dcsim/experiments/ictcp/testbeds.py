@@ -20,7 +20,8 @@ experiment: receive interrupts at most every 18 µs (the BCM5709C's default coal
 Linux's bnx2 driver; the Windows driver's is NOT GIVEN) and the per-packet receive processing
 that fits Fig. 5's RTT with the least host delay (none: the fit cannot tell 0 to 12 µs
 apart). The link delay gives back what processing takes (:func:`link`), so the base RTT stays
-100 µs.
+100 µs; on a testbed whose links are shorter than that, the delay stops at 0 and the base RTT
+is longer.
 
 Incast rounds: requests are one 100-B segment (an assumption); connections are persistent and
 pre-established; rounds are barrier-synchronised (the next request goes out when the last
@@ -34,9 +35,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..declarations import Testbed
+from ..hosts import ENGINE_HOST_SOURCES, host_model
 from ..scenarios import threshold
 
 MSS = 1460
+HEADER_BYTES = 40  # IPv4 and TCP headers of a segment
+RATE_GBPS = 1.0  # every link of the testbed: the experiments' own line rate
 HOSTS = 48  # 48-port switch; the paper uses 47 servers, the 48th port carries background traffic
 MAX_SENDERS = 46
 RECEIVER = 0
@@ -51,8 +55,6 @@ QUERY_START_S = 0.01
 # interrupt throttle, so a lone packet is not delayed) and the per-packet receive processing
 # that fits Fig. 5's RTT with the least host delay.
 HOST_PROFILE: dict[str, Any] = {"rx_interrupt_interval_us": 18.0, "rx_processing_us": 0.0}
-# Payload goodput ceiling of a 1 Gbps link with full segments: 1460 / 1538.
-CEILING_MBPS = 1000.0 * MSS / (MSS + 40 + 38)
 
 TESTBED = Testbed(
     name="ictcp_testbed",
@@ -62,12 +64,15 @@ TESTBED = Testbed(
         "(4 MB shared), 100 µs base RTT"
     ),
     tcp={"profile": "windows_2008r2", "rto_min_ms": 300.0},
-    host=HOST_PROFILE,
+    tcp_cc="newreno",
+    host=host_model(**HOST_PROFILE),
     buffers={1.0: {"kind": "preset", "name": "quanta_lb4g"}},
     link={"delay_us": LINK_DELAY_US, "framing_bytes": 38},
     sources={
         "tcp.profile": "§VII: \"TCP New Reno with SACK implementation on a Windows server\" (docs/stacks.md, windows_2008r2)",
         "tcp.rto_min_ms": "§VII: \"the default timeout value of TCP on a Windows server is 300 ms\"",
+        "tcp.cc": "§VII: \"TCP New Reno with SACK implementation on a Windows server\"",
+        **ENGINE_HOST_SOURCES,
         "host.rx_interrupt_interval_us": (
             "NOT GIVEN: 18 µs, the BCM5709C's default receive coalescing in Linux's bnx2 driver, fitted to Fig. 5 by the "
             "ictcp-host-calibration experiment"
@@ -90,13 +95,42 @@ PROTOCOLS = ("ICTCP", "TCP", "DCTCP")
 DCTCP_K_PACKETS = 20  # the DCTCP paper's K at 1 Gbps (§4.1); the LB4G itself marks nothing
 
 
+def frame_bytes(tb: Testbed, payload_bytes: int = MSS) -> int:
+    """Bytes on the testbed's wire of a segment carrying ``payload_bytes`` (0: a pure ACK)."""
+    return payload_bytes + HEADER_BYTES + int(tb.link["framing_bytes"])
+
+
+def ceiling_mbps(tb: Testbed) -> float:
+    """Payload goodput ceiling of the testbed's 1 Gbps links with full segments: MSS over the
+    frame (1460 / 1538 with Ethernet's 38 B of framing)."""
+    return RATE_GBPS * 1000.0 * MSS / frame_bytes(tb)
+
+
+def base_rtt_us(tb: Testbed, host: dict | None = None) -> float:
+    """The base RTT (1 MSS, no other traffic) on the testbed for hosts ``host`` (fields over its
+    host model): four link delays (:func:`link`), the receive processing at each end, and a full
+    frame and an ACK frame each serialised twice (NIC and switch port) at 1 Gbps; 100 µs on
+    the paper's testbed."""
+    hosts = {**tb.host, **(host or {})}
+    processing_us = 2 * float(hosts.get("rx_processing_us", 0.0))
+    serialisation_us = 2 * (frame_bytes(tb) + frame_bytes(tb, 0)) * 8 / (RATE_GBPS * 1e3)
+    return 4 * link(tb, hosts)["delay_us"] + processing_us + serialisation_us
+
+
+def rc_bytes(tb: Testbed) -> float:
+    """R·C of ICTCP's Eq. 8 on the testbed: its base RTT × 1 Gbps, in whole bytes (the paper's
+    100 µs × 1 Gbps = 12,500 B on its own testbed)."""
+    return float(round(base_rtt_us(tb) * RATE_GBPS * 1e3 / 8))
+
+
 def link(tb: Testbed, host: dict | None = None) -> dict[str, Any]:
     """The testbed's links for hosts ``host``: the base RTT (1 MSS, no other traffic) stays
     what the testbed's link delay gives whatever the host model, so the propagation delay
     gives up what the hosts' receive processing (``rx_processing_us``, once at each end of
     the round trip) takes."""
     processing_us = float((host or {}).get("rx_processing_us", 0.0))
-    return tb.link_at(1.0) | {"delay_us": tb.link["delay_us"] - 2 * processing_us / 4}
+    # Links shorter than the processing cannot give it back: the base RTT is then longer.
+    return tb.link_at(RATE_GBPS) | {"delay_us": max(0.0, tb.link["delay_us"] - 2 * processing_us / 4)}
 
 
 def scenario(
@@ -110,8 +144,8 @@ def scenario(
     host: dict | None = None,
     seed: int = 1,
 ) -> dict:
-    """A star of :data:`HOSTS` hosts on the testbed running NewReno, with incast ``queries``
-    and background ``flows``; ``host`` sets fields over the testbed's host model."""
+    """A star of :data:`HOSTS` hosts on the testbed running its TCP, with incast ``queries`` and
+    background ``flows``; ``host`` sets fields over the testbed's host model."""
     hosts = {**tb.host, **(host or {})}
     return {
         "name": name,
@@ -123,9 +157,9 @@ def scenario(
             "stop_when_queries_done": bool(queries),
         },
         "topology": {"kind": "star", "hosts": HOSTS, "link": link(tb, hosts)},
-        "switch": {"buffer": tb.buffer(1.0), "aqm": {"kind": "drop_tail"}},
+        "switch": {"buffer": tb.buffer(RATE_GBPS), "aqm": {"kind": "drop_tail"}},
         "host": hosts,
-        "tcp": tb.tcp_for("newreno"),
+        "tcp": tb.tcp_for(None),
         "flows": list(flows or []),
         "queries": list(queries or []),
         "measure": {"queue_sample_us": 0.0, "queue_ports": ["s0->h0"], "flow_sample_us": 0.0},
@@ -156,6 +190,7 @@ def incast_query(
 
 
 def incast_duration_s(
+    tb: Testbed,
     senders: int,
     response_bytes: int,
     rounds: int,
@@ -163,23 +198,23 @@ def incast_duration_s(
     share: float = 1.0,
     slack_per_round_s: float = 0.02,
 ) -> float:
-    """A first guess at the simulated time the rounds need: the ideal round at ``share`` of the
-    link, plus slack per round. Rounds that still do not finish are run again longer
+    """A first guess at the simulated time the rounds need on ``tb``: the ideal round at ``share``
+    of the link's goodput ceiling, plus slack per round. Rounds that still do not finish are run again longer
     (:func:`longer_if_unfinished`); runs stop at their last round (``sim.stop_when_queries_done``)."""
-    ideal = senders * response_bytes * 8 / (CEILING_MBPS * 1e6 * share) + 300e-6
+    ideal = senders * response_bytes * 8 / (ceiling_mbps(tb) * 1e6 * share) + 300e-6
     return start_s + rounds * (ideal * 1.3 + slack_per_round_s) + 0.4
 
 
-def with_protocol(sc: dict, protocol: str, min_rwnd_segments: int = 2) -> dict:
-    """``sc`` run by ``protocol``: ICTCP on the receiver (NewReno + SACK senders), plain TCP,
-    or DCTCP (senders, receivers and K = 20 marking at the switch). All keep the testbed's
-    timeout."""
+def with_protocol(sc: dict, tb: Testbed, protocol: str, min_rwnd_segments: int = 2) -> dict:
+    """``sc`` (built on ``tb``) run by ``protocol``: ICTCP on the receiver (the stack's TCP as
+    senders: NewReno with SACK on the paper's hosts), plain TCP, or DCTCP (senders, receivers
+    and K = 20 marking at the switch). All keep the testbed's timeout."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     sc = {**sc, "tcp": dict(sc["tcp"]), "switch": dict(sc["switch"])}
     if protocol == "ICTCP":
         sc["ictcp"] = {"hosts": [RECEIVER], "min_rwnd_segments": int(min_rwnd_segments)}
     elif protocol == "DCTCP":
-        sc["tcp"]["cc"] = "dctcp"
+        sc["tcp"] = tb.tcp_for("dctcp")
         sc["switch"]["aqm"] = threshold(DCTCP_K_PACKETS)
     return sc

@@ -29,21 +29,33 @@ choice, stated with its reason:
   every fix: ECT on every packet, retransmissions included, as Linux's DCTCP sends them.
 - "DCTCP+" (the Latency table's column) is not defined in the slides. An assumption: DCTCP with
   the deployment fixes the slides name (segregated from TCP, ECT on SYNs and ACKs).
+
+On another testbed (``dcsim reproduce --testbed``) the experiments keep their 10 Gbps line rate
+and take the rest of the path from it: the links' delay and framing (:func:`base_rtt_s`,
+:func:`queue_delay_s`) and the receiver port's buffer (:func:`port_buffer_bytes`: its static
+limit; on a switch that shares its memory among the ports, a rule of ours, what the dynamic
+threshold lets one busy port hold). :func:`segregated` halves the port's static limit between
+its two class queues, and sets no class limit on a shared memory.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..declarations import Testbed
+from ..hosts import ENGINE_HOST, ENGINE_HOST_SOURCES
 from ..scenarios import DROP_TAIL, fan_in, threshold
+
+if TYPE_CHECKING:
+    pass
 
 RATE_GBPS = 10.0
 DELAY_US = 5.0
 PORT_BUFFER_BYTES = 5_500_000
+FRAMING_BYTES = 38
 K = 20
 JUMBO_MTU = 9000
-TCP_CC = "cubic"
 
 TESTBED = Testbed(
     name="judd_testbed",
@@ -57,15 +69,18 @@ TESTBED = Testbed(
         "dctcp_alpha_init": 1.0,
         "dctcp_min_cwnd_segments": 2,
     },
+    tcp_cc="cubic",
+    host=ENGINE_HOST,
     buffers={RATE_GBPS: {"kind": "per_port", "limit_bytes": PORT_BUFFER_BYTES}},
-    link={"delay_us": DELAY_US, "framing_bytes": 38},
+    link={"delay_us": DELAY_US, "framing_bytes": FRAMING_BYTES},
     sources={
         "tcp.profile": "the slides' Linux 3.x kernels already had IW10, the 1 s initial RTO, PRR and TLP (docs/stacks.md, linux_current)",
         "tcp.rto_min_ms": "Linux's TCP_RTO_MIN, 200 ms",
         "tcp.dctcp_g": "Linux tcp_dctcp.c: dctcp_shift_g = 4 (g = 1/16)",
         "tcp.dctcp_alpha_init": "Linux tcp_dctcp.c: dctcp_alpha_on_init = 1024 (α = 1)",
         "tcp.dctcp_min_cwnd_segments": "Linux tcp_dctcp.c: the window never falls below 2 segments",
-        "host": "NOT GIVEN: the engine's host model",
+        "tcp.cc": "Linux's default congestion control since 2.6.19: CUBIC",
+        **ENGINE_HOST_SOURCES,
         "switch.buffer": "derived: the Scale table's RTT plateau of ≈ 4.4 ms is ≈ 5.5 MB at 10 Gb/s",
         "topology.link.rate_gbps": "the slides: 19 senders, \"190 Gbps aggregate\" into a 10 Gbps receiver",
         "topology.link.delay_us": "an assumption: a 20 µs base RTT leaves room for DCTCP+'s 28 µs minimum latency",
@@ -87,22 +102,28 @@ def red_ecn(k: int = K, nonect: str = "drop") -> dict:
     return threshold(k) | {"nonect": nonect}
 
 
-def segregated(k: int = K, by: str = "flow") -> dict:
+def segregated(tb: Testbed, k: int = K, by: str = "flow") -> dict:
     """QoS segregation (the slides' fix): two class queues per port with equal DRR weights,
-    class 0 for DCTCP with RED-ECN marking at K, class 1 for TCP with drop-tail, each held to
-    a static half of the port's buffer (an assumption: the slides give no per-queue limit;
-    without one TCP's class fills the whole port and DCTCP's packets find no room). ``by =
+    class 0 for DCTCP with RED-ECN marking at K, class 1 for TCP with drop-tail. ``by =
     "flow"`` classifies by the class the host gave the flow (a DSCP: DCTCP flows must carry
     class 0, TCP flows class 1); ``by = "ecn"`` by the packet's ECN codepoint (ECT → class 0),
-    which sends a DCTCP host's non-ECT SYNs and ACKs to the TCP queue."""
+    which sends a DCTCP host's non-ECT SYNs and ACKs to the TCP queue.
+
+    Each class is held to half of the port's static limit on ``tb`` (each of its
+    ``limit_bytes`` and ``limit_packets`` at :data:`RATE_GBPS`: 2.75 MB on the Judd testbed),
+    an assumption: the slides give no per-queue limit, and without one TCP's class fills the
+    whole port and DCTCP's packets find no room. A shared memory (a preset) gives a port no
+    static limit, so there the classes get none of their own: the memory's dynamic threshold
+    holds each class queue (the engine applies it per queue)."""
     classify = {"by": "flow"} if by == "flow" else {"by": "ecn", "ect": 0, "not_ect": 1}
-    half = PORT_BUFFER_BYTES // 2
+    buffer = tb.buffer(RATE_GBPS)
+    half = {key: buffer[key] // 2 for key in ("limit_bytes", "limit_packets") if key in buffer}
     return {
         "scheduler": "drr",
         "classify": classify,
         "queues": [
-            {"aqm": red_ecn(k), "limit_bytes": half},
-            {"aqm": dict(DROP_TAIL), "limit_bytes": half},
+            {"aqm": red_ecn(k), **half},
+            {"aqm": dict(DROP_TAIL), **half},
         ],
     }
 
@@ -112,7 +133,7 @@ def fanin(
     tb: Testbed,
     *,
     senders: int,
-    cc: str,
+    cc: str | None,
     aqm: dict,
     duration_s: float,
     warmup_s: float = 0.0,
@@ -124,7 +145,8 @@ def fanin(
     seed: int = 1,
 ) -> dict:
     """The slides' fan-in: hosts 1..senders each send one long-lived flow to host 0 over
-    10 Gbps links through one switch (the 19-sender and Scale setups). ``tcp`` sets fields
+    10 Gbps links through one switch (the 19-sender and Scale setups), with congestion control
+    ``cc`` (None: the stack's TCP). ``tcp`` sets fields
     over the testbed's stack; ``classes`` sets ``switch.classes``."""
     sc = fan_in(
         name,
@@ -148,18 +170,18 @@ def fanin(
 
 MTU_BYTES = 1500
 HEADER_BYTES = 40
-FRAMING_BYTES = 38
 
 
 def base_rtt_s(
+    link: Mapping[str, Any],
     mtu_bytes: int = MTU_BYTES,
     rate_gbps: float = RATE_GBPS,
-    delay_us: float = DELAY_US,
-    framing_bytes: int = FRAMING_BYTES,
     header_bytes: int = HEADER_BYTES,
 ) -> float:
-    """RTT of a full-size segment and its ACK on the idle star: 4 link delays, the segment
-    serialised on two links and the ACK (headers only) on two."""
+    """RTT of a full-size segment and its ACK on the idle star of a testbed's ``link``
+    (``delay_us``, ``framing_bytes``): 4 link delays, the segment serialised on two links and
+    the ACK (headers only) on two."""
+    delay_us, framing_bytes = link["delay_us"], link["framing_bytes"]
     bit_s = 1.0 / (rate_gbps * 1e9)
     return (
         4 * delay_us * 1e-6
@@ -168,12 +190,8 @@ def base_rtt_s(
     )
 
 
-def queue_delay_s(
-    mean_bytes: float,
-    mean_packets: float,
-    rate_gbps: float = RATE_GBPS,
-    framing_bytes: int = FRAMING_BYTES,
-) -> float:
+def queue_delay_s(mean_bytes: float, mean_packets: float, link: Mapping[str, Any], rate_gbps: float = RATE_GBPS) -> float:
     """Time to drain a queue of ``mean_bytes`` in ``mean_packets`` packets: each packet also
-    carries its Ethernet framing on the wire."""
-    return (mean_bytes + framing_bytes * mean_packets) * 8 / (rate_gbps * 1e9)
+    carries the ``link``'s framing on the wire."""
+    return (mean_bytes + link["framing_bytes"] * mean_packets) * 8 / (rate_gbps * 1e9)
+

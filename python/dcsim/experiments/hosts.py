@@ -1,0 +1,34 @@
+"""The engine's host model, value by value with why: what a testbed's hosts are where their
+source does not describe them (the papers give the stack, rarely the NIC)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+ENGINE_HOST: dict[str, Any] = {
+    "nic_queue_packets": 1000,
+    "queue_bytes_per_conn": 131072,
+    "tx_jitter_us": 1.0,
+    "clock_ppm": 100.0,
+    "offload_burst_segments": 0,
+    "rx_interrupt_interval_us": 0.0,
+    "rx_processing_us": 0.0,
+}
+
+ENGINE_HOST_SOURCES: dict[str, str] = {
+    "host.nic_queue_packets": "NOT GIVEN: Linux's default txqueuelen, 1000 packets",
+    "host.queue_bytes_per_conn": "NOT GIVEN: 128 KiB of one connection in its NIC, Linux's TCP small queues",
+    "host.tx_jitter_us": "NOT GIVEN: up to 1 µs of timing noise per packet, so that equal senders do not stay phase-locked",
+    "host.clock_ppm": "NOT GIVEN: NIC clocks off by up to ±100 ppm, what IEEE 802.3 allows",
+    "host.offload_burst_segments": "NOT GIVEN: no segmentation-offload bursts",
+    "host.rx_interrupt_interval_us": "NOT GIVEN: no receive interrupt moderation",
+    "host.rx_processing_us": "NOT GIVEN: no per-packet receive processing time",
+}
+
+
+def host_model(**given: Any) -> dict[str, Any]:
+    """The engine's host model with the values a source gives in place of its own."""
+    unknown = set(given) - set(ENGINE_HOST)
+    if unknown:
+        raise ValueError(f"not host model fields: {', '.join(sorted(unknown))}")
+    return {**ENGINE_HOST, **given}
