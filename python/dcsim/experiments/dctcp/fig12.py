@@ -58,7 +58,7 @@ from ..analysis import fmt
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from ..scenarios import RECEIVER_PORT, fan_in, threshold
-from ..units import gbps
+from ..units import gbps, ms, us
 from .model import dctcp_analysis, rtt_with_queue_us, sawtooth, sawtooth_measure
 
 K = 40
@@ -99,7 +99,7 @@ def analyze(runs: Runs) -> Metrics:
         rtt_sim_us = rtt_with_queue_us(RTT_US, qs["mean_packets"], RATE_GBPS)
         meas = sawtooth_measure(t, q, rtt_sim_us * 1e-6)
         meas["rtt_eff_us"] = rtt_sim_us
-        meas["period_rtts"] = meas["period_s"] * 1e6 / rtt_sim_us
+        meas["period_rtts"] = us(meas["period_s"]) / rtt_sim_us
         meas["p99_minus_p1"] = qs["p99_packets"] - qs["p1_packets"]
         per_n[n] = {
             "predicted": pred,
@@ -124,7 +124,7 @@ def analyze(runs: Runs) -> Metrics:
                 "period_rtts_pred_eq9": pred["period_rtts_approx"],
                 "period_rtts_sim": meas["period_rtts"],
                 "period_us_pred_eff": pred["period_us_eff"],
-                "period_us_sim": meas["period_s"] * 1e6,
+                "period_us_sim": us(meas["period_s"]),
                 "rtt_eff_us_pred": pred["rtt_eff_us"],
                 "rtt_eff_us_sim": rtt_sim_us,
                 "alpha_pred_exact": pred["alpha_exact"],
@@ -217,7 +217,7 @@ def plot_queue(m: Metrics) -> Any:
         pred, meas = m["per_n"][str(n)]["predicted"], m["per_n"][str(n)]["measured"]
         d = queue[queue.N == n]
         tw, qw, ana = d.t_s.to_numpy(), d.sim_packets.to_numpy(), d.analysis_packets.to_numpy()
-        x_ms = (tw - (tw[0] if len(tw) else 0.0)) * 1e3
+        x_ms = ms(tw - (tw[0] if len(tw) else 0.0))
         ax.plot(x_ms, qw, color="tab:blue", lw=0.8, label="simulation (ours)")
         ax.plot(x_ms, ana, color="k", ls="--", lw=1.0, label="analysis (§3.3, exact α)")
         ax.axhline(K, color="grey", ls=":", lw=0.8)

@@ -70,7 +70,7 @@ from ..analysis import goodput_ceiling_bps
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from ..scenarios import RECEIVER_PORT, red, threshold
-from ..units import gbps
+from ..units import gbps, ms
 from .bursts import BURST, RATE_GBPS, ten_gbps
 
 K = 65
@@ -238,7 +238,7 @@ def plot_series(m: Metrics) -> Any:
     fig, ax = figure(size=(6.4, 4.0))
     for label in SETTINGS:
         d = series_df[series_df.setting == label]
-        ax.plot((d.t_s - warmup) * 1e3, d.queue_packets, lw=0.8, color=COLORS[label], label=label)
+        ax.plot(ms(d.t_s - warmup), d.queue_packets, lw=0.8, color=COLORS[label], label=label)
     ax.set_xlabel(f"Time after warm-up (ms; samples every {SAMPLE_US:.0f} µs)")
     ax.set_ylabel("Queue Length (packets)")
     ax.set_ylim(0, series_df.queue_packets.max() * 1.35 + 5)

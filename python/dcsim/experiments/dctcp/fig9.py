@@ -50,7 +50,7 @@ from ..analysis import cdf
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from ..scenarios import port_share_bytes
-from ..units import ms
+from ..units import kb, ms
 from . import benchmark as b
 
 
@@ -138,7 +138,7 @@ CLAIMS = (
         kind="derived",
         text=lambda m: (
             "With TCP the tail reaches the port's share of the buffer: the 99th percentile of "
-            f"responses sent once is at least half of {m['port_share_bytes'] / 1e3:.0f} KB's drain time ({m['drain_ms'] / 2:.1f} ms)"
+            f"responses sent once is at least half of {kb(m['port_share_bytes']):.0f} KB's drain time ({m['drain_ms'] / 2:.1f} ms)"
         ),
         paper="up to 14 ms, the maximum dynamic buffer (5.6 ms at 700 KB, Fig. 1 caption)",
         quote="between 1 and 14ms of queueing (14ms is the maximum amount of dynamic buffer)",
@@ -156,7 +156,7 @@ def plot(m: Metrics) -> Any:
         x, y = cdf(v)
         ax.step(x, y, where="post", color=b.COLORS[proto], label=f"{proto} ({len(v)} responses)")
     ax.axvline(1.0, color="k", ls=":", lw=1)
-    ax.axvline(m["drain_ms"], color="grey", ls="--", lw=1, label=f"{m['port_share_bytes'] / 1e3:.0f} KB at 1 Gbps ({m['drain_ms']:.1f} ms)")
+    ax.axvline(m["drain_ms"], color="grey", ls="--", lw=1, label=f"{kb(m['port_share_bytes']):.0f} KB at 1 Gbps ({m['drain_ms']:.1f} ms)")
     ax.set_xscale("log")
     ax.set_xlabel("RTT+Queue of a response (ms)")
     ax.set_ylabel("Cumulative fraction")

@@ -53,6 +53,7 @@ import pandas as pd
 
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure
+from ..units import us
 from .rtt import PAPER_BASE_RTT_US, PAPER_GOODPUT_MBPS, PAPER_RTT20_US, window_scenario, window_table
 from .testbeds import MSS, ceiling_mbps
 
@@ -222,7 +223,7 @@ def plot_calibration(m: Metrics) -> Any:
     ax.plot(ws, [paper_line_us(w) for w in ws], "k^:", label="paper: 100 → 200 µs (1 → 20 MSS)")
     ax.plot(
         [w for w in SHOWN_RWND],
-        [w * MSS * 8 / (m["ceiling_mbps"] * 1e6) * 1e6 for w in SHOWN_RWND],
+        [us(w * MSS * 8 / (m["ceiling_mbps"] * 1e6)) for w in SHOWN_RWND],
         "b--",
         lw=0.8,
         label="Little's law floor at the goodput ceiling",

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ...results import Results
+from ..units import mbps, ms
 
 
 def completed_rounds(res: Results) -> int:
@@ -56,13 +57,13 @@ def incast_stats(res: Results) -> dict[str, Any]:
     t = np.array([q["qct_s"] for q in done] + [end - q["issued_s"] for q in open_], dtype=float)
     to = np.array([q["timeouts"] for q in done], dtype=float)
     return {
-        "goodput_mbps": float(np.mean(by * 8 / t) / 1e6),
-        "aggregate_mbps": float(by.sum() * 8 / t.sum() / 1e6),
+        "goodput_mbps": float(mbps(np.mean(by * 8 / t))),
+        "aggregate_mbps": float(mbps(by.sum() * 8 / t.sum())),
         "timeout_ratio": float(np.mean(to > 0)) if len(done) else nan,
         "rounds": len(done),
         "issued": len(qs),
         "stalled": len(open_),
-        "qct_median_ms": float(np.median(t) * 1e3),
+        "qct_median_ms": float(ms(np.median(t))),
     }
 
 

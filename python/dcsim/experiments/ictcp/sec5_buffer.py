@@ -49,6 +49,7 @@ from ..analysis import fmt
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure
 from ..scenarios import RECEIVER_PORT
+from ..units import kb
 from .incast import PACKET, PAPER_Q47_BYTES, PAPER_RC_BYTES, WINDOW_PACKETS
 from .testbeds import MSS, RECEIVER, rc_bytes, scenario
 
@@ -164,7 +165,7 @@ def _queue_of_47(m: Metrics) -> tuple[bool, str]:
     q47 = df[df.senders == 47]
     q47_bytes = m["queue_47_senders_bytes"]
     measured = (
-        f"{fmt(q47_bytes / 1e3, 1)} kB (1 MB port, no loss: {int(q47.drops_large_port.iloc[0]) == 0 if len(q47) else 'n/a'})"
+        f"{fmt(kb(q47_bytes), 1)} kB (1 MB port, no loss: {int(q47.drops_large_port.iloc[0]) == 0 if len(q47) else 'n/a'})"
     )
     return np.isfinite(q47_bytes) and abs(q47_bytes - PAPER_Q47_BYTES) <= 0.05 * PAPER_Q47_BYTES, measured
 
@@ -213,10 +214,10 @@ def plot_buffer(m: Metrics) -> Any:
     df = m.tables["sec5_buffer"]
     pipe = m["pipe_bytes"]
     fig, ax = figure(size=(6.4, 4.0))
-    ax.plot(df.senders, df.max_queue_bytes / 1e3, "o", ms=4, color="tab:blue", label="simulated queue (1 MB port)")
-    ax.plot(df.senders, df.predicted_paper_bytes / 1e3, "k-", lw=1, label="Eq. 8, paper: n·w·δ − 12.5 kB")
+    ax.plot(df.senders, kb(df.max_queue_bytes), "o", ms=4, color="tab:blue", label="simulated queue (1 MB port)")
+    ax.plot(df.senders, kb(df.predicted_paper_bytes), "k-", lw=1, label="Eq. 8, paper: n·w·δ − 12.5 kB")
     ax.plot(
-        df.senders, df.predicted_model_bytes / 1e3, "--", lw=1, color="tab:orange", label=f"Eq. 8 with our P = {pipe / 1e3:.1f} kB"
+        df.senders, kb(df.predicted_model_bytes), "--", lw=1, color="tab:orange", label=f"Eq. 8 with our P = {kb(pipe):.1f} kB"
     )
     ax.axhline(PAPER_EQUAL_SHARE / 1e3, color="tab:red", ls=":", lw=1, label="85 kB per port (4 MB / 48)")
     lossy = df[df.drops_85kB > 0]

@@ -255,7 +255,7 @@ def plot(m: Metrics) -> Any:
             # Dashed lines for the second of each pair: the two pitfalls can coincide (by DSCP,
             # every packet here is in the DCTCP class, as in one queue).
             ax.step(
-                x * 1e3,
+                ms(x),
                 y,
                 where="post",
                 color=COLORS[cfg],

@@ -221,7 +221,7 @@ def predicted_total_bps(n: int, buffer_bytes: int, rtt_s: float, ceiling: float)
 
 
 def ideal_incast_ms(path: Path) -> float:
-    return INCAST_SERVERS * RESPONSE_BYTES * 8 / ceiling_bps(path) * 1e3
+    return ms(INCAST_SERVERS * RESPONSE_BYTES * 8 / ceiling_bps(path))
 
 
 # --- scenarios ---------------------------------------------------------------------------
@@ -376,7 +376,7 @@ def aggregate_series(fs: pd.DataFrame, bin_s: float = 0.01) -> pd.DataFrame:
     s = tot[_on_grid(tot.index.to_numpy(), bin_s)]
     t = s.index.to_numpy()
     v = s.to_numpy(dtype=float)
-    return pd.DataFrame({"t_s": t[1:], "gbps": np.diff(v) * 8 / np.diff(t) / 1e9})
+    return pd.DataFrame({"t_s": t[1:], "gbps": gbps(np.diff(v) * 8 / np.diff(t))})
 
 
 def thin_buffers(fs: pd.DataFrame) -> pd.DataFrame:
@@ -478,7 +478,7 @@ def _bdp_bytes(m: Metrics) -> float:
 
 def _share_kb(m: Metrics) -> float:
     """A long flow's fair share of BDP + port buffer, KB."""
-    return (_bdp_bytes(m) + m["port_buffer_bytes"]) / int(m["long"]["tuning on"]["senders"]) / 1e3
+    return kb((_bdp_bytes(m) + m["port_buffer_bytes"]) / int(m["long"]["tuning on"]["senders"]))
 
 
 def _window_segments(m: Metrics) -> float:
@@ -488,15 +488,15 @@ def _window_segments(m: Metrics) -> float:
 def _buffers_grow(m: Metrics) -> tuple[bool, str]:
     on, t_fill_s, port_bytes = m["long"]["tuning on"], m["buffers_fill_port_at_s"], m["port_buffer_bytes"]
     bdp_bytes, share_kb = _bdp_bytes(m), _share_kb(m)
-    bdp_share_kb = bdp_bytes / int(on["senders"]) / 1e3
+    bdp_share_kb = kb(bdp_bytes / int(on["senders"]))
     measured = (
-        f"final buffers median {on['rcv_buffer_median_kb'] / 1e3:.2f} MB "
+        f"final buffers median {kb(on['rcv_buffer_median_kb']):.2f} MB "
         f"({on['rcv_buffer_median_kb'] / share_kb:.1f} × the fair share, "
         f"{on['rcv_buffer_median_kb'] / bdp_share_kb:.0f} × the {bdp_share_kb:.1f}-KB BDP "
-        f"share), min {on['rcv_buffer_min_kb'] / 1e3:.2f} MB, max "
-        f"{on['rcv_buffer_max_kb'] / 1e3:.2f} MB; sum {on['rcv_buffer_sum_kb'] / 1e3:.1f} MB, "
+        f"share), min {kb(on['rcv_buffer_min_kb']):.2f} MB, max "
+        f"{kb(on['rcv_buffer_max_kb']):.2f} MB; sum {kb(on['rcv_buffer_sum_kb']):.1f} MB, "
         f"first ≥ BDP + port ({(bdp_bytes + port_bytes) / 1e6:.2f} MB) at "
-        f"{t_fill_s * 1e3:.1f} ms"
+        f"{ms(t_fill_s):.1f} ms"
     )
     holds = (
         on["rcv_buffer_median_kb"] >= BUFFER_SHARE_FACTOR * share_kb
@@ -510,7 +510,7 @@ def _fills_port(m: Metrics) -> tuple[bool, str]:
     on = m["long"]["tuning on"]
     on_q_frac = on["queue_mean_kb"] * 1e3 / m["port_buffer_bytes"]
     measured = (
-        f"mean {on['queue_mean_kb'] / 1e3:.2f} MB ({on_q_frac:.0%}; "
+        f"mean {kb(on['queue_mean_kb']):.2f} MB ({on_q_frac:.0%}; "
         f"{on['queue_mean_packets']:.0f} packets), p99 {on['queue_p99_packets']} packets; "
         f"queueing delay {on['queue_delay_ms']:.2f} ms, flows' RTT "
         f"{on['srtt_mean_ms']:.2f} ms; "
@@ -556,10 +556,10 @@ def _incast(m: Metrics) -> tuple[bool, str]:
     measured = (
         f"on: {100 * ion['timeout_fraction']:.1f}% of {ion['completed']} queries time out, "
         f"p99 {ion['p99_ms']:.1f} ms, {ion['drops']} drops, largest queue "
-        f"{ion.get('max_queue_kb', float('nan')) / 1e3:.2f} MB; off: {ioff['timeouts']} "
+        f"{kb(ion.get('max_queue_kb', float('nan'))):.2f} MB; off: {ioff['timeouts']} "
         f"timeouts, p99 {ioff['p99_ms']:.2f} ms, {ioff['drops']} drops, largest queue "
         f"{ioff.get('max_queue_kb', float('nan')):.0f} KB (≤ {INCAST_SERVERS} × B = "
-        f"{INCAST_SERVERS * m['fixed_buffer_bytes'] / 1e3:.0f} KB)"
+        f"{kb(INCAST_SERVERS * m['fixed_buffer_bytes']):.0f} KB)"
     )
     holds = (
         ion["timeouts"] >= 1
@@ -681,13 +681,13 @@ def plot(m: Metrics) -> Any:
         st = summ[cf]
         ax.plot(
             d.t_s,
-            np.maximum(d.bytes / 1e3, 0.1),
+            np.maximum(kb(d.bytes), 0.1),
             lw=0.7,
             color=COLORS[cf],
             label=f"{cf}: mean {st['queue_mean_kb']:.0f} KB = {st['queue_delay_ms']:.3f} ms",
         )
-    ax.axhline(port_bytes / 1e3, color="k", ls="--", lw=0.8, label=f"port buffer {port_bytes / 1e6:.1f} MB")
-    q_pred = predicted_queue_packets(SENDERS, buf / MSS, bdp) * MTU_BYTES / 1e3
+    ax.axhline(kb(port_bytes), color="k", ls="--", lw=0.8, label=f"port buffer {port_bytes / 1e6:.1f} MB")
+    q_pred = kb(predicted_queue_packets(SENDERS, buf / MSS, bdp) * MTU_BYTES)
     ax.axhline(q_pred, color="gray", ls=":", lw=0.8, label=f"N·B − BDP ≈ {q_pred:.0f} KB")
     ax.set_yscale("log")
     ax.set_xlabel("Time (s)")
@@ -700,10 +700,10 @@ def plot(m: Metrics) -> Any:
         d = bdf[(bdf.config == cf) & (bdf.t_s > 0)]
         for k, (_, g) in enumerate(d.groupby("flow")):
             g = g.sort_values("t_s")
-            ax.plot(g.t_s * 1e3, g.rcv_buffer_bytes / 1e3, lw=0.6, color=COLORS[cf], alpha=0.7, label=cf if k == 0 else None)
+            ax.plot(ms(g.t_s), kb(g.rcv_buffer_bytes), lw=0.6, color=COLORS[cf], alpha=0.7, label=cf if k == 0 else None)
     bdp_b = bdp * (MTU_BYTES + path["framing_bytes"])
-    ax.axhline((bdp_b + port_bytes) / SENDERS / 1e3, color="k", ls="--", lw=0.8, label="(BDP + port) / N")
-    ax.axhline(bdp_b / SENDERS / 1e3, color="gray", ls=":", lw=0.8, label="BDP / N")
+    ax.axhline(kb((bdp_b + port_bytes) / SENDERS), color="k", ls="--", lw=0.8, label="(BDP + port) / N")
+    ax.axhline(kb(bdp_b / SENDERS), color="gray", ls=":", lw=0.8, label="BDP / N")
     ax.axhline(RCV_AUTOTUNE_MAX_BYTES / 1e3, color="tab:red", ls=":", lw=0.8, label="cap 3 MiB")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -719,10 +719,10 @@ def plot(m: Metrics) -> Any:
     rtt = window_rtt_s(path)
     ax.plot(
         grid,
-        [predicted_total_bps(int(n), buf, rtt, ceiling_bps(path)) / 1e9 for n in grid],
+        [gbps(predicted_total_bps(int(n), buf, rtt, ceiling_bps(path))) for n in grid],
         ":",
         color="gray",
-        label=f"min(N·B/RTT, ceiling), RTT {rtt * 1e6:.1f} µs",
+        label=f"min(N·B/RTT, ceiling), RTT {us(rtt):.1f} µs",
     )
     ax.plot(ns, wdf.total_gbps, "o-", color=COLORS["tuning off"], label=f"tuning off, B = {buf} B")
     ax.plot([SENDERS], [summ["tuning on"]["total_gbps"]], "s", color=COLORS["tuning on"], label="tuning on, 19 flows")

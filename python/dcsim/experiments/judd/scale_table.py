@@ -82,7 +82,7 @@ from ..analysis import goodput_ceiling_bps, jain
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure
 from ..scenarios import RECEIVER_PORT, port_share_bytes
-from ..units import mbps, ms
+from ..units import gbps, mbps, ms
 from .testbeds import FIXED_HOSTS, HEADER_BYTES, JUMBO_MTU, RATE_GBPS, base_rtt_s, fanin, queue_delay_s, red_ecn
 
 SENDERS = (100, 200, 300, 400, 500)
@@ -127,7 +127,7 @@ def min_load_gbps(
 ) -> float:
     """The slide's "Min. Load" (derived): the load when every sender is pinned at the minimum
     window of 2 jumbo frames per 4.4-ms RTT, N × 2 × 9000 B × 8 / 4.4 ms."""
-    return senders * w_min_segments * mtu_bytes * 8 / rtt_s / 1e9
+    return gbps(senders * w_min_segments * mtu_bytes * 8 / rtt_s)
 
 
 def warmup_s(senders: int) -> float:

@@ -189,10 +189,10 @@ def _tcp_queue(m: Metrics) -> tuple[bool, str]:
     tcp = m["summary"]["TCP"]
     buf_mb = m["port_buffer_bytes"] / 1e6
     measured = (
-        f"TCP mean {tcp['queue_mean_kb'] / 1e3:.2f} MB "
-        f"({tcp['queue_mean_kb'] / 1e3 / buf_mb:.0%}; {tcp['queue_mean_packets']:.0f} "
+        f"TCP mean {kb(tcp['queue_mean_kb']):.2f} MB "
+        f"({kb(tcp['queue_mean_kb']) / buf_mb:.0%}; {tcp['queue_mean_packets']:.0f} "
         f"packets, {tcp['queue_delay_ms']:.2f} ms of queueing), max "
-        f"{tcp['queue_max_kb'] / 1e3:.2f} MB"
+        f"{kb(tcp['queue_max_kb']):.2f} MB"
     )
     return tcp["queue_mean_kb"] * 1e3 >= TCP_BUFFER_FRACTION * m["port_buffer_bytes"], measured
 
@@ -295,12 +295,12 @@ def plot(m: Metrics) -> Any:
         d = qdf[qdf.protocol == proto]
         ax.plot(
             d.t_s,
-            np.maximum(d.bytes / 1e3, 0.1),
+            np.maximum(kb(d.bytes), 0.1),
             lw=0.6,
             color=COLORS.get(proto),
             label=f"{proto} (mean {summ[proto]['queue_mean_kb']:.0f} KB)",
         )
-    ax.axhline(m["port_buffer_bytes"] / 1e3, color="k", ls="--", lw=0.8, label=f"buffer {m['port_buffer_bytes'] / 1e6:.1f} MB")
+    ax.axhline(kb(m["port_buffer_bytes"]), color="k", ls="--", lw=0.8, label=f"buffer {m['port_buffer_bytes'] / 1e6:.1f} MB")
     ax.axhline(K * MTU_BYTES / 1e3, color="gray", ls=":", lw=0.8, label=f"K = {K} pkts")
     ax.set_yscale("log")
     ax.set_xlabel("Time (s)")
