@@ -84,7 +84,7 @@ def test_scenario_reference_is_generated_from_the_schema() -> None:
 
 def test_stack_profiles_page_is_generated_from_the_engine() -> None:
     profiles = json.loads(_core.stack_profiles())
-    assert [p["name"] for p in profiles] == ["windows_2008r2", "linux_2_6_3x", "linux_current", "ns2"]
+    assert [p["name"] for p in profiles] == ["windows_2008r2", "linux_2_6_3x", "linux_current", "ns2", "ns3"]
     assert (DOCS / "stacks.md").read_text() == stacks(profiles), "run `make docs`"
 
 

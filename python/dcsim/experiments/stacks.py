@@ -20,6 +20,7 @@ TCP_CC = {
     "linux_2_6_3x": ("cubic", "Linux's default congestion control since 2.6.19: CUBIC"),
     "linux_current": ("cubic", "Linux's default congestion control since 2.6.19: CUBIC"),
     "ns2": ("newreno", "ns-2's TCP agents are Reno and NewReno"),
+    "ns3": ("cubic", "ns-3's default since ns-3.34: TcpL4Protocol SocketType = TcpCubic (tcp-l4-protocol.cc, ns-3.44)"),
 }
 
 

@@ -881,6 +881,9 @@ pub enum CwndValidation {
     /// Linux 2.6's `tcp_is_cwnd_limited`: while cwnd − what was in flight ≤ 3 segments
     /// (`tcp_max_burst`, the reordering degree).
     MaxBurst,
+    /// Only a cwnd-limited sender grows, in slow start too: ns-3's `m_isCwndLimited`, set at
+    /// each send when cwnd < what is in flight + 1 SMSS, which its CUBIC checks.
+    CwndLimited,
     /// Every ACK may grow cwnd, whether the sender used its window or not.
     Off,
 }
@@ -895,6 +898,26 @@ pub enum Recovery {
     /// Proportional rate reduction (RFC 6937, PRR-SSRB): what is sent in recovery follows
     /// what is delivered, converging on ssthresh by the end of recovery.
     Prr,
+}
+
+/// What the slow-start threshold is computed from when loss is detected (`tcp.ssthresh_from`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshFrom {
+    /// FlightSize, the data sent and not cumulatively acknowledged (RFC 5681 §3.2 eq. (4),
+    /// RFC 6675 §5 step 4.2, RFC 9438 §4.6).
+    #[default]
+    FlightSize,
+    /// The congestion window: Linux's `tcp_reno_ssthresh` and CUBIC's
+    /// `bictcp_recalc_ssthresh` take `snd_cwnd` (RFC 9438 §4.6 notes such implementations).
+    Cwnd,
+    /// min(cwnd, the peer's receive buffer): ns-2's `slowdown()` halves `window()`, the
+    /// smaller of `cwnd_` and the receiver's configured `window_`.
+    Window,
+    /// RFC 6675's pipe, the data estimated still in the network (SACKed and lost segments
+    /// left out, retransmissions counted): ns-3's `TcpSocketBase`, which passes
+    /// `BytesInFlight()` to the controller's `GetSsThresh`.
+    Pipe,
 }
 
 /// Whether control packets (SYN, SYN-ACK, pure ACKs, retransmissions) carry ECT (M8, §7.3).
@@ -1043,6 +1066,20 @@ pub struct TcpConfig {
     /// Linux, any ACK bringing new SACK information (not only a duplicate) may start
     /// recovery when the segment after it is deemed lost.
     pub early_retransmit: bool,
+    /// What a loss's reduction (the slow-start threshold on entering recovery and at a
+    /// timeout) is computed from: FlightSize (RFC 5681 §3.2 eq. (4)) or RFC 6675's pipe
+    /// (ns-3). The controller's rule is unchanged: NewReno halves it, CUBIC multiplies it by
+    /// β. With many segments SACKed when recovery starts, pipe is the smaller.
+    pub ssthresh_from: SsthreshFrom,
+    /// cwnd never grows past the largest window the peer can advertise: its receive buffer,
+    /// or auto-tuning's cap (as FreeBSD's NewReno bounds cwnd by `TCP_MAXWIN << snd_scale`,
+    /// the largest window the peer's window scale allows). A window beyond it can never be
+    /// used, yet without the clamp a sender whose growth is not validated (`cwnd_validation`
+    /// = "off") keeps growing it while its NIC or the peer's window holds it back, and a
+    /// halving then leaves it above what the network can take. Linux has no such clamp
+    /// (`snd_cwnd_clamp` is unlimited unless a route sets it) but grows only a cwnd-limited
+    /// window; ns-2 clamps only when `maxcwnd_` is set. Default: on.
+    pub cwnd_clamp: bool,
     /// CUBIC's parameters (`cc = "cubic"`).
     pub cubic: CubicConfig,
 }
@@ -1099,6 +1136,8 @@ impl Default for TcpConfig {
             recovery: Recovery::Rfc6675,
             tail_loss_probe: false,
             early_retransmit: false,
+            ssthresh_from: SsthreshFrom::FlightSize,
+            cwnd_clamp: true,
             cubic: CubicConfig::default(),
         }
     }

@@ -26,6 +26,9 @@ pub enum StackProfile {
     /// DCTCP paper's analysis (Fig. 12) and of the CS244 reproduction.
     #[serde(rename = "ns2")]
     Ns2,
+    /// ns-3.44's `TcpSocketBase` with its default attributes, for users who compare with ns-3.
+    #[serde(rename = "ns3")]
+    Ns3,
 }
 
 /// One field a profile sets: its name in `tcp`, its value as JSON, and where the value
@@ -41,11 +44,12 @@ const fn f(field: &'static str, value: &'static str, source: &'static str) -> Pr
     PresetField { field, value, source }
 }
 
-pub const ALL: [StackProfile; 4] = [
+pub const ALL: [StackProfile; 5] = [
     StackProfile::Windows2008R2,
     StackProfile::Linux26,
     StackProfile::LinuxCurrent,
     StackProfile::Ns2,
+    StackProfile::Ns3,
 ];
 
 impl StackProfile {
@@ -55,6 +59,7 @@ impl StackProfile {
             StackProfile::Linux26 => "linux_2_6_3x",
             StackProfile::LinuxCurrent => "linux_current",
             StackProfile::Ns2 => "ns2",
+            StackProfile::Ns3 => "ns3",
         }
     }
 
@@ -65,6 +70,7 @@ impl StackProfile {
             StackProfile::Linux26 => LINUX26_ABOUT,
             StackProfile::LinuxCurrent => LINUX_CURRENT_ABOUT,
             StackProfile::Ns2 => NS2_ABOUT,
+            StackProfile::Ns3 => NS3_ABOUT,
         }
     }
 
@@ -75,6 +81,7 @@ impl StackProfile {
             StackProfile::Linux26 => &LINUX_2_6_3X,
             StackProfile::LinuxCurrent => &LINUX_CURRENT,
             StackProfile::Ns2 => &NS2,
+            StackProfile::Ns3 => &NS3,
         }
     }
 }
@@ -110,11 +117,22 @@ every ACK and rounds only the timer); ns-2's DCTCP patch leaving the window unch
 windows counted in whole packets: the receiver's `window_` (20 packets by default) is the scenario's \
 `rcv_buffer_bytes`, which every script sets.";
 
+const NS3_ABOUT: &str = "ns-3.44's `TcpSocketBase` (src/internet/model, tag ns-3.44) with its default attributes. \
+Its default congestion control is `TcpCubic` (since ns-3.34), which Linux-based testbeds here also run; its default \
+recovery is PRR (since ns-3.32). ns-3's growth rules belong to each controller; this profile takes `TcpCubic`'s \
+(segments acknowledged, no per-ACK limit, growth only while cwnd-limited); `TcpNewReno` instead adds one segment \
+per ACK in slow start and grows whether or not the window is used. The slow-start threshold after a loss is computed \
+from RFC 6675's pipe, which `TcpSocketBase` passes to `GetSsThresh`: `TcpNewReno` halves it, while `TcpCubic` \
+(0.7·cwnd) and `TcpDctcp` ((1 − α/2)·cwnd) ignore it, so a CUBIC or DCTCP run here reduces from pipe where ns-3 \
+reduces from cwnd. Not set: ns-3's default `SegmentSize` of 536 B (scenarios set `mss`, as ns-3 scripts set \
+SegmentSize); RFC 6298's clock granularity G (1 ms), far below the 1 s RTO_min. Not in ns-3: restart after idle \
+(CA_EVENT_CWND_RESTART is never raised), F-RTO, the tail loss probe and RACK.";
+
 /// A third-party capture of Microsoft's `netsh interface tcp show supplemental` on 2008 R2: minimum RTO 300 ms,
 /// initial window 2, delayed-ACK timeout 200 ms.
 const NETSH_2008R2: &str = "`netsh interface tcp show supplemental` on 2008 R2 (andydavies.me/blog/2011/11/21/increasing-the-tcp-initial-congestion-window-on-windows-2008-server-r2)";
 
-const WINDOWS_2008R2: [PresetField; 20] = [
+const WINDOWS_2008R2: [PresetField; 22] = [
     f("ack_counting", "\"bytes\"", "NOT GIVEN (no Microsoft document lists RFC 3465). The ICTCP paper (§VII-A-1: TCP \"doubles its congestion window every RTT\") implies growth by what each delayed ACK covers, as RFC 3465 counts"),
     f("abc_limit_segments", "2", "RFC 3465 §2.2's L = 2: the least that doubles the window per RTT with an ACK every 2 segments"),
     f("init_cwnd_segments", "2", NETSH_2008R2),
@@ -135,9 +153,11 @@ const WINDOWS_2008R2: [PresetField; 20] = [
     f("cwnd_validation", "\"off\"", "NOT GIVEN (no document names RFC 2861 or 7661): every ACK may grow the window"),
     f("syn_retries", "2", "TcpMaxConnectRetransmissions default 2 (a connect gives up after 3 + 6 + 12 = 21 s)"),
     f("synack_retries", "2", "TcpMaxConnectResponseRetransmissions default 2 (Windows 2000 Server documentation; no later value found)"),
+    f("ssthresh_from", "\"flight_size\"", "NOT GIVEN: the stack implements RFC 2581 and RFC 3782 (Windows Vista Resource Kit, ch. \"Next Generation TCP/IP stack\"), whose ssthresh is max(FlightSize/2, 2·SMSS)"),
+    f("cwnd_clamp", "false", "NOT GIVEN (Microsoft documents no bound on cwnd): every ACK may grow the window, as cwnd_validation off"),
 ];
 
-const LINUX_2_6_3X: [PresetField; 20] = [
+const LINUX_2_6_3X: [PresetField; 22] = [
     f("ack_counting", "\"per_ack\"", "tcp_slow_start() adds one segment per ACK with sysctl tcp_abc = 0, the default; tcp_cong_avoid_ai() one count per ACK (net/ipv4/tcp_cong.c, 2.6.32 and 2.6.38)"),
     f("abc_limit_segments", "2", "unused with per-ACK counting (tcp_abc = 2 meant L = 2)"),
     f("init_cwnd_segments", "3", "tcp_init_cwnd(): RFC 3390, 3 segments for a 1460-B MSS (net/ipv4/tcp_input.c, 2.6.32; rfc3390_bytes_to_packets() in 2.6.38); IW10 came in 2.6.39"),
@@ -158,9 +178,11 @@ const LINUX_2_6_3X: [PresetField; 20] = [
     f("syn_retries", "5", "sysctl tcp_syn_retries = TCP_SYN_RETRIES = 5 (include/net/tcp.h; 6 from 3.7)"),
     f("synack_retries", "5", "sysctl tcp_synack_retries = TCP_SYNACK_RETRIES = 5 (include/net/tcp.h)"),
     f("rcv_autotune", "true", "sysctl tcp_moderate_rcvbuf = 1"),
+    f("ssthresh_from", "\"cwnd\"", "tcp_reno_ssthresh(): max(snd_cwnd >> 1, 2); CUBIC's bictcp_recalc_ssthresh(): snd_cwnd·β (net/ipv4/tcp_cong.c, tcp_cubic.c)"),
+    f("cwnd_clamp", "false", "snd_cwnd_clamp = ~0 (tcp_v4_init_sock, net/ipv4/tcp_ipv4.c) unless a route metric sets it; tcp_is_cwnd_limited() stops growth instead"),
 ];
 
-const LINUX_CURRENT: [PresetField; 20] = [
+const LINUX_CURRENT: [PresetField; 22] = [
     f("ack_counting", "\"delivered\"", "tcp_slow_start(tp, acked) and tcp_cong_avoid_ai(tp, w, acked) count the packets newly delivered, tcp_newly_delivered() (net/ipv4/tcp_cong.c, tcp_input.c; since 3.13, commit 9f9843a751d0), on ACKs that advance snd_una (tcp_may_raise_cwnd)"),
     f("abc_limit_segments", "0", "no per-ACK cap: cwnd = min(cwnd + acked, ssthresh) (tcp_slow_start)"),
     f("init_cwnd_segments", "10", "TCP_INIT_CWND = 10 (include/net/tcp.h; RFC 6928)"),
@@ -181,9 +203,11 @@ const LINUX_CURRENT: [PresetField; 20] = [
     f("syn_retries", "6", "TCP_SYN_RETRIES = 6 (include/net/tcp.h)"),
     f("synack_retries", "5", "TCP_SYNACK_RETRIES = 5 (include/net/tcp.h)"),
     f("rcv_autotune", "true", "sysctl tcp_moderate_rcvbuf = 1"),
+    f("ssthresh_from", "\"cwnd\"", "tcp_reno_ssthresh(): max(tcp_snd_cwnd(tp) >> 1, 2); CUBIC's cubictcp_recalc_ssthresh(): snd_cwnd·β (net/ipv4/tcp_cong.c, tcp_cubic.c)"),
+    f("cwnd_clamp", "false", "snd_cwnd_clamp = ~0 (tcp_init_sock, net/ipv4/tcp.c) unless a route metric sets it; tcp_is_cwnd_limited() stops growth instead"),
 ];
 
-const NS2: [PresetField; 20] = [
+const NS2: [PresetField; 22] = [
     f("ack_counting", "\"per_ack\"", "TcpAgent::opencwnd() (tcp/tcp.cc, windowOption_ 1): cwnd_ grows by one per ACK of new data in slow start and by 1/cwnd_ in congestion avoidance"),
     f("abc_limit_segments", "2", "unused with per-ACK counting: ns-2 has no byte counting"),
     f("init_cwnd_segments", "2", "windowInit_ 2 (ns-default.tcl, ns-2.35; the default since 2001)"),
@@ -204,6 +228,34 @@ const NS2: [PresetField; 20] = [
     f("syn_retries", "127", "FullTcp resends a SYN without limit (max_connects_ -1, ns-default.tcl); 127 is the engine's bound"),
     f("synack_retries", "127", "as syn_retries: no limit in FullTcp; 127 is the engine's bound"),
     f("rcv_autotune", "false", "ns-2 has no receive buffer to tune: the receiver's window is window_ packets, which each script sets"),
+    f("ssthresh_from", "\"window\"", "TcpAgent::slowdown() halves window() = min(cwnd_, wnd_) (tcp/tcp.cc, ns-2.35)"),
+    f("cwnd_clamp", "false", "maxcwnd_ 0 (ns-default.tcl, ns-2.35): opencwnd() clamps cwnd_ only when maxcwnd_ is set"),
+];
+
+const NS3: [PresetField; 23] = [
+    f("ack_counting", "\"bytes\"", "TcpSocketBase::ProcessAck counts segmentsAcked = bytes acknowledged / SMSS and carries the remainder (m_bytesAckedNotProcessed); TcpCubic::IncreaseWindow adds segmentsAcked·SMSS in slow start (ns-3.44)"),
+    f("abc_limit_segments", "0", "TcpCubic::IncreaseWindow: no per-ACK limit in slow start (ns-3.44)"),
+    f("init_cwnd_segments", "10", "TcpSocket InitialCwnd 10 (tcp-socket.cc, ns-3.44)"),
+    f("slow_start_after_idle", "false", "CA_EVENT_CWND_RESTART: \"congestion window restart. Not triggered\" (tcp-socket-state.h, ns-3.44)"),
+    f("idle_restart", "\"rfc5681\"", "unused: slow_start_after_idle is off"),
+    f("delayed_ack_segments", "2", "TcpSocket DelAckCount 2 (tcp-socket.cc, ns-3.44)"),
+    f("delayed_ack_timeout_ms", "200.0", "TcpSocket DelAckTimeout 0.2 s (tcp-socket.cc, ns-3.44)"),
+    f("rto_min_ms", "1000.0", "TcpSocketBase MinRto 1 s (tcp-socket-base.cc, ns-3.44: \"RFC 6298 says min RTO=1 sec\")"),
+    f("rto_initial_ms", "1001.0", "RttEstimator InitialEstimation 1 s with variation 0, so the first RTO is max(1 s + max(G = 1 ms, 0), MinRto) = 1.001 s (rtt-estimator.cc, tcp-socket-base.cc, ns-3.44)"),
+    f("rto_max_ms", "60000.0", "TcpSocketBase::ReTxTimeout doubles the RTO up to 60 s (tcp-socket-base.cc, ns-3.44)"),
+    f("timer_tick_ms", "0.0", "ns-3's timers are exact events; ClockGranularity (1 ms) enters only as RFC 6298's G"),
+    f("sack", "true", "TcpSocketBase Sack true (tcp-socket-base.cc, ns-3.44)"),
+    f("recovery", "\"prr\"", "TcpL4Protocol RecoveryType TcpPrrRecovery, the default since ns-3.32 (tcp-l4-protocol.cc, ns-3.44)"),
+    f("limited_transmit", "true", "TcpSocketBase LimitedTransmit true (tcp-socket-base.cc, ns-3.44)"),
+    f("tail_loss_probe", "false", "not in ns-3.44 (tcp-prr-recovery.cc: \"the current lack of RACK-TLP in ns-3\")"),
+    f("early_retransmit", "false", "not in ns-3.44: recovery waits for ReTxThreshold 3 duplicate ACKs (tcp-socket-base.cc)"),
+    f("cwnd_validation", "\"cwnd_limited\"", "TcpSocketBase::SendDataPacket sets m_isCwndLimited = cwnd < BytesInFlight + SMSS; TcpCubic::IncreaseWindow grows only while it is set (ns-3.44)"),
+    f("syn_retries", "6", "TcpSocket ConnCount 6 (tcp-socket.cc, ns-3.44)"),
+    f("synack_retries", "6", "NOT GIVEN separately: ConnCount 6 (tcp-socket.cc, ns-3.44), the count of the SYN's resends"),
+    f("rcv_autotune", "false", "ns-3 has no receive-buffer tuning: the buffer is RcvBufSize"),
+    f("rcv_buffer_bytes", "131072", "TcpSocket RcvBufSize 131072 (tcp-socket.cc, ns-3.44)"),
+    f("ssthresh_from", "\"pipe\"", "TcpSocketBase::EnterRecovery and ReTxTimeout pass BytesInFlight(), RFC 6675's pipe (TcpTxBuffer::BytesInFlight), to GetSsThresh (tcp-socket-base.cc, ns-3.44)"),
+    f("cwnd_clamp", "false", "ns-3 bounds the sending window by min(rWnd, cwnd) (TcpSocketBase::Window) but not cwnd itself (ns-3.44)"),
 ];
 
 /// Fills a scenario document's `tcp` table with its profile's fields (those it does not set

@@ -14,7 +14,7 @@ use super::cc::{Ack, Cc, ConnView, IdleSpell};
 use super::ranges::RangeSet;
 use super::rtt::{RtoBounds, RttEstimator};
 use crate::net::packet::{Ecn, Segment, ACK, CWR, ECE, PSH, RETX, SYN};
-use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, EctOnControl, Recovery, TcpConfig};
+use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, EctOnControl, Recovery, SsthreshFrom, TcpConfig};
 use crate::units::{Bytes, Time};
 
 /// Per-connection constants, resolved from the scenario.
@@ -61,6 +61,11 @@ pub struct TcpParams {
     /// DupThresh falls to the segments out minus one; and any ACK with new SACK information
     /// may start recovery (Linux's loss detection), not only a duplicate.
     pub early_retransmit: bool,
+    /// What a reduction's ssthresh is computed from (`tcp.ssthresh_from`).
+    pub ssthresh_from: SsthreshFrom,
+    /// The largest cwnd growth may reach, bytes (`tcp.cwnd_clamp`: the largest window the
+    /// peer can advertise; infinite without the clamp).
+    pub cwnd_clamp: f64,
 }
 
 impl TcpParams {
@@ -107,6 +112,19 @@ impl TcpParams {
             recovery: t.recovery,
             tail_loss_probe: t.tail_loss_probe,
             early_retransmit: t.early_retransmit,
+            ssthresh_from: t.ssthresh_from,
+            // Both ends share these settings, so the peer's largest buffer is this end's.
+            cwnd_clamp: if t.cwnd_clamp {
+                let fixed = rcv_buffer.unwrap_or(t.rcv_buffer_bytes);
+                let most = if rcv_buffer.is_none() && t.rcv_autotune {
+                    t.rcv_autotune_max_bytes
+                } else {
+                    fixed
+                };
+                most as f64
+            } else {
+                f64::INFINITY
+            },
         }
     }
 }
@@ -419,11 +437,29 @@ impl Endpoint {
             mss: self.mss(),
             iw: self.p.init_cwnd_segments as f64 * self.mss(),
             flight: self.snd_max - self.snd_una,
+            reduce_from: self.snd_max - self.snd_una,
             srtt: self.rtt.srtt,
             in_recovery: self.in_recovery,
             cwnd_limited: self.cwnd_limited,
             idle,
             window_validated: self.cwnd_limited || self.window_validated(newly),
+        }
+    }
+
+    /// The view for a reduction (loss, timeout or ECN-Echo): `reduce_from` is what the stack
+    /// computes ssthresh from (`tcp.ssthresh_from`), with `flight` standing for FlightSize
+    /// where the caller knows better (a tail loss probe's flight when it was sent).
+    fn reduction_view(&self, flight: u64) -> ConnView {
+        let cwnd = self.cc.win.cwnd as u64;
+        let reduce_from = match self.p.ssthresh_from {
+            SsthreshFrom::FlightSize => flight,
+            SsthreshFrom::Pipe => self.pipe(),
+            SsthreshFrom::Cwnd => cwnd,
+            SsthreshFrom::Window => cwnd.min(self.p.rcv_buffer), // ns-2's wnd_: the window the receiver is configured with
+        };
+        ConnView {
+            reduce_from,
+            ..self.view(0)
         }
     }
 
@@ -715,7 +751,13 @@ impl Endpoint {
                 ece,
                 ecn_cut,
             };
+            let before = self.cc.win.cwnd;
             self.cc.on_ack(now, &sample, &self.view(newly));
+            // `tcp.cwnd_clamp`: growth stops at the largest window the peer can advertise.
+            let most = before.max(self.p.cwnd_clamp);
+            if self.cc.win.cwnd > most {
+                self.cc.win.cwnd = most;
+            }
             if self.in_recovery {
                 if ack >= self.recover {
                     // The full ACK ends recovery (RFC 6582 §3.2 step 3, RFC 6675 §5).
@@ -823,7 +865,7 @@ impl Endpoint {
         if tlp.is_retrans && !self.in_recovery && self.snd_una > self.cwr_guard {
             let view = ConnView {
                 flight: tlp.flight,
-                ..self.view(0)
+                ..self.reduction_view(tlp.flight)
             };
             self.cc.on_recovery_start(now, &view);
             self.cwr_guard = self.snd_max;
@@ -872,7 +914,7 @@ impl Endpoint {
     /// segment carries CWR.
     #[inline]
     fn cut_for_ecn(&mut self, now: Time) {
-        self.cc.on_ecn_echo(now, &self.view(0));
+        self.cc.on_ecn_echo(now, &self.reduction_view(self.snd_max - self.snd_una));
         self.cwr_guard = self.snd_nxt;
         self.send_cwr = true;
         self.events().ecn_reductions += 1;
@@ -892,18 +934,21 @@ impl Endpoint {
             // in congestion avoidance only a cwnd-limited sender (the caller's check) grows.
             CwndValidation::Linux => self.cc.win.in_slow_start() && 2.0 * flight_before > self.cc.win.cwnd,
             CwndValidation::MaxBurst => self.cc.win.cwnd - flight_before <= 3.0 * mss,
+            CwndValidation::CwndLimited => false, // only the caller's cwnd-limited check (ns-3)
             CwndValidation::Off => true,
         }
     }
 
     /// Three duplicate ACKs: RFC 6582 §3.2 step 2, or RFC 6675 §5 step 4 with SACK.
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.p.sack {
+            self.high_rxt = self.snd_una; // nothing retransmitted yet in this recovery (RFC 6675 §5 step 4.1's pipe)
+        }
         // The controller sets ssthresh and cwnd (RFC 6582 step 2 / RFC 6675 §5 step 4.2).
-        self.cc.on_recovery_start(now, &self.view(0));
+        self.cc.on_recovery_start(now, &self.reduction_view(self.snd_max - self.snd_una));
         self.end_tlp_episode(); // recovery takes over from a probe's episode
         if self.p.sack {
             // RFC 6675: no inflation, the pipe is counted.
-            self.high_rxt = self.snd_una;
             // RFC 6937 §3: prr_delivered = prr_out = 0, RecoverFS = FlightSize.
             let recover_fs = self.snd_max - self.snd_una;
             if let Some(l) = self.loss.as_deref_mut() {
@@ -1364,7 +1409,7 @@ impl Endpoint {
             State::Established if self.snd_una < self.snd_max => {
                 self.events().timeouts += 1;
                 self.end_tlp_episode();
-                self.cc.on_rto(now, &self.view(0));
+                self.cc.on_rto(now, &self.reduction_view(self.snd_max - self.snd_una));
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.recover = self.snd_max;

@@ -335,3 +335,47 @@ fn with_early_retransmit_a_cumulative_ack_with_new_sacks_starts_recovery() {
         }
     }
 }
+
+#[test]
+fn cwnd_clamp_stops_growth_at_the_peers_largest_window() {
+    // The receiver's buffer is 12 segments (17,520 B): no window above it can ever be used.
+    // With growth not validated (`cwnd_validation` off, as Windows), an rwnd-limited sender
+    // still grows cwnd by 2 segments an ACK (L = 2): the IW's 10 segments bring 5 ACKs,
+    // 10 → 20; each later flight is the 12 segments rwnd allows, 6 ACKs: 20 → 32 → 44. With
+    // the clamp, growth stops at 12 segments.
+    for (clamp, want) in [(f64::INFINITY, [20.0, 32.0, 44.0]), (12.0 * MSSF, [12.0, 12.0, 12.0])] {
+        let (mut s, mut r) = ends(|p| {
+            p.rcv_buffer = 12 * MSS;
+            p.cwnd_validation = CwndValidation::Off;
+            p.cwnd_clamp = clamp;
+        });
+        s.write(u64::MAX);
+        let mut flight = establish(&mut s, &mut r);
+        assert_eq!(flight.len(), 10);
+        for (k, &cwnd) in want.iter().enumerate() {
+            flight = round_trip(&mut s, &mut r, &flight, Time::from_ms(1 + k as u64));
+            assert_eq!(cwnd_segments(&s), cwnd, "clamp {clamp}, round {}", k + 1);
+            assert_eq!(flight.len(), 12, "rwnd-limited either way");
+        }
+    }
+}
+
+#[test]
+fn cwnd_clamp_is_the_largest_buffer_the_peer_can_have() {
+    use crate::scenario::{CcKind, TcpConfig};
+    let t = TcpConfig::default();
+    let clamp = |t: &TcpConfig, app: Option<u64>| TcpParams::new(t, CcKind::NewReno, app, 0).cwnd_clamp;
+    assert_eq!(clamp(&t, None), 8_000_000.0, "rcv_buffer_bytes");
+    assert_eq!(clamp(&t, Some(65_536)), 65_536.0, "a buffer the application set");
+    let tuned = TcpConfig {
+        rcv_autotune: true,
+        ..TcpConfig::default()
+    };
+    assert_eq!(clamp(&tuned, None), (3u64 << 20) as f64, "auto-tuning's cap");
+    assert_eq!(clamp(&tuned, Some(65_536)), 65_536.0, "a set buffer is not tuned");
+    let off = TcpConfig {
+        cwnd_clamp: false,
+        ..TcpConfig::default()
+    };
+    assert_eq!(clamp(&off, None), f64::INFINITY);
+}

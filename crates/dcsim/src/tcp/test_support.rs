@@ -5,7 +5,7 @@ use super::cc::Cc;
 use super::endpoint::{Endpoint, State, TcpParams};
 use super::rtt::RtoBounds;
 use crate::net::packet::{Segment, ACK, SYN};
-use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, Recovery, TcpConfig};
+use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, Recovery, SsthreshFrom, TcpConfig};
 use crate::units::Time;
 
 pub const MSS: u64 = 1460;
@@ -54,6 +54,8 @@ pub fn params(cc: CcKind, sack: bool) -> TcpParams {
         recovery: Recovery::Rfc6675,
         tail_loss_probe: false,
         early_retransmit: false,
+        ssthresh_from: SsthreshFrom::FlightSize,
+        cwnd_clamp: f64::INFINITY,
     }
 }
 

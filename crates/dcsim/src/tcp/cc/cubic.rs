@@ -164,7 +164,7 @@ impl CubicState {
         } else {
             w.cwnd
         };
-        let ssthresh = c.flight as f64 * self.beta; // §4.6: ssthresh = flight_size·β_cubic
+        let ssthresh = c.reduce_from as f64 * self.beta; // §4.6: ssthresh = flight_size·β_cubic (or the stack's base)
         self.cwnd_prior = w.cwnd; // §4.6: cwnd_prior = cwnd
         w.cwnd = ssthresh.max(floor * c.mss); // §4.6: cwnd = max(ssthresh, 2 or 1 MSS)
         w.ssthresh = ssthresh.max(2.0 * c.mss); // §4.6: ssthresh ≥ 2 MSS

@@ -144,9 +144,10 @@ impl Window {
     }
 
     /// RFC 5681 §3.1 eq. (4), also RFC 6582 §3.2 step 2 and RFC 6675 §5 step 4.2:
-    /// ssthresh = max(FlightSize/2, 2·SMSS).
+    /// ssthresh = max(FlightSize/2, 2·SMSS), FlightSize being the stack's reduction base
+    /// (`ConnView::reduce_from`).
     pub fn halve_flight(&mut self, c: &ConnView) {
-        let flight = c.flight as f64;
+        let flight = c.reduce_from as f64;
         self.ssthresh = (flight / 2.0).max(2.0 * c.mss);
     }
 
@@ -236,6 +237,11 @@ pub struct ConnView {
     pub iw: f64,
     /// RFC 5681 FlightSize: bytes sent and not cumulatively acknowledged (snd_max − snd_una).
     pub flight: u64,
+    /// What a reduction for loss or ECN-Echo is computed from, bytes (`tcp.ssthresh_from`):
+    /// FlightSize (RFC 5681 §3.2 eq. (4)), or the stack's own base, RFC 6675's pipe (ns-3),
+    /// cwnd (Linux) or min(cwnd, the peer's buffer) (ns-2). Set at the reductions' calls; in
+    /// other calls it is FlightSize.
+    pub reduce_from: u64,
     /// RFC 6298 smoothed RTT, once there is a sample.
     pub srtt: Option<Time>,
     pub in_recovery: bool,
@@ -482,6 +488,7 @@ mod tests {
             mss: MSS,
             iw: 10.0 * MSS,
             flight,
+            reduce_from: flight,
             srtt: None,
             in_recovery: false,
             cwnd_limited: true,

@@ -65,6 +65,7 @@ impl Sender {
             mss: MSS,
             iw: 10.0 * MSS,
             flight,
+            reduce_from: flight,
             srtt: Some(Time::from_us(100)),
             in_recovery: self.in_recovery,
             cwnd_limited: flight as f64 >= cc.win.cwnd,
