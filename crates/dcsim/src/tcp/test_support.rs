@@ -54,6 +54,7 @@ pub fn params(cc: CcKind, sack: bool) -> TcpParams {
         recovery: Recovery::Rfc6675,
         tail_loss_probe: false,
         early_retransmit: false,
+        frto: false,
     }
 }
 
