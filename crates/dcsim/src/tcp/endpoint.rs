@@ -268,8 +268,11 @@ impl Events {
             }
         }
         self.classified = first + n - 1;
+        // What a pending RTT adaptation needs outlives the episode (RFC 4015 §3.1).
         *ep = TimeoutEpisode {
             adapt_rtt_above: ep.adapt_rtt_above,
+            srtt_prev: ep.srtt_prev,
+            rttvar_prev: ep.rttvar_prev,
             ..TimeoutEpisode::default()
         };
     }

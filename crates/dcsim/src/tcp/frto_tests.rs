@@ -117,19 +117,20 @@ fn a_delay_spike_is_a_spurious_timeout_found_by_frto_and_undone_by_the_eifel_res
     assert!(new_data(&out));
     assert_eq!((s.snd_nxt, s.snd_max), (seg(14), seg(14)));
     assert_eq!(s.counters().retransmits, 1, "only the timeout's own retransmission");
-    // The rest of the first window (3-10), then 11-13, arrive at 10.4 ms; their ACKs reach
-    // the sender at 10.5 ms. The ACKs of 3-10 and 11-12 (sent before the detection) are
-    // RFC 6298 samples; the ACK of 13 (seg(14), above seg(13) = snd_max at the detection)
-    // is the first sample of data sent after it: 10.5 − 10.31 = 190 µs. RFC 4015: SRTT =
-    // max(SRTT_prev 100 µs, 190 µs) = 190 µs, RTTVAR = max(50 µs, 95 µs) = 95 µs, where the
-    // spike's samples had pushed SRTT to milliseconds; RTO = max(10 ms, 190 + 380 µs) = 10 ms.
-    let t4 = T1 + 400 * US;
+    // The rest of the first window (3-10), then 11-13, arrive at 10.35 ms; their ACKs reach
+    // the sender at t4 = 10.4 ms. The ACKs of 3-10 and 11-12 (sent before the detection) are
+    // RFC 6298 samples of the spike, pushing SRTT to milliseconds; the ACK of 13 (seg(14),
+    // above seg(13) = snd_max at the detection) is the first sample of data sent after it:
+    // 10.4 − 10.31 = 90 µs. RFC 4015: SRTT = max(SRTT_prev 100 µs, 90 µs) = 100 µs, RTTVAR =
+    // max(RTTVAR_prev 50 µs, 45 µs) = 50 µs: the estimate of before the timeout; RTO =
+    // max(10 ms, 100 + 200 µs) = 10 ms.
+    let t4 = T1 + 300 * US;
     let mut sent: Vec<Segment> = data[2..].to_vec();
     sent.extend(new);
     sent.extend(out);
     let mut acks = Vec::new();
     for p in &sent {
-        acks.push(deliver(&mut r, t4 - 100 * US, p).unwrap());
+        acks.push(deliver(&mut r, t4 - 50 * US, p).unwrap());
     }
     for a in &acks[..acks.len() - 1] {
         fed(&mut s, t4, a);
@@ -138,8 +139,8 @@ fn a_delay_spike_is_a_spurious_timeout_found_by_frto_and_undone_by_the_eifel_res
     let last = acks.last().unwrap();
     assert_eq!((last.ack, last.ts_ecr), (seg(14), t3 + Time::from_ps(1)));
     fed(&mut s, t4, last);
-    assert_eq!(s.rtt.srtt, Some(190 * US));
-    assert_eq!(s.rtt.rttvar, 95 * US);
+    assert_eq!(s.rtt.srtt, Some(100 * US));
+    assert_eq!(s.rtt.rttvar, 50 * US);
     assert_eq!(s.rtt.rto(&s.p.rto), 10 * MS);
     assert_eq!(s.counters().spurious_timeouts, 1);
 }
