@@ -118,7 +118,8 @@ class Results:
     @cached_property
     def queries(self) -> pd.DataFrame:
         """One row per partition/aggregate query: issue and completion times, completion
-        time `qct_s` (NaN if unfinished), response bytes and the timeouts during it."""
+        time `qct_s` (NaN if unfinished), response bytes and the timeouts during it, with
+        those of them found spurious (`timeouts - spurious_timeouts` delayed the query)."""
         return _frame(self.raw["queries"])
 
     @cached_property
@@ -278,6 +279,8 @@ class Results:
             "drops": sum(p["drops_buffer"] + p["drops_pool"] + p["drops_aqm"] for p in ports),
             "marks": sum(p["marks"] for p in ports),
             "timeouts": sum(f["timeouts"] for f in flows),
+            # Of those, the timeouts found spurious (the data had not been lost).
+            "spurious_timeouts": sum(f["spurious_timeouts"] for f in flows),
             "retransmits": sum(f["retransmits"] for f in flows),
             # The same four in the measurement window, after `sim.warmup_s`.
             "drops_after_warmup": sum(p["drops_after_warmup"] for p in ports),
@@ -423,12 +426,14 @@ def occupancy_mean(occupancy_time_s: Sequence[float] | np.ndarray) -> float:
 
 
 def _query_summary(queries: Table) -> dict[str, Any]:
-    """Count, completion-time statistics and timeout fraction of the completed queries."""
+    """Count, completion-time statistics and timeout fractions of the completed queries: with
+    any timeout, and with a timeout that was not spurious (data lost, so the query waited)."""
     done = np.isfinite(queries["qct_s"])
     qct = queries["qct_s"][done]
     issued = len(done)
     if not len(qct):
         return {"issued": issued, "completed": 0}
+    loss_timeouts = queries["timeouts"] - queries["spurious_timeouts"]
     return {
         "issued": issued,
         "completed": len(qct),
@@ -437,4 +442,5 @@ def _query_summary(queries: Table) -> dict[str, Any]:
         "qct_p95_s": float(np.percentile(qct, 95)),
         "qct_p99_s": float(np.percentile(qct, 99)),
         "fraction_with_timeout": int(np.count_nonzero(queries["timeouts"][done] > 0)) / len(qct),
+        "fraction_with_loss_timeout": int(np.count_nonzero(loss_timeouts[done] > 0)) / len(qct),
     }

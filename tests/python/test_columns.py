@@ -57,7 +57,7 @@ DTYPES = {
         "id": I, "workload": F, "generator": F, "class": I, "size_bytes": I, "src": I, "dst": I,
         "cc": S, "start_s": F, "established_s": F, "setup_s": F, "failed": B, "completion_s": F, "fct_s": F, "ideal_fct_s": F,
         "slowdown": F, "bytes_delivered": I, "goodput_bps": F, "data_packets_sent": I,
-        "retransmits": I, "fast_retransmits": I, "timeouts": I, "syn_retries": I,
+        "retransmits": I, "fast_retransmits": I, "timeouts": I, "spurious_timeouts": I, "syn_retries": I,
         "tail_loss_probes": I, "retransmits_after_warmup": I, "timeouts_after_warmup": I,
         "ecn_reductions": I, "ece_acks": I, "final_cwnd_bytes": F, "final_alpha": F, "srtt_s": F,
         "rcv_buffer_bytes": I,
@@ -80,7 +80,7 @@ DTYPES = {
     "queue_samples": {"port": I, "t_s": F, "packets": I, "bytes": I, "port_name": S},
     "queries": {
         "workload": I, "query": I, "client": I, "servers": I, "issued_s": F, "completed_s": F,
-        "qct_s": F, "response_bytes": I, "timeouts": I,
+        "qct_s": F, "response_bytes": I, "timeouts": I, "spurious_timeouts": I,
     },
     "pool_samples": {"switch": I, "t_s": F, "bytes": I, "switch_name": S},
     "flow_samples": {
@@ -158,6 +158,43 @@ def test_counters_after_the_warmup_are_the_whole_runs_minus_those_at_its_end() -
     whole = dcsim.run(sc | {"sim": {"duration_s": 0.2, "seed": 3}})
     assert (whole.flows.timeouts_after_warmup == whole.flows.timeouts).all()
     assert (whole.ports.drops_after_warmup == drops(whole.ports)).all()
+
+
+def test_spurious_timeouts_are_counted_per_flow_per_query_and_in_the_summary() -> None:
+    # 16 servers answer one segment each over 10 Mb/s links into a port that never drops:
+    # 16 x 1.23 ms of queue, so the later servers' RTOs (RTO_min 10 ms) fire while their
+    # segment is still queued. Nothing is lost, so every timeout is spurious (the first ACK
+    # after it echoes the original's timestamp, RFC 3522): every query timed out, none lost.
+    sc = star(17, rate_gbps=0.01, delay_us=10.0) | {
+        "sim": {"duration_s": 2.0, "stop_when_queries_done": True, "seed": 1},
+        "switch": {"buffer": {"kind": "per_port", "limit_packets": 1000}},
+        "tcp": {"rto_min_ms": 10.0, "delayed_ack_segments": 1},
+        "queries": [{"client": 0, "servers": list(range(1, 17)), "response_bytes": 1460, "rounds": 3, "start_s": 0.001}],
+        "measure": {"queue_sample_us": 0.0},
+    }
+    results = dcsim.run(sc)
+    flows, queries = results.flows, results.queries
+    assert drops(results.ports).sum() == 0
+    assert flows.timeouts.sum() > 0
+    assert (flows.spurious_timeouts == flows.timeouts).all()
+    assert (queries.timeouts > 0).all() and (queries.spurious_timeouts == queries.timeouts).all()
+    summary = results.summary()
+    assert summary["spurious_timeouts"] == summary["timeouts"] == int(flows.timeouts.sum())
+    assert list(summary).index("spurious_timeouts") == list(summary).index("timeouts") + 1
+    assert summary["queries"]["fraction_with_timeout"] == 1.0
+    assert summary["queries"]["fraction_with_loss_timeout"] == 0.0
+    # The same queries with a 4-packet port: losses, so some timeouts were needed; the
+    # fractions still agree with the table.
+    lossy = dcsim.run(sc | {"switch": {"buffer": {"kind": "per_port", "limit_packets": 4}}})
+    q = lossy.queries
+    assert drops(lossy.ports).sum() > 0
+    assert (q.spurious_timeouts <= q.timeouts).all()
+    s = lossy.summary()
+    assert s["spurious_timeouts"] == int(lossy.flows.spurious_timeouts.sum()) <= s["timeouts"]
+    done = q[q.qct_s.notna()]
+    assert s["queries"]["fraction_with_timeout"] == (done.timeouts > 0).mean()
+    assert s["queries"]["fraction_with_loss_timeout"] == (done.timeouts > done.spurious_timeouts).mean()
+    assert s["queries"]["fraction_with_loss_timeout"] > 0
 
 
 def test_tables_have_their_columns_and_dtypes(reference: dcsim.Results) -> None:

@@ -260,7 +260,12 @@ table! {
         /// Response bytes of the whole query.
         pub response_bytes: u64,
         /// Retransmission timeouts and SYN retries on the query's connections while it ran.
+        /// Those that delayed it, the data having been lost: `timeouts − spurious_timeouts`.
         pub timeouts: u64,
+        /// Of `timeouts`, the retransmission timeouts found spurious: the data had arrived,
+        /// or was on its way, so the timeout did not delay the query (F-RTO's verdict with
+        /// `tcp.frto`, else the echoed timestamps', the Eifel detection of RFC 3522).
+        pub spurious_timeouts: u64,
     }
 }
 
@@ -308,6 +313,10 @@ table! {
         pub retransmits: u64,
         pub fast_retransmits: u64,
         pub timeouts: u64,
+        /// Of `timeouts`, those found spurious (the data had not been lost): by F-RTO with
+        /// `tcp.frto` (RFC 5682), else by the timestamp the first ACK after the timeout echoes
+        /// (the Eifel detection, RFC 3522). A timeout's data timing out again shares its verdict.
+        pub spurious_timeouts: u64,
         pub syn_retries: u64,
         /// Tail loss probes sent (`tcp.tail_loss_probe`; a probe that resends also counts in
         /// `retransmits`).

@@ -282,6 +282,10 @@ fn query_whose_last_packet_is_lost_waits_for_rto_min() {
     assert!(q.qct_s >= 10e-3, "completed before RTO_min: qct {} s", q.qct_s);
     assert!(q.qct_s < 10.5e-3, "more than one RTO: qct {} s", q.qct_s);
     assert_eq!(q.timeouts, 1);
+    // The resent segment 0 reaches the client as a duplicate of the one whose ACK it held:
+    // its ACK echoes the retransmission's timestamp (RFC 7323 §4.3), so the timeout counts as
+    // needed (RFC 3522 §3.2), as it was: segment 1 was lost.
+    assert_eq!(q.spurious_timeouts, 0);
 
     // The identical query without the loss (a 3-packet port holds the peak of 3):
     // issue → request (≈ 53 µs) → 2 segments back (≈ 53 µs + 2·T): ≈ 0.13 ms.
@@ -292,6 +296,95 @@ fn query_whose_last_packet_is_lost_waits_for_rto_min() {
     assert!(q.qct_s < 0.2e-3, "qct {} s", q.qct_s);
     assert!(q.qct_s > 0.1e-3, "faster than the propagation delay: qct {} s", q.qct_s);
     assert_eq!(q.timeouts, 0);
+}
+
+/// `servers` servers answer `segments` segments each over 10 Mb/s links into a port that
+/// never drops: a data packet takes 1538 B · 8 / 10 Mb/s = 1.2304 ms on a link, so the
+/// servers' first windows (IW 2) queue for up to 1.23 ms per segment at `s0->h0`, while each
+/// server's RTO is RTO_min, 10 ms (its handshake RTT is well under a millisecond). The
+/// servers whose segments wait longest time out with nothing lost: spurious timeouts. The
+/// client ACKs every segment, so each ACK echoes the timestamp of the segment it answers.
+fn queued_responses(frto: bool, servers: u32, segments: u32) -> Results {
+    let hosts = servers + 1;
+    let servers: Vec<u32> = (1..=servers).collect();
+    let response = segments * 1460;
+    common::run(&format!(
+        r#"
+        [sim]
+        seed = 1
+        duration_s = 2.0
+        stop_when_queries_done = true
+        [topology]
+        kind = "star"
+        hosts = {hosts}
+        link = {{ rate_gbps = 0.01, delay_us = 10.0 }}
+        [switch.buffer]
+        kind = "per_port"
+        limit_packets = 1000
+        [tcp]
+        rto_min_ms = 10.0
+        delayed_ack_segments = 1
+        frto = {frto}
+        [[queries]]
+        client = 0
+        servers = {servers:?}
+        response_bytes = {response}
+        rounds = 3
+        start_s = 0.001
+        [measure]
+        queue_sample_us = 0
+    "#
+    ))
+}
+
+#[test]
+fn queued_responses_time_out_spuriously_and_their_queries_say_so() {
+    // 16 one-segment responses: 16 packets, about 19.7 ms of queue, so the later half of the
+    // servers time out (some more than once, the RTO doubling) before their segment arrives. Without
+    // F-RTO the Eifel detection (RFC 3522 §3.2) classifies every timeout: nothing is lost and
+    // the path is FIFO, so each original arrives before its copy and the first ACK after the
+    // timeout echoes the original's older timestamp: every timeout is spurious, on each
+    // connection and in each query. The last server's ACK, which shows it, comes back after
+    // its segment completed the query and the next round began; the query that ran when the
+    // timeout fired still counts it.
+    let r = queued_responses(false, 16, 1);
+    check_conservation(&r);
+    assert_eq!(r.conservation.dropped, 0);
+    let qs = queries(&r, 0);
+    assert_eq!(qs.len(), 3);
+    assert!(qs.iter().all(|q| q.qct_s.is_finite() && q.timeouts > 0), "{qs:?}");
+    for q in &qs {
+        assert_eq!(q.spurious_timeouts, q.timeouts, "query {}", q.query);
+    }
+    for f in &r.flows {
+        assert_eq!((f.spurious_timeouts, f.syn_retries), (f.timeouts, 0), "flow {}", f.id);
+    }
+    let flows: u64 = r.flows.iter().map(|f| f.timeouts).sum();
+    assert_eq!(qs.iter().map(|q| q.timeouts).sum::<u64>(), flows, "every timeout fell in a query");
+
+    // With F-RTO (RFC 5682 §3.1), 8 responses of 10 segments: a timeout is found spurious
+    // only if the server had new data to send after the first ACK (step 2b) and the next ACK
+    // showed no loss (step 3b); a one-segment response gives it nothing to send, and it
+    // cannot tell. Where it finds a spurious timeout, the server sends new data instead of
+    // resending what is still queued.
+    let plain = queued_responses(false, 8, 10);
+    let f = queued_responses(true, 8, 10);
+    check_conservation(&f);
+    assert_eq!(f.conservation.dropped, 0);
+    let fq = queries(&f, 0);
+    assert!(fq.iter().all(|q| q.qct_s.is_finite() && q.spurious_timeouts <= q.timeouts));
+    assert!(fq.iter().map(|q| q.spurious_timeouts).sum::<u64>() > 0, "{fq:?}");
+    let resent = |r: &Results| r.flows.iter().map(|f| f.retransmits).sum::<u64>();
+    assert!(
+        resent(&f) < resent(&plain),
+        "F-RTO resends less: {} against {}",
+        resent(&f),
+        resent(&plain)
+    );
+    let (frto_one, plain_one) = (queued_responses(true, 16, 1), &r);
+    let spurious = |r: &Results| r.flows.iter().map(|f| f.spurious_timeouts).sum::<u64>();
+    assert_eq!(spurious(&frto_one), 0, "nothing new to send: F-RTO cannot tell");
+    assert!(spurious(plain_one) > 0);
 }
 
 // ------------------------------------------------------------------ 4. determinism

@@ -1080,6 +1080,17 @@ pub struct TcpConfig {
     /// (`snd_cwnd_clamp` is unlimited unless a route sets it) but grows only a cwnd-limited
     /// window; ns-2 clamps only when `maxcwnd_` is set. Default: on.
     pub cwnd_clamp: bool,
+    /// F-RTO (RFC 5682 §3, the SACK-enhanced algorithm, which also runs without SACK): after
+    /// a retransmission timeout the sender resends only the first unacknowledged segment; if
+    /// the first new ACK does not cover everything outstanding, it sends up to two new
+    /// segments instead of further retransmissions, and if the next ACK acknowledges data
+    /// sent before the timeout without showing a loss, the timeout was spurious: the sender
+    /// goes on with new data and restores the window and threshold saved at the timeout
+    /// (the Eifel response, RFC 4015 §3). Otherwise, or when no new data can be sent, the
+    /// usual RTO recovery goes on. Off (the default): the papers assume plain RFC 6298 and
+    /// RFC 5681 timeouts. Every timeout is classified as spurious or not either way
+    /// (`spurious_timeouts` in the results).
+    pub frto: bool,
     /// CUBIC's parameters (`cc = "cubic"`).
     pub cubic: CubicConfig,
 }
@@ -1138,6 +1149,7 @@ impl Default for TcpConfig {
             early_retransmit: false,
             ssthresh_from: SsthreshFrom::FlightSize,
             cwnd_clamp: true,
+            frto: false,
             cubic: CubicConfig::default(),
         }
     }

@@ -90,22 +90,25 @@ const WINDOWS_ABOUT: &str = "The \"Next Generation TCP/IP stack\" of Windows Vis
 DCTCP paper's testbed (§4) and the ICTCP paper's (§VII: \"TCP New Reno with SACK implementation on a Windows server\") \
 ran. Both papers call their baseline NewReno with SACK; Server 2008's default add-on provider was Compound TCP (off in \
 Vista and 7), so the papers' hosts ran without it. Microsoft documents few of the stack's internals: the fields marked \
-NOT GIVEN take the value the papers imply, or the simplest standard behaviour, and say why. Not modelled: F-RTO \
-(RFC 4138) and D-SACK (RFC 2883), which the stack supports; timestamps are off by default on Windows, while the engine \
+NOT GIVEN take the value the papers imply, or the simplest standard behaviour, and say why. Not modelled: D-SACK \
+(RFC 2883), which the stack supports; its F-RTO (RFC 4138) is left off (`tcp.frto`, RFC 5682's version, is not set \
+here: the papers' analyses assume plain timeouts); timestamps are off by default on Windows, while the engine \
 samples the RTT on every ACK.";
 
 const LINUX26_ABOUT: &str = "Mainline Linux 2.6.32-2.6.38 (2009-2011), the kernels of the Pitfalls slides' era, \
 read in 2.6.32.67 and 2.6.38.3. Its default congestion control was CUBIC with HyStart. Not modelled: CUBIC's scaling \
 of its per-ACK step by the measured segments per ACK (with per-ACK counting the engine's CUBIC counts one per ACK, \
 so with delayed ACKs it grows about half as fast in congestion avoidance), HyStart, FACK with rate-halving recovery \
-(RFC 6675 recovery stands in), F-RTO, quick-ACK mode (2 to 5 immediate ACKs at the start), \
+(RFC 6675 recovery stands in), F-RTO (sysctl tcp_frto; `tcp.frto` is not set here), quick-ACK mode (2 to 5 immediate ACKs at the start), \
 RFC 2861's decay of an unused window, the cached route metrics of earlier connections, and Linux's RTO form \
 (SRTT + max(RTTVAR, 200 ms) where the engine has max(200 ms, SRTT + 4·RTTVAR): at datacenter RTTs they differ by \
 SRTT, well under a tick).";
 
 const LINUX_CURRENT_ABOUT: &str = "Linux 6.x with default settings, read in 6.12.117. Its default congestion control is \
 CUBIC with HyStart (not modelled). Not modelled either: RACK's time-based loss detection (RFC 8985 §6, `tcp_recovery` = 1), for which early retransmit \
-(RFC 5827, Linux 3.5-4.x) stands in; compressed SACKs; quick-ACK mode (up to 16 immediate ACKs); F-RTO; Linux's RTO form (as in linux_2_6_3x).";
+(RFC 5827, Linux 3.5-4.x) stands in; compressed SACKs; quick-ACK mode (up to 16 immediate ACKs); Linux's RTO form (as in linux_2_6_3x). F-RTO (sysctl \
+tcp_frto = 2, RFC 5682's SACK-enhanced version) is left off: `tcp.frto` runs it with the Eifel response (RFC 4015), \
+where Linux undoes the timeout's reduction (tcp_try_undo_loss), and is not set here.";
 
 const NS2_ABOUT: &str = "ns-2.35's two-way TCP agent with SACK, `Agent/TCP/FullTcp/Sack`, read in \
 `tcl/lib/ns-default.tcl` and `tcp/tcp.cc`, `tcp/tcp-full.cc`: the agent of the DCTCP paper's ns-2 sample (Fig. 12; \

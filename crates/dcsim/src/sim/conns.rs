@@ -122,6 +122,7 @@ impl FlowRecord {
             retransmits: k.retransmits,
             fast_retransmits: k.fast_retransmits,
             timeouts: k.timeouts,
+            spurious_timeouts: k.spurious_timeouts,
             syn_retries: k.syn_retries,
             tail_loss_probes: k.tail_loss_probes,
             retransmits_after_warmup: k.retransmits - self.at_warmup.retransmits,

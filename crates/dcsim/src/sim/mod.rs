@@ -39,7 +39,7 @@ use conns::{Conns, FlowRecord, IctcpView, WarmupCounts};
 use trace::Tracer;
 use traffic::{Generator, HostView};
 use udp::UdpSource;
-use workload::{OpenQuery, QueryRecord, QueryRole, Workload};
+use workload::{OpenQuery, QueryRecord, QueryRole, UnsettledQuery, Workload};
 
 /// The switch ports on the shortest paths that data takes: from each flow's source to its
 /// destination, and from each query's servers to its client (the default of
@@ -236,6 +236,11 @@ impl Conn {
         } else {
             0
         }
+    }
+
+    /// Retransmission timeouts counted on each end.
+    fn rto_counts(&self) -> [u64; 2] {
+        [self.ends[0].counters().timeouts, self.ends[1].counters().timeouts]
     }
 
     /// Retransmission timeouts and SYN retries on both ends.
@@ -1026,6 +1031,10 @@ impl Simulation {
             if !self.conns.get(c).is_some_and(Conn::is_finished) {
                 continue;
             }
+            if let Some(w) = self.conns[c as usize].query.as_ref().map(|q| q.workload) {
+                // Its timeouts are all classified (everything is acknowledged): settle them.
+                self.workloads[w as usize].settle_spurious(&self.conns, Some(c), true);
+            }
             let record = self.flow_record(c);
             let conn = self.conns.end(c, record);
             for e in 0..2 {
@@ -1299,16 +1308,19 @@ impl Simulation {
             (first..self.conns.len() as u32).collect()
         };
         let timeouts_at_issue = conns.iter().map(|&c| self.conns.timeouts(c)).sum();
+        let rto_at_issue = conns.iter().map(|&c| self.conns.get(c).map_or([0; 2], Conn::rto_counts)).collect();
         let wl = &mut self.workloads[w as usize];
         wl.queries.push(QueryRecord {
             issued: now,
             done: None,
             timeouts: 0,
+            spurious_timeouts: 0,
         });
         wl.open.push(OpenQuery {
             query: index,
             servers_done: 0,
             timeouts_at_issue,
+            rto_at_issue,
             first_conn: (!wl.persistent).then(|| conns[0]),
         });
         let request = wl.request;
@@ -1361,10 +1373,18 @@ impl Simulation {
                         Some(first) => first..first + servers,
                         None => wl.conns[0]..wl.conns[0] + servers,
                     };
-                    let timeouts: u64 = conns.map(|c| self.conns.timeouts(c)).sum();
+                    let timeouts: u64 = conns.clone().map(|c| self.conns.timeouts(c)).sum();
                     let record = &mut wl.queries[q as usize];
                     record.done = Some(now);
                     record.timeouts = timeouts - open.timeouts_at_issue;
+                    // Which of its timeouts were spurious: known once the ACKs after them arrive,
+                    // which may be after now (the ACK of a response's last segment follows it).
+                    let parts = conns
+                        .zip(open.rto_at_issue)
+                        .map(|(c, issue)| (c, issue, self.conns.get(c).map_or(issue, |conn| conn.rto_counts())))
+                        .collect();
+                    wl.unsettled.push(UnsettledQuery { query: q, parts });
+                    wl.settle_spurious(&self.conns, None, false);
                     if wl.mean_interval.is_none() {
                         self.cal.schedule(now, Event::IssueQuery(role.workload));
                     }
@@ -1414,6 +1434,9 @@ impl Simulation {
 
     fn results(&mut self) -> Results {
         let window = (self.end - self.warmup).as_secs_f64();
+        for wl in &mut self.workloads {
+            wl.settle_spurious(&self.conns, None, true); // what is not classified by now never was spurious
+        }
         let mut ports = Vec::with_capacity(self.ports.len());
         let conservation = self.conservation();
         // Packets on ports hold headers, and only those do (hosts' NICs hold whole segments).
@@ -1509,6 +1532,7 @@ impl Simulation {
                         qct_s: r.done.map_or(f64::NAN, |d| (d - r.issued).as_secs_f64()),
                         response_bytes: wl.response * wl.servers.len() as u64,
                         timeouts: r.timeouts,
+                        spurious_timeouts: r.spurious_timeouts,
                     })
                 })
                 .collect(),

@@ -5,6 +5,7 @@
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
+use super::conns::Conns;
 use crate::scenario::{Arrival, CcKind, QuerySpec};
 use crate::units::Time;
 
@@ -27,6 +28,9 @@ pub struct QueryRecord {
     pub done: Option<Time>,
     /// Retransmission timeouts (and SYN retries) on its connections while it ran.
     pub timeouts: u64,
+    /// Of those, the retransmission timeouts found spurious (settled once the ACKs that
+    /// classify them have arrived, which may be after the query completed).
+    pub spurious_timeouts: u64,
 }
 
 /// A query still waiting for responses: what its completion needs, dropped when it completes.
@@ -38,8 +42,22 @@ pub struct OpenQuery {
     /// Retransmission timeouts (and SYN retries) on the query's connections when it was
     /// issued, to count those that happened during it.
     pub timeouts_at_issue: u64,
+    /// Retransmission timeouts counted on each end of each of its connections when it was
+    /// issued (in the order of its connections), to tell which of those during it were
+    /// spurious.
+    pub rto_at_issue: Vec<[u64; 2]>,
     /// One-shot connections: the first of the query's consecutive connection indices.
     pub first_conn: Option<u32>,
+}
+
+/// A completed query some of whose timeouts still wait for the ACK that classifies them.
+#[derive(Debug, Clone)]
+pub struct UnsettledQuery {
+    /// Its index in `Workload::queries`.
+    pub query: u32,
+    /// Per connection not yet settled: its id, and the timeouts counted on each of its ends
+    /// when the query was issued and when it completed.
+    pub parts: Vec<(u32, [u64; 2], [u64; 2])>,
 }
 
 #[derive(Debug, Clone)]
@@ -65,6 +83,8 @@ pub struct Workload {
     pub queries: Vec<QueryRecord>,
     /// The queries issued and not yet complete (a barrier workload has at most one).
     pub open: Vec<OpenQuery>,
+    /// Completed queries whose spurious timeouts are not all known yet.
+    pub unsettled: Vec<UnsettledQuery>,
     pub rng: ChaCha8Rng,
 }
 
@@ -90,6 +110,7 @@ impl Workload {
             conns: Vec::new(),
             queries: Vec::new(),
             open: Vec::new(),
+            unsettled: Vec::new(),
             rng,
         }
     }
@@ -108,6 +129,34 @@ impl Workload {
         let mean = self.mean_interval?.as_ps() as f64;
         let u: f64 = self.rng.gen_range(f64::MIN_POSITIVE..1.0);
         Some(Time::from_ps_f64(-u.ln() * mean))
+    }
+
+    /// Adds to each unsettled query the spurious timeouts among those its connections had
+    /// while it ran (timeouts numbered from its issue's count to its completion's, per end),
+    /// for each connection whose ends have classified them all; or whatever is known when
+    /// `force` (a connection ending, or the run's end: a timeout not classified by then counts
+    /// as not spurious). `only`: just that connection's part.
+    pub(super) fn settle_spurious(&mut self, conns: &Conns, only: Option<u32>, force: bool) {
+        let queries = &mut self.queries;
+        self.unsettled.retain_mut(|u| {
+            u.parts.retain(|&(c, issue, done)| {
+                if only.is_some_and(|o| o != c) {
+                    return true;
+                }
+                let Some(conn) = conns.get(c) else {
+                    return false; // ended: it settled its parts as it ended
+                };
+                let ends = &conn.ends;
+                if !force && (0..2).any(|e| ends[e].timeouts_classified() < done[e]) {
+                    return true;
+                }
+                queries[u.query as usize].spurious_timeouts += (0..2)
+                    .map(|e| ends[e].spurious_among_first(done[e]) - ends[e].spurious_among_first(issue[e]))
+                    .sum::<u64>();
+                false
+            });
+            !u.parts.is_empty()
+        });
     }
 
     /// The query a response completes: the k-th response on a persistent connection answers

@@ -4,6 +4,8 @@ pub mod cc;
 pub mod endpoint;
 #[cfg(test)]
 mod endpoint_tests;
+#[cfg(test)]
+mod frto_tests;
 pub mod ictcp;
 #[cfg(test)]
 mod ictcp_tests;

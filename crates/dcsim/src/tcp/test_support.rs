@@ -56,6 +56,7 @@ pub fn params(cc: CcKind, sack: bool) -> TcpParams {
         early_retransmit: false,
         ssthresh_from: SsthreshFrom::FlightSize,
         cwnd_clamp: f64::INFINITY,
+        frto: false,
     }
 }
 
