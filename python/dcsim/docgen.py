@@ -207,6 +207,7 @@ def validation(results_dir: Path, ledger: dict[str, Any]) -> str:
     """Every claim of every experiment in `results_dir`, by paper, in registry order, with the
     ledger's reason beside each claim that fails."""
     from .experiments import paper_of
+    from .experiments.dctcp.testbeds import DCTCP_HOSTS_CHOICE
     from .report import checks_by_kind, claims_held, headline
 
     summaries = _summaries(results_dir)
@@ -230,6 +231,10 @@ def validation(results_dir: Path, ledger: dict[str, Any]) -> str:
         "`dcsim reproduce ID` reruns any of them; `--scale full` runs the papers' full setups, "
         "whose results can differ (see each experiment's notes in the report); "
         "`--testbed NAME` reruns them on another testbed (`dcsim list --testbeds`).",
+        "",
+        "## How the testbeds were chosen",
+        "",
+        DCTCP_HOSTS_CHOICE.rstrip(),
         "",
     ]
     current = None

@@ -90,25 +90,26 @@ const WINDOWS_ABOUT: &str = "The \"Next Generation TCP/IP stack\" of Windows Vis
 DCTCP paper's testbed (§4) and the ICTCP paper's (§VII: \"TCP New Reno with SACK implementation on a Windows server\") \
 ran. Both papers call their baseline NewReno with SACK; Server 2008's default add-on provider was Compound TCP (off in \
 Vista and 7), so the papers' hosts ran without it. Microsoft documents few of the stack's internals: the fields marked \
-NOT GIVEN take the value the papers imply, or the simplest standard behaviour, and say why. Not modelled: D-SACK \
-(RFC 2883), which the stack supports; its F-RTO (RFC 4138) is left off (`tcp.frto`, RFC 5682's version, is not set \
-here: the papers' analyses assume plain timeouts); timestamps are off by default on Windows, while the engine \
-samples the RTT on every ACK.";
+NOT GIVEN take the value the papers imply, or the simplest standard behaviour, and say why. Its F-RTO (RFC 4138) runs as RFC 5682's SACK-enhanced \
+algorithm with the Eifel response (RFC 4015), Microsoft not saying which response it takes. Not modelled: D-SACK \
+(RFC 2883), which the stack supports; timestamps are off by default on Windows, while the engine samples the RTT on \
+every ACK (and classifies timeouts by them).";
 
 const LINUX26_ABOUT: &str = "Mainline Linux 2.6.32-2.6.38 (2009-2011), the kernels of the Pitfalls slides' era, \
 read in 2.6.32.67 and 2.6.38.3. Its default congestion control was CUBIC with HyStart. Not modelled: CUBIC's scaling \
 of its per-ACK step by the measured segments per ACK (with per-ACK counting the engine's CUBIC counts one per ACK, \
 so with delayed ACKs it grows about half as fast in congestion avoidance), HyStart, FACK with rate-halving recovery \
-(RFC 6675 recovery stands in), F-RTO (sysctl tcp_frto; `tcp.frto` is not set here), quick-ACK mode (2 to 5 immediate ACKs at the start), \
+(RFC 6675 recovery stands in), F-RTO's rate-halving response to a spurious timeout (sysctl tcp_frto_response = 0; the \
+Eifel response, RFC 4015, stands in), quick-ACK mode (2 to 5 immediate ACKs at the start), \
 RFC 2861's decay of an unused window, the cached route metrics of earlier connections, and Linux's RTO form \
 (SRTT + max(RTTVAR, 200 ms) where the engine has max(200 ms, SRTT + 4·RTTVAR): at datacenter RTTs they differ by \
 SRTT, well under a tick).";
 
 const LINUX_CURRENT_ABOUT: &str = "Linux 6.x with default settings, read in 6.12.117. Its default congestion control is \
 CUBIC with HyStart (not modelled). Not modelled either: RACK's time-based loss detection (RFC 8985 §6, `tcp_recovery` = 1), for which early retransmit \
-(RFC 5827, Linux 3.5-4.x) stands in; compressed SACKs; quick-ACK mode (up to 16 immediate ACKs); Linux's RTO form (as in linux_2_6_3x). F-RTO (sysctl \
-tcp_frto = 2, RFC 5682's SACK-enhanced version) is left off: `tcp.frto` runs it with the Eifel response (RFC 4015), \
-where Linux undoes the timeout's reduction (tcp_try_undo_loss), and is not set here.";
+(RFC 5827, Linux 3.5-4.x) stands in; compressed SACKs; quick-ACK mode (up to 16 immediate ACKs); Linux's RTO form (as in linux_2_6_3x); F-RTO's \
+response to a spurious timeout, which undoes the timeout's reduction (tcp_try_undo_loss), where the engine takes the \
+Eifel response (RFC 4015).";
 
 const NS2_ABOUT: &str = "ns-2.35's two-way TCP agent with SACK, `Agent/TCP/FullTcp/Sack`, read in \
 `tcl/lib/ns-default.tcl` and `tcp/tcp.cc`, `tcp/tcp-full.cc`: the agent of the DCTCP paper's ns-2 sample (Fig. 12; \
@@ -135,7 +136,7 @@ SegmentSize); RFC 6298's clock granularity G (1 ms), far below the 1 s RTO_min. 
 /// initial window 2, delayed-ACK timeout 200 ms.
 const NETSH_2008R2: &str = "`netsh interface tcp show supplemental` on 2008 R2 (andydavies.me/blog/2011/11/21/increasing-the-tcp-initial-congestion-window-on-windows-2008-server-r2)";
 
-const WINDOWS_2008R2: [PresetField; 22] = [
+const WINDOWS_2008R2: [PresetField; 23] = [
     f("ack_counting", "\"bytes\"", "NOT GIVEN (no Microsoft document lists RFC 3465). The ICTCP paper (§VII-A-1: TCP \"doubles its congestion window every RTT\") implies growth by what each delayed ACK covers, as RFC 3465 counts"),
     f("abc_limit_segments", "2", "RFC 3465 §2.2's L = 2: the least that doubles the window per RTT with an ACK every 2 segments"),
     f("init_cwnd_segments", "2", NETSH_2008R2),
@@ -158,9 +159,10 @@ const WINDOWS_2008R2: [PresetField; 22] = [
     f("synack_retries", "2", "TcpMaxConnectResponseRetransmissions default 2 (Windows 2000 Server documentation; no later value found)"),
     f("ssthresh_from", "\"flight_size\"", "NOT GIVEN: the stack implements RFC 2581 and RFC 3782 (Windows Vista Resource Kit, ch. \"Next Generation TCP/IP stack\"), whose ssthresh is max(FlightSize/2, 2·SMSS)"),
     f("cwnd_clamp", "false", "NOT GIVEN (Microsoft documents no bound on cwnd): every ACK may grow the window, as cwnd_validation off"),
+    f("frto", "true", "\"the Next Generation TCP/IP stack supports industry standard Requests For Comments (RFCs) 2582, 2883, 3517, and 4138\", RFC 4138 being F-RTO (Windows Vista Resource Kit, ch. 2)"),
 ];
 
-const LINUX_2_6_3X: [PresetField; 22] = [
+const LINUX_2_6_3X: [PresetField; 23] = [
     f("ack_counting", "\"per_ack\"", "tcp_slow_start() adds one segment per ACK with sysctl tcp_abc = 0, the default; tcp_cong_avoid_ai() one count per ACK (net/ipv4/tcp_cong.c, 2.6.32 and 2.6.38)"),
     f("abc_limit_segments", "2", "unused with per-ACK counting (tcp_abc = 2 meant L = 2)"),
     f("init_cwnd_segments", "3", "tcp_init_cwnd(): RFC 3390, 3 segments for a 1460-B MSS (net/ipv4/tcp_input.c, 2.6.32; rfc3390_bytes_to_packets() in 2.6.38); IW10 came in 2.6.39"),
@@ -183,9 +185,10 @@ const LINUX_2_6_3X: [PresetField; 22] = [
     f("rcv_autotune", "true", "sysctl tcp_moderate_rcvbuf = 1"),
     f("ssthresh_from", "\"cwnd\"", "tcp_reno_ssthresh(): max(snd_cwnd >> 1, 2); CUBIC's bictcp_recalc_ssthresh(): snd_cwnd·β (net/ipv4/tcp_cong.c, tcp_cubic.c)"),
     f("cwnd_clamp", "false", "snd_cwnd_clamp = ~0 (tcp_v4_init_sock, net/ipv4/tcp_ipv4.c) unless a route metric sets it; tcp_is_cwnd_limited() stops growth instead"),
+    f("frto", "true", "sysctl tcp_frto = 2: \"SACK enhanced F-RTO if flow uses SACK\" (net/ipv4/tcp_input.c, Documentation/networking/ip-sysctl.txt, 2.6.32)"),
 ];
 
-const LINUX_CURRENT: [PresetField; 22] = [
+const LINUX_CURRENT: [PresetField; 23] = [
     f("ack_counting", "\"delivered\"", "tcp_slow_start(tp, acked) and tcp_cong_avoid_ai(tp, w, acked) count the packets newly delivered, tcp_newly_delivered() (net/ipv4/tcp_cong.c, tcp_input.c; since 3.13, commit 9f9843a751d0), on ACKs that advance snd_una (tcp_may_raise_cwnd)"),
     f("abc_limit_segments", "0", "no per-ACK cap: cwnd = min(cwnd + acked, ssthresh) (tcp_slow_start)"),
     f("init_cwnd_segments", "10", "TCP_INIT_CWND = 10 (include/net/tcp.h; RFC 6928)"),
@@ -208,9 +211,10 @@ const LINUX_CURRENT: [PresetField; 22] = [
     f("rcv_autotune", "true", "sysctl tcp_moderate_rcvbuf = 1"),
     f("ssthresh_from", "\"cwnd\"", "tcp_reno_ssthresh(): max(tcp_snd_cwnd(tp) >> 1, 2); CUBIC's cubictcp_recalc_ssthresh(): snd_cwnd·β (net/ipv4/tcp_cong.c, tcp_cubic.c)"),
     f("cwnd_clamp", "false", "snd_cwnd_clamp = ~0 (tcp_init_sock, net/ipv4/tcp.c) unless a route metric sets it; tcp_is_cwnd_limited() stops growth instead"),
+    f("frto", "true", "sysctl tcp_frto = 2 (tcp_sk_init, net/ipv4/tcp_ipv4.c): the SACK-enhanced algorithm of RFC 5682 §3 since 3.10 (commit e33099f96d99)"),
 ];
 
-const NS2: [PresetField; 22] = [
+const NS2: [PresetField; 23] = [
     f("ack_counting", "\"per_ack\"", "TcpAgent::opencwnd() (tcp/tcp.cc, windowOption_ 1): cwnd_ grows by one per ACK of new data in slow start and by 1/cwnd_ in congestion avoidance"),
     f("abc_limit_segments", "2", "unused with per-ACK counting: ns-2 has no byte counting"),
     f("init_cwnd_segments", "2", "windowInit_ 2 (ns-default.tcl, ns-2.35; the default since 2001)"),
@@ -233,9 +237,10 @@ const NS2: [PresetField; 22] = [
     f("rcv_autotune", "false", "ns-2 has no receive buffer to tune: the receiver's window is window_ packets, which each script sets"),
     f("ssthresh_from", "\"window\"", "TcpAgent::slowdown() halves window() = min(cwnd_, wnd_) (tcp/tcp.cc, ns-2.35)"),
     f("cwnd_clamp", "false", "maxcwnd_ 0 (ns-default.tcl, ns-2.35): opencwnd() clamps cwnd_ only when maxcwnd_ is set"),
+    f("frto", "false", "FullTcp has no F-RTO (ns-2.35)"),
 ];
 
-const NS3: [PresetField; 23] = [
+const NS3: [PresetField; 24] = [
     f("ack_counting", "\"bytes\"", "TcpSocketBase::ProcessAck counts segmentsAcked = bytes acknowledged / SMSS and carries the remainder (m_bytesAckedNotProcessed); TcpCubic::IncreaseWindow adds segmentsAcked·SMSS in slow start (ns-3.44)"),
     f("abc_limit_segments", "0", "TcpCubic::IncreaseWindow: no per-ACK limit in slow start (ns-3.44)"),
     f("init_cwnd_segments", "10", "TcpSocket InitialCwnd 10 (tcp-socket.cc, ns-3.44)"),
@@ -259,6 +264,7 @@ const NS3: [PresetField; 23] = [
     f("rcv_buffer_bytes", "131072", "TcpSocket RcvBufSize 131072 (tcp-socket.cc, ns-3.44)"),
     f("ssthresh_from", "\"pipe\"", "TcpSocketBase::EnterRecovery and ReTxTimeout pass BytesInFlight(), RFC 6675's pipe (TcpTxBuffer::BytesInFlight), to GetSsThresh (tcp-socket-base.cc, ns-3.44)"),
     f("cwnd_clamp", "false", "ns-3 bounds the sending window by min(rWnd, cwnd) (TcpSocketBase::Window) but not cwnd itself (ns-3.44)"),
+    f("frto", "false", "not in ns-3.44 (no F-RTO in src/internet/model)"),
 ];
 
 /// Fills a scenario document's `tcp` table with its profile's fields (those it does not set

@@ -1656,18 +1656,18 @@ impl Endpoint {
             }
         }
         if ep.timeouts > 0 {
+            // The acceptable ACK's evidence (RFC 3522 §3.2): the timeout was spurious if the ACK
+            // echoes a timestamp older than RetransmitTS, i.e. the original transmission
+            // arrived. It classifies every timeout F-RTO does not decide: F-RTO off, a timeout
+            // it does not run for (during loss recovery) and its fallbacks at step 2.
+            let by_timestamps = advanced && pkt.ts_ecr != Time::ZERO && pkt.ts_ecr < ep.retransmit_ts;
             match ep.frto {
                 Frto::Off => {
                     if advanced {
-                        // The acceptable ACK (RFC 3522 §3.2): with F-RTO off, the timeout was
-                        // spurious if it echoes a timestamp older than RetransmitTS, i.e. the
-                        // original transmission arrived. With F-RTO on, an episode it did not
-                        // run for (a timeout during loss recovery, or a fallback) is not.
-                        let spurious = !self.p.frto && pkt.ts_ecr != Time::ZERO && pkt.ts_ecr < ep.retransmit_ts;
-                        self.close_timeout_episode(spurious);
+                        self.close_timeout_episode(by_timestamps);
                     }
                 }
-                Frto::Step2 => self.frto_step2(advanced),
+                Frto::Step2 => self.frto_step2(advanced, by_timestamps),
                 Frto::Step3 => {
                     let duplicate = ack == una_before && pkt.len == 0 && !pkt.has(SYN) && self.snd_max > self.snd_una;
                     if advanced || duplicate {
@@ -1682,7 +1682,8 @@ impl Endpoint {
     }
 
     /// F-RTO's step 2 (RFC 5682 §3.1): on the first new ACK after the timeout.
-    fn frto_step2(&mut self, advanced: bool) {
+    /// `by_timestamps`: the ACK's timestamp evidence, which classifies a fallback.
+    fn frto_step2(&mut self, advanced: bool, by_timestamps: bool) {
         if !advanced {
             // RFC 5682 §3.1 step 2: duplicate ACKs before the cumulative ACK of the
             // retransmission only update the scoreboard (done); stay in step 2.
@@ -1695,7 +1696,7 @@ impl Endpoint {
             // RFC 5682 §3.1 step 2a: the ACK covers RecoveryPoint: conventional RTO recovery
             // (nothing is left to resend) with cwnd at most 2·MSS; no step 3.
             self.cc.win.cwnd = self.cc.win.cwnd.min(2.0 * self.mss());
-            self.close_timeout_episode(false);
+            self.close_timeout_episode(by_timestamps);
             return;
         }
         let len = self.app_end.saturating_sub(self.snd_max).min(mss);
@@ -1709,7 +1710,7 @@ impl Endpoint {
         } else {
             // RFC 5682 §3.1 step 2b: no previously unsent data can be sent (the peer's
             // window, or nothing more written): conventional RTO recovery, without step 3.
-            self.close_timeout_episode(false);
+            self.close_timeout_episode(by_timestamps);
         }
     }
 

@@ -187,7 +187,8 @@ fn c_without_new_data_to_send_frto_falls_back_at_step_2b() {
     // (c1) Application-limited: exactly 10 segments written, all out. The same delay spike as
     // in (a): the original 1's ACK (seg(2)) arrives first. Step 2b cannot send anything new:
     // conventional recovery, go-back-N: slow start 2920, 2 and 3 resent. F-RTO gives no
-    // verdict, so the timeout does not count as spurious.
+    // verdict, so the ACK's timestamp does (RFC 3522 §3.2): it echoes the original 1
+    // (100 µs), older than the retransmission: spurious.
     let (mut s, mut r, data) = start(true, true, 10);
     first_timeout(&mut s);
     let a1 = deliver(&mut r, T1 + 100 * US, &data[0]).unwrap();
@@ -195,11 +196,12 @@ fn c_without_new_data_to_send_frto_falls_back_at_step_2b() {
     assert_eq!(seg_nos(&out), vec![2, 3]);
     assert!(out.iter().all(|p| p.has(RETX)));
     assert_eq!((s.cwnd(), s.ssthresh()), (2920.0, 7300.0));
-    assert_eq!((s.counters().spurious_timeouts, s.timeouts_classified()), (0, 1));
+    assert_eq!((s.counters().spurious_timeouts, s.timeouts_classified()), (1, 1));
 
     // (c2) Limited by the receiver's window: 14 segments written, but the ACK of 1 offers
     // 9 segments, and 9 (2-10) are out: FlightSize + 1460 > 13140, nothing new fits. The
-    // same fallback: 2 and 3 go again (cwnd 2920 < the window).
+    // same fallback: 2 and 3 go again (cwnd 2920 < the window); the ACK echoes the original
+    // 1, so the timestamps find the timeout spurious.
     let (mut s, _r, data) = start(true, true, 14);
     first_timeout(&mut s);
     let a1 = Segment {
@@ -210,7 +212,7 @@ fn c_without_new_data_to_send_frto_falls_back_at_step_2b() {
     let out = fed(&mut s, T1 + 200 * US, &a1);
     assert_eq!(seg_nos(&out), vec![2, 3]);
     assert!(out.iter().all(|p| p.has(RETX)));
-    assert_eq!((s.counters().spurious_timeouts, s.timeouts_classified()), (0, 1));
+    assert_eq!((s.counters().spurious_timeouts, s.timeouts_classified()), (1, 1));
 }
 
 // ======================================================= (d) F-RTO off: the timestamps decide
