@@ -263,8 +263,10 @@ table! {
         /// Those that delayed it, the data having been lost: `timeouts − spurious_timeouts`.
         pub timeouts: u64,
         /// Of `timeouts`, the retransmission timeouts found spurious: the data had arrived,
-        /// or was on its way, so the timeout did not delay the query (F-RTO's verdict with
-        /// `tcp.frto`, else the echoed timestamps', the Eifel detection of RFC 3522).
+        /// or was on its way, so the retransmission was not needed (F-RTO's verdict where it
+        /// decides, else the echoed timestamps', the Eifel detection of RFC 3522). A receiver
+        /// that still holds a delayed ACK when the copy arrives echoes the copy's timestamp, so
+        /// such a timeout counts as not spurious.
         pub spurious_timeouts: u64,
     }
 }
@@ -313,9 +315,10 @@ table! {
         pub retransmits: u64,
         pub fast_retransmits: u64,
         pub timeouts: u64,
-        /// Of `timeouts`, those found spurious (the data had not been lost): by F-RTO with
-        /// `tcp.frto` (RFC 5682), else by the timestamp the first ACK after the timeout echoes
-        /// (the Eifel detection, RFC 3522). A timeout's data timing out again shares its verdict.
+        /// Of `timeouts`, those found spurious (the data had not been lost): by F-RTO where it
+        /// decides (`tcp.frto`, RFC 5682), else by the timestamp the first ACK after the timeout
+        /// echoes (the Eifel detection, RFC 3522). A timeout's data timing out again shares its
+        /// verdict.
         pub spurious_timeouts: u64,
         pub syn_retries: u64,
         /// Tail loss probes sent (`tcp.tail_loss_probe`; a probe that resends also counts in

@@ -386,7 +386,11 @@ fn queued_responses_time_out_spuriously_and_their_queries_say_so() {
     let spurious = |r: &Results| r.flows.iter().map(|f| f.spurious_timeouts).sum::<u64>();
     let timeouts = |r: &Results| r.flows.iter().map(|f| f.timeouts).sum::<u64>();
     assert_eq!(timeouts(&frto_one), timeouts(&r));
-    assert_eq!(spurious(&frto_one), timeouts(&frto_one), "nothing new to send: the timestamps decide");
+    assert_eq!(
+        spurious(&frto_one),
+        timeouts(&frto_one),
+        "nothing new to send: the timestamps decide"
+    );
 }
 
 // ------------------------------------------------------------------ 4. determinism

@@ -1067,9 +1067,11 @@ pub struct TcpConfig {
     /// recovery when the segment after it is deemed lost.
     pub early_retransmit: bool,
     /// What a loss's reduction (the slow-start threshold on entering recovery and at a
-    /// timeout) is computed from: FlightSize (RFC 5681 §3.2 eq. (4)) or RFC 6675's pipe
-    /// (ns-3). The controller's rule is unchanged: NewReno halves it, CUBIC multiplies it by
-    /// β. With many segments SACKed when recovery starts, pipe is the smaller.
+    /// timeout, and PRR's RecoverFS) is computed from: FlightSize (RFC 5681 §3.2 eq. (4)),
+    /// RFC 6675's pipe (ns-3), cwnd (Linux) or min(cwnd, the peer's buffer) (ns-2). The
+    /// controller's rule is unchanged: NewReno halves it, CUBIC multiplies it by β. With many
+    /// segments SACKed when recovery starts, pipe is the smallest. A timeout of data that
+    /// already timed out holds ssthresh (RFC 5681 §3.1), except under ns-2's rule.
     pub ssthresh_from: SsthreshFrom,
     /// cwnd never grows past the largest window the peer can advertise: its receive buffer,
     /// or auto-tuning's cap (as FreeBSD's NewReno bounds cwnd by `TCP_MAXWIN << snd_scale`,

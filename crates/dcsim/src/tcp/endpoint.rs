@@ -1097,12 +1097,14 @@ impl Endpoint {
             self.high_rxt = self.snd_una; // nothing retransmitted yet in this recovery (RFC 6675 §5 step 4.1's pipe)
         }
         // The controller sets ssthresh and cwnd (RFC 6582 step 2 / RFC 6675 §5 step 4.2).
-        self.cc.on_recovery_start(now, &self.reduction_view(self.snd_max - self.snd_una));
+        let view = self.reduction_view(self.snd_max - self.snd_una);
+        self.cc.on_recovery_start(now, &view);
         self.end_tlp_episode(); // recovery takes over from a probe's episode
         if self.p.sack {
             // RFC 6675: no inflation, the pipe is counted.
-            // RFC 6937 §3: prr_delivered = prr_out = 0, RecoverFS = FlightSize.
-            let recover_fs = self.snd_max - self.snd_una;
+            // RFC 6937 §3: prr_delivered = prr_out = 0, RecoverFS = FlightSize, or the stack's
+            // reduction base (Linux's prior_cwnd, ns-3's pipe at entry).
+            let recover_fs = view.reduce_from;
             if let Some(l) = self.loss.as_deref_mut() {
                 l.prr = Prr {
                     recover_fs,
@@ -1566,7 +1568,11 @@ impl Endpoint {
                 self.events().timeouts += 1;
                 self.open_timeout_episode(now); // before the controller changes cwnd and ssthresh
                 self.end_tlp_episode();
-                self.cc.on_rto(now, &self.reduction_view(self.snd_max - self.snd_una));
+                if self.holds_ssthresh_at_timeout() {
+                    self.cc.win.cwnd = self.mss(); // the loss window only (RFC 5681 §3.1)
+                } else {
+                    self.cc.on_rto(now, &self.reduction_view(self.snd_max - self.snd_una));
+                }
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.recover = self.snd_max;
@@ -1577,6 +1583,19 @@ impl Endpoint {
                 self.arm_rto(now);
             }
             _ => {}
+        }
+    }
+
+    /// Whether this timeout leaves ssthresh as it is. RFC 5681 §3.1: once "the given segment has
+    /// already been retransmitted by way of the retransmission timer at least once, the value
+    /// of ssthresh is held constant" (ns-3 too); Linux's tcp_enter_loss also keeps it when the
+    /// timeout falls in a loss recovery; ns-2's timeout() halves window() every time.
+    fn holds_ssthresh_at_timeout(&self) -> bool {
+        let repeated = self.episode().timeouts > 1; // the same data timed out again
+        match self.p.ssthresh_from {
+            SsthreshFrom::Window => false,
+            SsthreshFrom::Cwnd => repeated || self.in_recovery,
+            SsthreshFrom::FlightSize | SsthreshFrom::Pipe => repeated,
         }
     }
 

@@ -682,18 +682,18 @@ fn sack_rescue_retransmits_a_lost_tail_once_per_recovery() {
 #[test]
 fn ssthresh_on_entering_recovery_from_each_base() {
     use crate::scenario::SsthreshFrom;
-    // cwnd 10 segments (IW) but the application wrote only 6: FlightSize 8760 B. Segment 1 is
-    // lost; 2-4 arrive and are SACKed (3 duplicate ACKs): recovery starts at the third. Then
-    //   FlightSize: ssthresh = max(8760/2, 2·1460) = 4380 (RFC 5681 §3.2 eq. (4));
+    // cwnd 10 segments (IW) but the application wrote only 9: FlightSize 13,140 B. Segment 1
+    // is lost; 2-4 arrive and are SACKed (3 duplicate ACKs): recovery starts at the third.
+    //   FlightSize: ssthresh = max(13140/2, 2·1460) = 6570 (RFC 5681 §3.2 eq. (4));
     //   pipe: segment 1 lost (4380 B SACKed above it > 2·SMSS), nothing retransmitted yet,
-    //     2-4 SACKed, 5-6 not lost: 2920 → max(1460, 2920) = 2920 (ns-3);
+    //     2-4 SACKed, 5-9 not lost: 7300 → 3650 (ns-3);
     //   cwnd: 14600/2 = 7300 (Linux); window: min(14600, 8,000,000)/2 = 7300 (ns-2).
     // With the receiver's buffer at 5 segments (7300 B), only 5 segments leave: FlightSize
     // 7300 → 3650; window: min(14600, 7300)/2 = 3650 (the buffer, not the 2920 B the
     // receiver advertises while it holds 2-4 out of order); cwnd still 7300.
     for (rule, buffer, want) in [
-        (SsthreshFrom::FlightSize, RCV_BUF, 4380.0),
-        (SsthreshFrom::Pipe, RCV_BUF, 2920.0),
+        (SsthreshFrom::FlightSize, RCV_BUF, 6570.0),
+        (SsthreshFrom::Pipe, RCV_BUF, 3650.0),
         (SsthreshFrom::Cwnd, RCV_BUF, 7300.0),
         (SsthreshFrom::Window, RCV_BUF, 7300.0),
         (SsthreshFrom::FlightSize, 5 * MSS, 3650.0),
@@ -704,9 +704,9 @@ fn ssthresh_on_entering_recovery_from_each_base() {
             p.ssthresh_from = rule;
             p.rcv_buffer = buffer;
         });
-        s.write(6 * MSS);
+        s.write(9 * MSS);
         let data = establish(&mut s, &mut r);
-        assert_eq!(data.len() as u64, (buffer / MSS).min(6));
+        assert_eq!(data.len() as u64, (buffer / MSS).min(9));
         let acks = receiver_acks(&mut r, &data, &[1], 200 * US);
         let mut t = 400 * US;
         for (_, a) in &acks[..3] {

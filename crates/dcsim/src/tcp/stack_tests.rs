@@ -379,3 +379,51 @@ fn cwnd_clamp_is_the_largest_buffer_the_peer_can_have() {
     };
     assert_eq!(clamp(&off, None), f64::INFINITY);
 }
+
+#[test]
+fn a_repeated_timeout_holds_ssthresh_except_in_ns2() {
+    use crate::scenario::SsthreshFrom;
+    // IW 10 segments out, nothing comes back. The first timeout reduces from its base:
+    // FlightSize or cwnd, both 14,600 B → ssthresh 7300 (RFC 5681 §3.1 eq. (4)), cwnd 1 SMSS.
+    // The second timeout of the same segment holds ssthresh at 7300 (RFC 5681 §3.1), except
+    // ns-2's rule, which halves window() = min(cwnd, buffer) = 1460 again: max(730, 2920) = 2920.
+    for (rule, second) in [
+        (SsthreshFrom::FlightSize, 7300.0),
+        (SsthreshFrom::Cwnd, 7300.0),
+        (SsthreshFrom::Window, 2920.0),
+    ] {
+        let (mut s, mut r) = ends(|p| p.ssthresh_from = rule);
+        s.write(10 * MSS);
+        let flight = establish(&mut s, &mut r);
+        assert_eq!(flight.len(), 10);
+        let mut out = Vec::new();
+        let first = s.rto_deadline.expect("armed");
+        s.on_rto_timer(first, &mut out);
+        assert_eq!((s.ssthresh(), s.cwnd()), (7300.0, MSSF), "{rule:?}, first timeout");
+        let again = s.rto_deadline.expect("re-armed");
+        s.on_rto_timer(again, &mut out);
+        assert_eq!((s.ssthresh(), s.cwnd()), (second, MSSF), "{rule:?}, second timeout");
+        assert_eq!(s.counters().timeouts, 2);
+    }
+}
+
+#[test]
+fn an_application_limited_slow_start_under_each_validation_rule() {
+    // IW 10, the application writes 6 segments: ACKs of 2, 2 and 2 segments (the last has
+    // PSH), each counted +2 (L = 2) if it may grow. In flight when each arrives: 6, 4, 2.
+    // RFC 7661 (2·6 ≥ 10, then 8 < 12) and Linux (slow start, 2·6 > 10, then 8 < 12): only
+    // the first grows, 12. ns-3's rule (only while cwnd-limited): none, 10. None: 16.
+    for (rule, want) in [
+        (CwndValidation::Rfc7661, 12.0),
+        (CwndValidation::Linux, 12.0),
+        (CwndValidation::CwndLimited, 10.0),
+        (CwndValidation::Off, 16.0),
+    ] {
+        let (mut s, mut r) = ends(|p| p.cwnd_validation = rule);
+        s.write(6 * MSS);
+        let flight = establish(&mut s, &mut r);
+        assert_eq!(flight.len(), 6);
+        round_trip(&mut s, &mut r, &flight, Time::from_ms(1));
+        assert_eq!(cwnd_segments(&s), want, "{rule:?}");
+    }
+}

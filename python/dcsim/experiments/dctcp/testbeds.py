@@ -155,6 +155,7 @@ SOURCED_SOURCES = {
 RESTART_TCP = {"slow_start_after_idle": True, "idle_restart": "rfc5681", "cwnd_validation": "rfc7661"}
 RESTART_SOURCES = {
     "tcp.slow_start_after_idle": "NOT GIVEN for 2008 R2: a candidate restarts after idle as RFC 5681 §4.1",
+    "tcp.idle_restart": "RFC 5681 §4.1: cwnd = min(IW, cwnd)",
     "tcp.cwnd_validation": "NOT GIVEN (no RFC 2861 or 7661 named): a candidate validates the window as RFC 7661",
 }
 TODAY = {"frto": False}
