@@ -1379,12 +1379,16 @@ impl Simulation {
                     record.timeouts = timeouts - open.timeouts_at_issue;
                     // Which of its timeouts were spurious: known once the ACKs after them arrive,
                     // which may be after now (the ACK of a response's last segment follows it).
-                    let parts = conns
+                    // Connections without a timeout during the query add nothing: left out.
+                    let parts: Vec<_> = conns
                         .zip(open.rto_at_issue)
                         .map(|(c, issue)| (c, issue, self.conns.get(c).map_or(issue, |conn| conn.rto_counts())))
+                        .filter(|&(_, issue, done)| done != issue)
                         .collect();
-                    wl.unsettled.push(UnsettledQuery { query: q, parts });
-                    wl.settle_spurious(&self.conns, None, false);
+                    if !parts.is_empty() {
+                        wl.unsettled.push(UnsettledQuery { query: q, parts });
+                        wl.settle_spurious(&self.conns, None, false);
+                    }
                     if wl.mean_interval.is_none() {
                         self.cal.schedule(now, Event::IssueQuery(role.workload));
                     }

@@ -80,6 +80,14 @@ impl TcpParams {
             EctOnControl::Rfc3168 => false,
             EctOnControl::All => true,
         };
+        // A buffer the application set is fixed (Linux: SO_RCVBUF locks it); otherwise the
+        // stack's, auto-tuned from its initial size if `tcp.rcv_autotune`.
+        let rcv_autotune_max = (rcv_buffer.is_none() && t.rcv_autotune).then_some(t.rcv_autotune_max_bytes);
+        let rcv_buffer = rcv_buffer.unwrap_or(if t.rcv_autotune {
+            t.rcv_autotune_initial_bytes
+        } else {
+            t.rcv_buffer_bytes
+        });
         TcpParams {
             mss: t.segment_bytes(),
             header_bytes: t.header_bytes,
@@ -92,14 +100,8 @@ impl TcpParams {
             },
             delack_segments: t.delayed_ack_segments,
             delack_timeout: Time::from_ms_f64(t.delayed_ack_timeout_ms),
-            // A buffer the application set is fixed (Linux: SO_RCVBUF locks it); otherwise
-            // the stack's, auto-tuned from its initial size if `tcp.rcv_autotune`.
-            rcv_buffer: rcv_buffer.unwrap_or(if t.rcv_autotune {
-                t.rcv_autotune_initial_bytes
-            } else {
-                t.rcv_buffer_bytes
-            }),
-            rcv_autotune_max: (rcv_buffer.is_none() && t.rcv_autotune).then_some(t.rcv_autotune_max_bytes),
+            rcv_buffer,
+            rcv_autotune_max,
             ect_on_syn: t.ect_on_syn.unwrap_or(ect_on_control),
             ect_on_ack: t.ect_on_ack.unwrap_or(ect_on_control),
             ect_on_retransmit: ect_on_control,
@@ -118,13 +120,7 @@ impl TcpParams {
             ssthresh_from: t.ssthresh_from,
             // Both ends share these settings, so the peer's largest buffer is this end's.
             cwnd_clamp: if t.cwnd_clamp {
-                let fixed = rcv_buffer.unwrap_or(t.rcv_buffer_bytes);
-                let most = if rcv_buffer.is_none() && t.rcv_autotune {
-                    t.rcv_autotune_max_bytes
-                } else {
-                    fixed
-                };
-                most as f64
+                rcv_autotune_max.unwrap_or(rcv_buffer) as f64
             } else {
                 f64::INFINITY
             },
