@@ -26,6 +26,7 @@ from . import (
     fig23,
     fig24,
     incast_variants,
+    newcomer,
     pi,
     table2,
 )
@@ -48,6 +49,7 @@ EXPERIMENTS = tuple(
         fig16,
         fairness90,
         convergence_sim,
+        newcomer,
         fig17,
         fig18,
         fig19,
