@@ -9,6 +9,9 @@ from . import (
     convergence_sim,
     fairness90,
     fig1,
+    fig3,
+    fig4,
+    fig5,
     fig7,
     fig8,
     fig9,
@@ -37,6 +40,9 @@ EXPERIMENTS = tuple(
     m.EXPERIMENT
     for m in (
         fig1,
+        fig3,
+        fig4,
+        fig5,
         fig7,
         fig8,
         fig9,
