@@ -85,11 +85,13 @@ def test_scenarios_take_the_testbeds_hosts_and_buffers_but_keep_the_figures_own(
     other = replace(
         TESTBED,
         host={"nic_queue_packets": 7},
+        host_by_rate={10.0: {"nic_queue_packets": 9}},
         buffers={1.0: per_port_packets(500), 10.0: per_port_packets(900)},
     )
     for experiment in ALL:
         for sc in plan(experiment, "quick", other).values():
-            assert sc["host"] == {"nic_queue_packets": 7}
+            rate = sc["topology"]["link"]["rate_gbps"]
+            assert sc["host"] == {"nic_queue_packets": 9 if rate == 10.0 else 7}
     # Fig. 18's static 100-packet ports and the CAT4948 are the experiments' own.
     assert all(sc["switch"]["buffer"]["limit_packets"] == 100 for sc in plan(fig18.EXPERIMENT, "quick", other).values())
     assert all(sc["switch"]["buffer"]["limit_packets"] == 500 for sc in plan(fig19.EXPERIMENT, "quick", other).values())

@@ -30,24 +30,32 @@ def test_knee_is_where_throughput_stays_high():
     assert bursts.knee(ks, [9.5] * 5 + [1.0], 9.5) is None
 
 
-def test_knees_by_burst_and_the_excess_rule():
+def test_knees_by_host_and_the_excess_rule():
     rows = [
-        {"K": None, "bursts": 0, "protocol": "TCP", "goodput_gbps": 9.5},
-        {"K": 5, "bursts": 0, "protocol": "DCTCP", "goodput_gbps": 9.4},
-        {"K": 20, "bursts": 0, "protocol": "DCTCP", "goodput_gbps": 9.5},
-        {"K": None, "bursts": 35, "protocol": "TCP", "goodput_gbps": 9.0},
-        {"K": 5, "bursts": 35, "protocol": "DCTCP", "goodput_gbps": 7.0},
-        {"K": 20, "bursts": 35, "protocol": "DCTCP", "goodput_gbps": 8.7},  # 0.967 × TCP
-        {"K": 65, "bursts": 35, "protocol": "DCTCP", "goodput_gbps": 8.8},
+        {"K": None, "host": "smooth", "protocol": "TCP", "goodput_gbps": 9.5},
+        {"K": 5, "host": "smooth", "protocol": "DCTCP", "goodput_gbps": 9.4},
+        {"K": 20, "host": "smooth", "protocol": "DCTCP", "goodput_gbps": 9.5},
+        {"K": None, "host": "testbed", "protocol": "TCP", "goodput_gbps": 9.0},
+        {"K": 5, "host": "testbed", "protocol": "DCTCP", "goodput_gbps": 7.0},
+        {"K": 20, "host": "testbed", "protocol": "DCTCP", "goodput_gbps": 8.7},  # 0.967 × TCP
+        {"K": 65, "host": "testbed", "protocol": "DCTCP", "goodput_gbps": 8.8},
     ]
-    tcp, dct, knees = bursts.by_burst(pd.DataFrame(rows))
-    assert tcp == {0: 9.5, 35: 9.0}
-    assert knees == {0: 5, 35: 65}
-    assert list(dct[35].K) == [5, 20, 65]
+    tcp, dct, knees = bursts.by_host(pd.DataFrame(rows))
+    assert tcp == {"testbed": 9.0, "smooth": 9.5}
+    assert knees == {"testbed": 65, "smooth": 5}
+    assert list(dct["testbed"].K) == [5, 20, 65]
     # Between B/2 and 2B, inclusive.
     assert burst_k.excess_in_line(15, 30) and burst_k.excess_in_line(60, 30)
     assert not burst_k.excess_in_line(14, 30) and not burst_k.excess_in_line(61, 30)
     assert not burst_k.excess_in_line(None, 30)
+
+
+def test_bursts_are_runs_of_back_to_back_packets():
+    t = 1.2e-6  # one packet time
+    # 3 back to back, a gap, 1 alone, a gap, 2 back to back (1.4 packet times apart).
+    times = [0, t, 2 * t, 10 * t, 20 * t, 21.4 * t]
+    assert list(bursts.burst_sizes(times, t)) == [3, 1, 2]
+    assert list(bursts.burst_sizes([], t)) == []
 
 
 # ---------------------------------------------------------------------------------------
@@ -55,16 +63,20 @@ def test_knees_by_burst_and_the_excess_rule():
 # ---------------------------------------------------------------------------------------
 
 
-def test_burst_k_runs_are_fig14s_with_more_burst_sizes():
+def test_burst_k_runs_are_fig14s_and_a_traced_run_per_host():
     runs = plan(burst_k.EXPERIMENT, "quick")
     fig14_runs = plan(fig14.EXPERIMENT, "quick")
-    assert sorted({b for b, _ in runs}) == [0, 30, 35, 40]
-    for (b, k), sc in runs.items():
-        assert sc["host"]["offload_burst_segments"] == b
+    assert {h for h, _ in fig14_runs} == {"testbed", "smooth"}
+    for key, sc in fig14_runs.items():
+        assert runs[key] == sc  # the same runs, so the cache serves both experiments
         assert sc["topology"]["link"]["rate_gbps"] == 10.0
-        if (b, k) in fig14_runs:  # the same runs, so the cache serves both experiments
-            assert sc == fig14_runs[(b, k)]
-    assert set(runs) >= set(fig14_runs)
+        # The testbed's 10 Gbps host: ixgbe's bulk interrupt rate; the smooth host has none.
+        assert sc["host"]["rx_interrupt_interval_us"] == (125.0 if key[0] == "testbed" else 0.0)
+    traced = {k: sc for k, sc in runs.items() if k[0] == burst_k.TRACED}
+    assert set(traced) == {("traced", "testbed"), ("traced", "smooth")}
+    for sc in traced.values():
+        assert sc["measure"]["trace_ports"] == ["h1->s0", "h2->s0"]
+        assert sc["switch"]["aqm"]["k_packets"] == 65
 
 
 # ---------------------------------------------------------------------------------------
@@ -90,8 +102,8 @@ def test_fig15_runs_the_papers_red_settings_on_the_fig14_setup():
             "ecn": True,
         }
     assert [gbps for *_, gbps in fig15.RED] == [7.8, 9.2]
-    # The DCTCP run is Fig. 14's K = 65 run with bursts, only named and sampled differently.
-    f14 = plan(fig14.EXPERIMENT, "full")[(bursts.BURST, 65)]
+    # The DCTCP run is Fig. 14's K = 65 run on the testbed's host, only named and sampled differently.
+    f14 = plan(fig14.EXPERIMENT, "full")[(bursts.TESTBED_HOST, 65)]
 
     def strip(sc: dict) -> dict:
         return {key: v for key, v in sc.items() if key not in ("name", "measure")}
@@ -99,7 +111,7 @@ def test_fig15_runs_the_papers_red_settings_on_the_fig14_setup():
     assert strip(dctcp) == strip(f14)
     for sc in runs.values():
         assert sc["topology"]["link"]["rate_gbps"] == 10.0 and sc["topology"]["hosts"] == 3
-        assert sc["host"]["offload_burst_segments"] == 35
+        assert sc["host"]["rx_interrupt_interval_us"] == 125.0
         assert sc["switch"]["buffer"] == {"kind": "preset", "name": "scorpion"}
 
 

@@ -71,10 +71,16 @@ class Testbed:
     is: NewReno on the papers' Windows hosts, CUBIC on Linux); ``tcp_by_cc`` adds fields for
     one congestion control (the agents a simulator's script gives each protocol). ``host`` is
     the host model (the scenario's ``host`` table: NIC queue, offload, interrupt moderation,
-    receive processing, jitter, clocks). ``buffers`` maps a line rate (Gb/s) to the switch
+    receive processing, jitter, clocks); ``host_by_rate`` maps a line rate (Gb/s) to the values
+    that differ for hosts at that rate or faster (their NICs and drivers);
+    ``jitter_floor_packets``, a simulation testbed's noise floor, raises the hosts' transmit
+    jitter to at least that many packet times of the bottleneck, so that equal flows cannot
+    lock into one phase (Floyd & Jacobson, "On traffic phase effects in packet-switched
+    gateways", 1992). ``buffers`` maps a line rate (Gb/s) to the switch
     buffer of ports up to that rate; ``link`` holds the link defaults (``delay_us``,
-    ``framing_bytes``). A testbed of a stack alone (``stack_only``) brings only ``tcp``,
-    ``tcp_cc`` and ``tcp_by_cc``: it runs on the host model, switches and links of the
+    ``framing_bytes``) and ``switch_link`` what differs on a link between two switches (a
+    testbed whose base RTT is its hosts' puts that delay in the host links). A testbed of a
+    stack alone (``stack_only``) brings only ``tcp``, ``tcp_cc`` and ``tcp_by_cc``: it runs on the host model, switches and links of the
     experiment's own testbed. ``sources`` gives, for each value by its scenario path, where it
     comes from.
     """
@@ -84,9 +90,12 @@ class Testbed:
     tcp: Mapping[str, Any]
     tcp_cc: str = "newreno"
     host: Mapping[str, Any] = field(default_factory=dict)
+    host_by_rate: Mapping[float, Mapping[str, Any]] = field(default_factory=dict)
+    jitter_floor_packets: float = 0.0
     tcp_by_cc: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     buffers: Mapping[float, Mapping[str, Any]] = field(default_factory=dict)
     link: Mapping[str, Any] = field(default_factory=dict)
+    switch_link: Mapping[str, Any] = field(default_factory=dict)
     stack_only: bool = False
     paper: str | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
@@ -97,6 +106,18 @@ class Testbed:
         own settings)."""
         cc = self.tcp_cc if cc is None else cc
         return {**self.tcp, "cc": cc, **self.tcp_by_cc.get(cc, {}), **fields}
+
+    def host_at(self, rate_gbps: float, bottleneck_gbps: float | None = None) -> dict[str, Any]:
+        """The host model of hosts at ``rate_gbps``: ``host`` with the values of the fastest
+        rate of ``host_by_rate`` at or below it, its jitter raised to the noise floor of a
+        bottleneck at ``bottleneck_gbps`` (the hosts' own rate by default)."""
+        faster = [r for r in sorted(self.host_by_rate) if r <= rate_gbps]
+        host = {**self.host, **(self.host_by_rate[faster[-1]] if faster else {})}
+        if self.jitter_floor_packets > 0:
+            packet_bits = (1500 + self.link.get("framing_bytes", 0)) * 8
+            floor_us = self.jitter_floor_packets * packet_bits / ((bottleneck_gbps or rate_gbps) * 1e3)
+            host["tx_jitter_us"] = max(float(host["tx_jitter_us"]), floor_us)
+        return host
 
     def buffer(self, rate_gbps: float) -> dict[str, Any]:
         """The switch buffer of a port at ``rate_gbps``: the one for the slowest rate at or
@@ -110,13 +131,28 @@ class Testbed:
         """A link at ``rate_gbps`` with the testbed's delay and framing, then ``fields``."""
         return {"rate_gbps": float(rate_gbps), **self.link, **fields}
 
+    def switch_link_at(self, rate_gbps: float, **fields: Any) -> dict[str, Any]:
+        """A link between two switches at ``rate_gbps``: the testbed's link with its
+        ``switch_link`` values, then ``fields``."""
+        return self.link_at(rate_gbps, **{**self.switch_link, **fields})
+
     def on(self, own: Testbed) -> Testbed:
         """This testbed for an experiment whose own testbed is ``own``: a stack alone runs on
         ``own``'s host model, switches and links; a whole testbed is as it is."""
         if not self.stack_only:
             return self
         sources = {**{k: v for k, v in own.sources.items() if not k.startswith("tcp")}, **self.sources}
-        return replace(self, host=own.host, buffers=own.buffers, link=own.link, stack_only=False, sources=sources)
+        return replace(
+            self,
+            host=own.host,
+            host_by_rate=own.host_by_rate,
+            jitter_floor_packets=own.jitter_floor_packets,
+            buffers=own.buffers,
+            link=own.link,
+            switch_link=own.switch_link,
+            stack_only=False,
+            sources=sources,
+        )
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,17 @@ ENGINE_HOST_SOURCES: dict[str, str] = {
 }
 
 
+# The noise floor of every testbed that reproduces a simulator's (ns-2's) results, chosen once:
+# each host's transmit jitter is at least half a packet time of the bottleneck. Simulators have
+# no noise, and a reproduction with none lets equal flows lock into one phase at a port, a
+# result of the model rather than of the protocol (Floyd & Jacobson 1992).
+SIMULATION_NOISE_FLOOR = 0.5
+SIMULATION_NOISE_SOURCE = (
+    "noise floor of a simulation testbed: at least half a bottleneck packet time of jitter (1 µs if more), "
+    "so that equal flows do not lock into one phase (Floyd & Jacobson, 1992)"
+)
+
+
 def host_model(**given: Any) -> dict[str, Any]:
     """The engine's host model with the values a source gives in place of its own."""
     unknown = set(given) - set(ENGINE_HOST)

@@ -86,7 +86,7 @@ def fan_in(
         "sim": {"seed": int(seed), "duration_s": float(duration_s), "warmup_s": float(warmup_s)},
         **sc,
         "switch": {"buffer": dict(buffer or testbed.buffer(rate_gbps)), "aqm": dict(aqm)},
-        "host": {**testbed.host, **(host or {})},
+        "host": {**testbed.host_at(rate_gbps), **(host or {})},
         "tcp": testbed.tcp_for(cc, **(tcp or {})),
         "flows": long_flows(range(1, int(senders) + 1), 0, start_s=float(start_s), start_jitter_us=float(jitter_us)),
         "measure": {

@@ -18,7 +18,7 @@ which then climbs back at one packet per RTT (≈ 5 s at the Fig. 4 RTT of 40 ms
 from __future__ import annotations
 
 from ..declarations import Testbed
-from ..hosts import ENGINE_HOST_SOURCES, host_model
+from ..hosts import ENGINE_HOST_SOURCES, SIMULATION_NOISE_FLOOR, SIMULATION_NOISE_SOURCE, host_model
 from ..scenarios import DROP_TAIL, fan_in, per_port_packets, port_share_bytes, threshold
 
 RATE_GBPS = 0.1
@@ -37,6 +37,7 @@ TESTBED = Testbed(
         "newreno": {"rto_max_ms": 120_000.0},
     },
     host=host_model(nic_queue_packets=BUFFER_PACKETS),
+    jitter_floor_packets=SIMULATION_NOISE_FLOOR,
     buffers={RATE_GBPS: per_port_packets(BUFFER_PACKETS)},
     link={"delay_us": 250.0, "framing_bytes": 0},
     sources={
@@ -47,6 +48,7 @@ TESTBED = Testbed(
         "tcp_by_cc.dctcp": "run_sim.tcl: DCTCP over `Agent/TCP/FullTcp` (no SACK), `tcpTick_ 0.000001`",
         "tcp_by_cc.newreno": "run_sim.tcl: TCP over `Agent/TCP/Linux` to `TCPSink/Sack1`; ns-default.tcl `maxrto_ 120`",
         **ENGINE_HOST_SOURCES,
+        "host.tx_jitter_us": SIMULATION_NOISE_SOURCE,
         "host.nic_queue_packets": "run_sim.tcl: `Queue set limit_ 200` applies to the hosts' link queues too",
         "switch.buffer": "run_sim.tcl: `Queue set limit_ 200`",
         "topology.link.delay_us": "each figure's script sets its own link delay (the experiments give theirs)",

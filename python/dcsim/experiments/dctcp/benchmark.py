@@ -117,7 +117,7 @@ def scenario(
     host_rate = float(topo["host_link"]["rate_gbps"])
     topo["host_link"] = tb.link_at(host_rate)
     topo["uplink"] = tb.link_at(topo["uplink"]["rate_gbps"])
-    sc["host"] = dict(tb.host)
+    sc["host"] = tb.host_at(host_rate)
     sc["tcp"] = tb.tcp_for(cc, rto_min_ms=RTO_MIN_MS if rto_min_ms is None else float(rto_min_ms))
     sc["switch"] = {"buffer": dict(buffer or tb.buffer(host_rate)), "aqm": dict(aqm)}
     sc["sim"]["warmup_s"] = p["warmup_s"]

@@ -117,9 +117,9 @@ TRACE_S = (-0.02, 0.3)
 # included: ECT on every packet (DCTCP's own default), so that the switch treats TCP's and
 # DCTCP's packets alike and never drops a non-ECT SYN above K.
 ECT_ON_CONTROL = "all"
-# The engine's host transmit jitter (`host.tx_jitter_us`, 1 µs), and a sensitivity run at
-# 1 Gbps with one bottleneck packet time of jitter (not in the claims).
-DEFAULT = "tx jitter 1 µs"
+# The testbed's noise floor (host jitter of half a bottleneck packet time, at least 1 µs), and
+# a sensitivity run at 1 Gbps with one bottleneck packet time of jitter (not in the claims).
+DEFAULT = "noise floor"
 JITTERED = "tx jitter 1 packet time"
 SENSITIVITY_RATES = (1.0,)
 K_BY_RATE = {rate: k for rate, k, _ in RATES}
@@ -223,6 +223,30 @@ def convergence_time(
     return float("nan")
 
 
+# A run that never converges is "locked" when, over the second half of the time after the
+# join, the two rates stay apart (not within TOL) at every sample while each flow's share of
+# their sum moves by less than LOCK_SHARE_SPREAD: a fixed unequal split, not an oscillation.
+LOCK_SHARE_SPREAD = 0.05
+
+
+def phase_locked(t: np.ndarray, d1: np.ndarray, d2: np.ndarray, t_join: float, rtt_s: float, tol: float = TOL) -> bool:
+    """Whether two flows that never converged hold a fixed unequal split (see
+    :data:`LOCK_SHARE_SPREAD`) over the second half of the samples after ``t_join``."""
+    te, r1, span = trailing_rates(t, d1, rtt_s)
+    _, r2, _ = trailing_rates(t, d2, rtt_s)
+    after = np.flatnonzero(te - span >= t_join - 1e-12)
+    if len(after) < 2:
+        return False
+    half = after[len(after) // 2 :]
+    a, b = r1[half], r2[half]
+    total = a + b
+    if not (total > 0).all():
+        return False
+    share = a / total
+    apart = np.abs(a - b) > tol * np.maximum(a, b)
+    return bool(apart.all() and share.max() - share.min() < LOCK_SHARE_SPREAD)
+
+
 def median_ms(values: list[float]) -> float:
     """Median convergence time in ms, a run that never converged counting as infinite."""
     x = np.sort(np.where(np.isnan(values), np.inf, np.asarray(values, dtype=float)))
@@ -232,13 +256,6 @@ def median_ms(values: list[float]) -> float:
 
 def fmt_ms(v: float) -> str:
     return "never" if v == float("inf") else f"{fmt(v)} ms"
-
-
-def fmt_ratio(dctcp_ms: float, tcp_ms: float) -> str:
-    """DCTCP/TCP, or which of them never converged."""
-    if math.isinf(dctcp_ms) or math.isinf(tcp_ms):
-        return "/".join(f"{p} never" for p, v in (("DCTCP", dctcp_ms), ("TCP", tcp_ms)) if math.isinf(v))
-    return fmt(dctcp_ms / tcp_ms)
 
 
 def analyze(runs: Runs) -> Metrics:
@@ -252,6 +269,10 @@ def analyze(runs: Runs) -> Metrics:
             t, d[f] = g.t_s.to_numpy(), g.delivered_bytes.to_numpy()  # the flows share their sample times
         rtt_s = loaded_rtt_us(rtt, K_BY_RATE[rate], rate) * 1e-6
         tc = convergence_time(t, d[0], d[1], t_join, rtt_s)
+        if np.isfinite(tc):
+            outcome = "converged"
+        else:
+            outcome = "locked" if phase_locked(t, d[0], d[1], t_join, rtt_s) else "not converged"
         after = t_join + (tc if np.isfinite(tc) else 0.0)
         g_after = [gbps(goodput_between_bps(fs, f, after, float(t[-1]))) for f in (0, 1)]
         rows.append(
@@ -262,6 +283,7 @@ def analyze(runs: Runs) -> Metrics:
                 "variant": variant,
                 "seed": seed,
                 "convergence_ms": ms(tc),
+                "outcome": outcome,
                 "join_s": t_join,
                 "flow0_gbps_after": g_after[0],
                 "flow1_gbps_after": g_after[1],
@@ -301,6 +323,8 @@ def analyze(runs: Runs) -> Metrics:
                 "min_ms": float(np.nanmin(conv)) if np.isfinite(conv).any() else float("nan"),
                 "max_ms": float(np.max(np.where(np.isnan(conv), np.inf, conv))),
                 "not_converged": int(np.isnan(conv).sum()),
+                "locked": int((g.outcome == "locked").sum()),
+                "seeds": len(g),
             }
         )
     sdf = pd.DataFrame(summ)
@@ -316,6 +340,7 @@ def analyze(runs: Runs) -> Metrics:
                 f"{rate:g}G rtt{rtt:g}": med[(rate, rtt, "DCTCP")] / med[(rate, rtt, "TCP")] for rate, _, _ in RATES for rtt in RTTS_US
             },
             "not_converged": int(df.convergence_ms.isna().sum()),
+            "locked": {f"{r.protocol} {r.rate_gbps:g}G rtt{r.rtt_us:g} {r.variant}": r.locked for r in sdf.itertuples() if r.locked},
             "drops": int(df.drops.sum()),
         },
         tables={"convergence_runs": df, "convergence_summary": sdf, "convergence_traces": tdf},
@@ -326,14 +351,23 @@ def analyze(runs: Runs) -> Metrics:
 
 
 def _median(m: Metrics, rate: float, rtt: float, proto: str) -> float:
-    """The median convergence time (ms) of one point with the engine's default host jitter."""
+    """The median convergence time (ms) of one point at the testbed's noise floor."""
     return m["median_ms"][f"{proto} {rate:g}G rtt{rtt:g} {DEFAULT}"]
+
+
+def _point(m: Metrics, rate: float, rtt: float, proto: str) -> str:
+    """One point's median, saying "locked" where seeds that never converged held a fixed split."""
+    v = _median(m, rate, rtt, proto)
+    locked = m["locked"].get(f"{proto} {rate:g}G rtt{rtt:g} {DEFAULT}", 0)
+    if math.isinf(v) and locked:
+        return f"locked in {locked} seeds"
+    return fmt_ms(v) + (f" ({locked} seeds locked)" if locked else "")
 
 
 def _within_range(rate: float, lo: float, hi: float) -> Claim:
     def check(m: Metrics) -> tuple[bool, str]:
         got = {rtt: _median(m, rate, rtt, "DCTCP") for rtt in RTTS_US}
-        measured = ", ".join(f"RTT {rtt:g} µs: {fmt_ms(v)}" for rtt, v in got.items())
+        measured = ", ".join(f"RTT {rtt:g} µs: {_point(m, rate, rtt, 'DCTCP')}" for rtt in got)
         return all(lo / SLACK <= v <= hi * SLACK for v in got.values()), measured
 
     return Claim(
@@ -353,10 +387,17 @@ def _within_range(rate: float, lo: float, hi: float) -> Claim:
 LO_RATIO, HI_RATIO = PAPER_RATIO[0] / SLACK, PAPER_RATIO[1] * SLACK
 
 
+def _ratio_text(m: Metrics, rate: float, rtt: float) -> str:
+    d, t = _median(m, rate, rtt, "DCTCP"), _median(m, rate, rtt, "TCP")
+    if math.isinf(d) or math.isinf(t):
+        return "/".join(f"{p} {_point(m, rate, rtt, p)}" for p, v in (("DCTCP", d), ("TCP", t)) if math.isinf(v))
+    return fmt(d / t)
+
+
 def _ratio(m: Metrics) -> tuple[bool, str]:
     measured = (
         "; ".join(
-            f"{rate:g}G: " + ", ".join(fmt_ratio(_median(m, rate, rtt, "DCTCP"), _median(m, rate, rtt, "TCP")) for rtt in RTTS_US)
+            f"{rate:g}G: " + ", ".join(_ratio_text(m, rate, rtt) for rtt in RTTS_US)
             for rate, _, _ in RATES
         )
         + " (RTT 100, 200, 300 µs)"

@@ -103,6 +103,12 @@ def analyze(runs: Runs) -> Metrics:
 # --- claims -------------------------------------------------------------------------------
 
 
+# §4.3: "a 3ms/message benefit at the mean and a 9ms benefit at 95th percentile"; the gain must
+# reach at least a third of each (a sign alone would pass a gain many times smaller).
+PAPER_GAIN_MS = {"mean": 3.0, "p95": 9.0}
+GAIN_SHARE = 1.0 / 3.0
+
+
 def _short_messages_faster(m: Metrics) -> tuple[bool, str]:
     t, d = m["short_messages"]["TCP"], m["short_messages"]["DCTCP"]
     gain_mean, gain_p95 = m["short_message_gain_ms"]["mean"], m["short_message_gain_ms"]["p95"]
@@ -111,7 +117,8 @@ def _short_messages_faster(m: Metrics) -> tuple[bool, str]:
         f"p95 TCP {t['p95_ms']:.2f} / DCTCP {d['p95_ms']:.2f} ms ({gain_p95:+.2f} ms); "
         f"{t['messages']} messages each"
     )
-    return gain_mean > 0 and gain_p95 > 0, measured
+    holds = gain_mean >= PAPER_GAIN_MS["mean"] * GAIN_SHARE and gain_p95 >= PAPER_GAIN_MS["p95"] * GAIN_SHARE
+    return holds, measured
 
 
 def _no_background_timeouts(m: Metrics) -> tuple[bool, str]:
@@ -129,7 +136,10 @@ CLAIMS = (
     Claim(
         id="short-messages-faster",
         kind="paper",
-        text="Short messages (100 KB-1 MB) finish sooner with DCTCP, at the mean and the 95th percentile",
+        text=(
+            "Short messages (100 KB-1 MB) finish sooner with DCTCP by at least a third of the paper's gain: "
+            "≥ 1 ms at the mean and ≥ 3 ms at the 95th percentile"
+        ),
         paper="3 ms better at the mean, 9 ms at the 95th percentile",
         quote="flows from 100KB-1MB see a 3ms/message benefit at the mean and a 9ms benefit at 95th percentile",
         section="§4.3",

@@ -55,7 +55,7 @@ def scenario(
         "sim": {"seed": 1, "duration_s": float(duration_s), "warmup_s": float(warmup_s)},
         "topology": {"kind": "star", "hosts": int(hosts), "link": tb.link_at(rate_gbps)},
         "switch": {"buffer": dict(buffer or tb.buffer(rate_gbps)), "aqm": aqm},
-        "host": dict(tb.host),
+        "host": tb.host_at(rate_gbps),
         "tcp": tb.tcp_for(CC[protocol], rto_min_ms=float(rto_min_ms)),
         "flows": list(flows or []),
         "queries": list(queries),

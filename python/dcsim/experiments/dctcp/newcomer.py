@@ -222,8 +222,8 @@ def newcomer_scenario(
     if any(r != RATE_GBPS for r in case.long_rates):
         rates = (RATE_GBPS, *case.long_rates, RATE_GBPS)
         sc["topology"]["host_links"] = [tb.link_at(r) for r in rates]
-    own = {**tb.host, **(host or {})}
-    suffix = "" if own == dict(tb.host) else f"-nicq{own['queue_bytes_per_conn']}"
+    own = {**tb.host_at(RATE_GBPS), **(host or {})}
+    suffix = "" if own == tb.host_at(RATE_GBPS) else f"-nicq{own['queue_bytes_per_conn']}"
     return {
         "name": f"dctcp-newcomer-{protocol.lower()}-{case.name}-{size // 1000}kb-r{rep}{suffix}",
         "sim": {"seed": rep + 1, "duration_s": t0 + HORIZON_S, "warmup_s": 0.0},
