@@ -162,8 +162,20 @@ def test_the_experiments_share_their_runs():
     # Figs. 22, 23 and 9 share their runs; Fig. 24's baseline is Fig. 22's DCTCP run, and the
     # benchmark's further scaling at multiplier 1 is Fig. 22's pair.
     runs = {m.EXPERIMENT.id: m.EXPERIMENT.scenarios(QUICK, TESTBED) for m in (fig9, fig22, fig23, fig24)}
-    assert runs["dctcp-fig22"] == runs["dctcp-fig23"] == runs["dctcp-fig9"]
+    assert runs["dctcp-fig22"] == runs["dctcp-fig23"]
+    assert {k: runs["dctcp-fig22"][k] for k in runs["dctcp-fig9"]} == runs["dctcp-fig9"]
     assert runs["dctcp-fig24"][fig24.BASELINE] == runs["dctcp-fig22"]["DCTCP"]
+    # The other loads: the background's rate alone scaled, queries as the paper's.
+    for experiment, scaled in (("dctcp-fig22", False), ("dctcp-fig24", True)):
+        own = runs[experiment]["DCTCP"]
+        for level, mult in b.LOAD_LEVELS.items():
+            sc = runs[experiment][(level, "DCTCP")]
+            assert sc["queries"] == own["queries"]
+            own_gap = own["traffic"][0]["arrival"]["mean_interval_ms"]
+            assert sc["traffic"][0]["arrival"]["mean_interval_ms"] == pytest.approx(own_gap / mult[scaled])
+    red_ect = runs["dctcp-fig24"][fig24.RED_ECT]
+    assert red_ect["tcp"]["ect_on_control"] == "all"
+    assert {k: v for k, v in red_ect["tcp"].items() if k != "ect_on_control"} == runs["dctcp-fig24"][fig24.RED]["tcp"]
     assert fig7.EXPERIMENT.scenarios(QUICK, TESTBED)["jitter off"] == fig8.EXPERIMENT.scenarios(QUICK, TESTBED)["jitter off"]
     full = benchmark_more.EXPERIMENT
     more = full.scenarios(full.params("full"), TESTBED)

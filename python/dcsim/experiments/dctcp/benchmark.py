@@ -92,6 +92,8 @@ def scenario(
     scaled: bool = False,
     rate_multiplier: float = 1.0,
     size_multiplier: float = 1.0,
+    background_multiplier: float = 1.0,
+    ect_on_control: bool = False,
     rto_min_ms: float | None = None,
     jitter_us: float = 0.0,
     trace: bool = False,
@@ -101,13 +103,15 @@ def scenario(
     ``p`` on ``tb``: RTO_min 10 ms (§4.3) unless ``rto_min_ms`` says otherwise. ``trace``: the
     connections of aggregator 0's queries are traced at their servers. Every argument left at
     its default gives the same scenario, so experiments that share runs share them through the
-    run cache."""
+    run cache. ``background_multiplier`` scales the background flows' rate only;
+    ``ect_on_control`` sends every packet ECT, SYNs, pure ACKs and retransmissions too."""
     heavy = scaled or rate_multiplier > 1 or size_multiplier > 1
     sc = wl.dctcp_benchmark(
         p["scaled_duration_s"] if heavy else p["duration_s"],
         scaled=scaled,
         rate_multiplier=rate_multiplier,
         size_multiplier=size_multiplier,
+        background_rate_multiplier=background_multiplier,
         drain_s=SCALED_DRAIN_S if heavy else DRAIN_S,
         response_jitter_us=jitter_us,
         seed=seed,
@@ -119,6 +123,8 @@ def scenario(
     topo["uplink"] = tb.link_at(topo["uplink"]["rate_gbps"])
     sc["host"] = tb.host_at(host_rate)
     sc["tcp"] = tb.tcp_for(cc, rto_min_ms=RTO_MIN_MS if rto_min_ms is None else float(rto_min_ms))
+    if ect_on_control:
+        sc["tcp"]["ect_on_control"] = "all"
     sc["switch"] = {"buffer": dict(buffer or tb.buffer(host_rate)), "aqm": dict(aqm)}
     sc["sim"]["warmup_s"] = p["warmup_s"]
     if trace:
@@ -128,6 +134,10 @@ def scenario(
         parts.append(f"rate{rate_multiplier:g}x")
     if size_multiplier != 1:
         parts.append(f"size{size_multiplier:g}x")
+    if background_multiplier != 1:
+        parts.append(f"background{background_multiplier:.3g}x")
+    if ect_on_control:
+        parts.append("ect-all")
     if rto_min_ms is not None:
         parts.append(f"rto{rto_min_ms:g}")
     if jitter_us:
@@ -149,6 +159,73 @@ def baseline_runs(p: Params, tb: Testbed) -> dict[str, dict[str, Any]]:
 def scaled_runs(p: Params, tb: Testbed) -> dict[str, dict[str, Any]]:
     """The 10x scaled benchmark (§4.3 "Scaled traffic") in its four configurations (Fig. 24)."""
     return {proto: scenario(proto, p, tb, scaled=True) for proto in PROTOCOLS}
+
+
+# The benchmark at other loads (Figs. 22-24 by load): "over 200,000 background flows" with
+# the web-search sizes pins the load only within a factor of several, so each figure is also
+# run, TCP and DCTCP, with the background flows' rate scaled so that the traffic offers about
+# 20% and 45% of each rack link (the baseline offers 8.7%, the 10x scaled one 89%; the runs
+# report what they offer). level -> background rate multiplier, unscaled and scaled.
+LOAD_LEVELS: dict[str, dict[bool, float]] = {
+    "~20%": {False: 2.3, True: 1.0 / 6.0},
+    "~45%": {False: 5.2, True: 0.5},
+}
+LOAD_PROTOCOLS = ("TCP", "DCTCP")
+
+
+def load_runs(p: Params, tb: Testbed, *, scaled: bool) -> dict[tuple[str, str], dict[str, Any]]:
+    """``(level, protocol)`` → the benchmark (scaled or not) with its background rate set for
+    that load level (:data:`LOAD_LEVELS`), TCP and DCTCP."""
+    return {
+        (level, proto): scenario(proto, p, tb, scaled=scaled, background_multiplier=mult[scaled])
+        for level, mult in LOAD_LEVELS.items()
+        for proto in LOAD_PROTOCOLS
+    }
+
+
+def load_row(level: str, proto: str, res: Results, sc: dict[str, Any]) -> dict[str, Any]:
+    """One run of a load table: the load it offers, its short messages and its queries."""
+    st, qt = short_message_stats(res, sc), query_stats(res, sc)
+    return {
+        "load_level": level,
+        "protocol": proto,
+        "offered_load": offered_load(res, sc),
+        "short_mean_ms": st["mean_ms"],
+        "short_p95_ms": st["p95_ms"],
+        "query_p95_ms": qt["p95_ms"],
+        "query_p99.9_ms": qt["p99.9_ms"],
+        "query_timeout_fraction": qt["timeout_fraction"],
+    }
+
+
+def load_table(runs: Any, own_level: str, own: dict[str, Any]) -> pd.DataFrame:
+    """One row per run of an experiment at each load: its own runs (protocol → run key, at
+    ``own_level``) and its :func:`load_runs` (keys ``(level, protocol)``)."""
+    keys = [(own_level, proto, key) for proto, key in own.items()]
+    keys += [(k[0], k[1], k) for k in runs if isinstance(k, tuple) and k[0] in LOAD_LEVELS]
+    return pd.DataFrame([load_row(level, proto, runs[key], runs.scenario(key)) for level, proto, key in keys])
+
+
+def load_published(table: pd.DataFrame, figure: str, paper: str) -> dict[str, Any]:
+    """A load table as the report shows it: TCP against DCTCP at each load, the paper's reading
+    of ``figure`` beside."""
+    rows = []
+    for level, g in table.groupby("load_level", sort=False):
+        t, d = (g[g.protocol == proto].iloc[0] for proto in LOAD_PROTOCOLS)
+        rows.append(
+            [
+                f"{level} (offers {100 * t.offered_load:.1f}%)",
+                f"{t.short_mean_ms:.1f} / {d.short_mean_ms:.1f}",
+                f"{t.short_p95_ms:.1f} / {d.short_p95_ms:.1f}",
+                f"{t.query_p95_ms:.1f} / {d.query_p95_ms:.1f}",
+                f"{100 * t.query_timeout_fraction:.2f}% / {100 * d.query_timeout_fraction:.2f}%",
+            ]
+        )
+    return {
+        "title": f"{figure} at other loads (TCP / DCTCP; the paper's reading: {paper})",
+        "columns": ["load", "short messages mean (ms)", "short messages p95 (ms)", "queries p95 (ms)", "queries with a timeout"],
+        "rows": rows,
+    }
 
 
 def production_runs(p: Params, tb: Testbed) -> dict[str, dict[str, Any]]:

@@ -50,19 +50,21 @@ PAPER_TIMEOUT_FRACTION = {"TCP": 0.0115, "DCTCP": 0.0}
 STATS = ("mean", "p50", "p95", "p99", "p99.9")
 
 
-def scenarios(p: Params, tb: Testbed) -> dict[str, dict]:
-    return b.baseline_runs(p, tb)
+def scenarios(p: Params, tb: Testbed) -> dict[Any, dict]:
+    """The baseline runs by protocol, and ``(load level, protocol)`` for the other loads."""
+    return b.baseline_runs(p, tb) | b.load_runs(p, tb, scaled=False)
 
 
 def analyze(runs: Runs) -> Metrics:
     stats, causes, cdf_rows = {}, {}, []
-    for proto in runs:
+    for proto in b.LOAD_PROTOCOLS:
         res, sc = runs[proto], runs.scenario(proto)
         stats[proto] = b.query_stats(res, sc)
         causes[proto] = b.timeout_causes(res, sc)
         x, y = cdf(ms(b.queries(res, sc)["qct_s"].dropna().to_numpy()))
         cdf_rows += [{"protocol": proto, "qct_ms": float(a), "cdf": float(v)} for a, v in zip(x, y)]
     t, d = stats["TCP"], stats["DCTCP"]
+    loads = b.load_table(runs, "baseline", {p: p for p in b.LOAD_PROTOCOLS})
     return Metrics(
         values={
             "stats": stats,
@@ -73,7 +75,9 @@ def analyze(runs: Runs) -> Metrics:
         tables={
             "fig23": pd.DataFrame([{"protocol": p, **v} for p, v in stats.items()]),
             "fig23_cdf": pd.DataFrame(cdf_rows),
+            "fig23_by_load": loads,
         },
+        published=(b.load_published(loads, "Fig. 23", "1.15% of TCP's queries time out, none of DCTCP's"),),
     )
 
 
