@@ -208,6 +208,7 @@ def validation(results_dir: Path, ledger: dict[str, Any]) -> str:
     ledger's reason beside each claim that fails."""
     from .experiments import paper_of
     from .experiments.dctcp.testbeds import DCTCP_HOSTS_CHOICE
+    from .experiments.hosts import SIMULATION_NOISE_CHOICE
     from .report import checks_by_kind, claims_held, headline
 
     summaries = _summaries(results_dir)
@@ -235,6 +236,8 @@ def validation(results_dir: Path, ledger: dict[str, Any]) -> str:
         "## How the testbeds were chosen",
         "",
         DCTCP_HOSTS_CHOICE.rstrip(),
+        "",
+        SIMULATION_NOISE_CHOICE.rstrip(),
         "",
     ]
     current = None

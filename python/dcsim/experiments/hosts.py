@@ -31,6 +31,16 @@ ENGINE_HOST_SOURCES: dict[str, str] = {
 # no noise, and a reproduction with none lets equal flows lock into one phase at a port, a
 # result of the model rather than of the protocol (Floyd & Jacobson 1992).
 SIMULATION_NOISE_FLOOR = 0.5
+SIMULATION_NOISE_CHOICE = """\
+**The simulation testbeds' noise floor** (`dctcp_ns2`, `cs244_ns2`: the experiments that reproduce \
+ns-2 results). ns-2 has no timing noise, and neither source says how its runs avoided the phase \
+effects of equal flows at a drop-tail or marking port (Floyd & Jacobson, 1992). Chosen once, before \
+the runs, for every experiment on those testbeds: each host's transmit jitter is at least half a \
+packet time of the bottleneck (6 µs at 1 Gbps, 60 µs at 100 Mbps; the engine's 1 µs where that is \
+more, as at 10 Gbps), drawn per packet from the run's seed. A convergence run that never converges \
+reports whether its flows held a fixed unequal split (locked) or kept moving; the definition of \
+convergence is in each experiment's notes, before its results.
+"""
 SIMULATION_NOISE_SOURCE = (
     "noise floor of a simulation testbed: at least half a bottleneck packet time of jitter (1 µs if more), "
     "so that equal flows do not lock into one phase (Floyd & Jacobson, 1992)"

@@ -30,8 +30,11 @@ requests cross 44 such ports, so one full port among them is enough. The share t
 follows how often a port is full, i.e. the background load, which the paper's traffic sets and
 its text does not give (see `dctcp-fig22`'s assumptions).
 
+Also shown, not checked: TCP and DCTCP at about 20% and 45% offered load (`fig23_by_load`,
+the background's rate scaled; the same runs as dctcp-fig22's).
+
 Outputs: fig23.csv (protocol, issued, completed, mean, p50, p95, p99, p99.9 in ms, timeout
-fraction), fig23_cdf.csv, fig23.png/.svg.
+fraction), fig23_cdf.csv, fig23_by_load.csv, fig23.png/.svg.
 """
 
 from __future__ import annotations

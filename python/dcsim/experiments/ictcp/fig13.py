@@ -35,6 +35,13 @@ n = 24 take 12.4 s under TCP and 0.42 s under ICTCP. The background flow has the
 those waits. The claim's goodput reading needs ICTCP to leave the background flow more than
 an equal window, which §IV-D's rule as written does not.
 
+Known deviation (traced), `beats-tcp-beyond-collapse`: ICTCP's goodput is above TCP's beyond
+TCP's collapse, but at n = 46 every one of ICTCP's rounds times out (every amount, quick), and
+a win by timing out later is not the paper's. The LB4G preset gives one busy port 128.5 kB,
+the §V bound for 47 senders at a 2-MSS window, and the background flow's packets share it.
+A share 2.7% larger (132 kB, quick) does not move n = 46: the background flow takes the
+difference. What the LB4G gives a busy port beside another flow is NOT GIVEN.
+
 Outputs: fig13_14_runs.csv (incl. background_before_mbps, background_during_mbps),
 fig13_goodput.png/.svg, fig13_background.png/.svg.
 """
