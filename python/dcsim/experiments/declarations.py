@@ -80,8 +80,8 @@ class Testbed:
     buffer of ports up to that rate; ``link`` holds the link defaults (``delay_us``,
     ``framing_bytes``) and ``switch_link`` what differs on a link between two switches (a
     testbed whose base RTT is its hosts' puts that delay in the host links). A testbed of a
-    stack alone (``stack_only``) brings only ``tcp``, ``tcp_cc`` and ``tcp_by_cc``: it runs on the host model, switches and links of the
-    experiment's own testbed. ``sources`` gives, for each value by its scenario path, where it
+    stack alone (``stack_only``) brings only ``tcp``, ``tcp_cc`` and ``tcp_by_cc``: it runs on
+    the host model, switches and links of the experiment's own testbed. ``sources`` gives, for each value by its scenario path, where it
     comes from.
     """
 
@@ -107,15 +107,15 @@ class Testbed:
         cc = self.tcp_cc if cc is None else cc
         return {**self.tcp, "cc": cc, **self.tcp_by_cc.get(cc, {}), **fields}
 
-    def host_at(self, rate_gbps: float, bottleneck_gbps: float | None = None) -> dict[str, Any]:
-        """The host model of hosts at ``rate_gbps``: ``host`` with the values of the fastest
-        rate of ``host_by_rate`` at or below it, its jitter raised to the noise floor of a
-        bottleneck at ``bottleneck_gbps`` (the hosts' own rate by default)."""
+    def host_at(self, rate_gbps: float) -> dict[str, Any]:
+        """The host model of a scenario whose bottleneck runs at ``rate_gbps``: ``host`` with
+        the values of the fastest rate of ``host_by_rate`` at or below it, its jitter raised to
+        the noise floor of that bottleneck."""
         faster = [r for r in sorted(self.host_by_rate) if r <= rate_gbps]
         host = {**self.host, **(self.host_by_rate[faster[-1]] if faster else {})}
         if self.jitter_floor_packets > 0:
             packet_bits = (1500 + self.link.get("framing_bytes", 0)) * 8
-            floor_us = self.jitter_floor_packets * packet_bits / ((bottleneck_gbps or rate_gbps) * 1e3)
+            floor_us = self.jitter_floor_packets * packet_bits / (rate_gbps * 1e3)
             host["tx_jitter_us"] = max(float(host["tx_jitter_us"]), floor_us)
         return host
 

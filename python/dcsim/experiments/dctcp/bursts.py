@@ -75,7 +75,7 @@ def ten_gbps(
     )
 
 
-def k_sweep(p: Params, tb: Testbed, hosts: tuple[str, ...] = tuple(HOSTS)) -> dict[SweepKey, dict[str, Any]]:
+def k_sweep(p: Params, tb: Testbed) -> dict[SweepKey, dict[str, Any]]:
     """``(host, K)`` → scenario: for each host, TCP over drop-tail (K None), then DCTCP at
     every K of the scale. Named as Fig. 14's runs, whichever experiment asks."""
     return {
@@ -87,7 +87,7 @@ def k_sweep(p: Params, tb: Testbed, hosts: tuple[str, ...] = tuple(HOSTS)) -> di
             aqm=DROP_TAIL if k is None else threshold(k),
             host=h,
         )
-        for h in hosts
+        for h in HOSTS
         for k in (None, *p["k"])
     }
 
