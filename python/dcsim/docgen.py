@@ -209,6 +209,7 @@ def validation(results_dir: Path, ledger: dict[str, Any]) -> str:
     from .experiments import paper_of
     from .experiments.dctcp.testbeds import DCTCP_HOSTS_CHOICE
     from .experiments.hosts import SIMULATION_NOISE_CHOICE
+    from .experiments.ictcp.testbeds import LB4G_SHARE_OPEN
     from .report import checks_by_kind, claims_held, headline
 
     summaries = _summaries(results_dir)
@@ -238,6 +239,8 @@ def validation(results_dir: Path, ledger: dict[str, Any]) -> str:
         DCTCP_HOSTS_CHOICE.rstrip(),
         "",
         SIMULATION_NOISE_CHOICE.rstrip(),
+        "",
+        LB4G_SHARE_OPEN.rstrip(),
         "",
     ]
     current = None

@@ -42,9 +42,11 @@ and d = 0.26 ≤ MSS/rwnd, so the window may grow. But one more MSS needs
 37 Mb/s (median quota 2.4 Mb/s). A window that does reach 4 MSS is above the average while
 BW_A < 0.2·C, and the fairness rule (§IV-D) takes the MSS back. With 5 flows the windows sit at
 the 2-MSS floor, an even window that moves whole (181 Mb/s each). With 3 flows they are at
-4 MSS and the link is full. The paper's "close to 1 Gb/s" with 4 flows needs 3-MSS windows to
-move all 3 segments per RTT (an ACK for every segment) or a quota rule that lets them reach
-4 MSS. The paper states neither.
+4 MSS and the link is full. Counter-runs: an ACK for every segment does not fill the link (4
+flows 841 Mb/s, 3 flows 904), while α = 1.0 with delayed ACKs kept gives 949 Mb/s in every
+phase. The cause is the quota's granularity: one more MSS per 100 µs RTT takes about 97 Mb/s,
+as much as the 10% that α = 0.9 holds back (§IV-A), so the windows stop growing anywhere above
+about 800 Mb/s. The paper's "close to 1 Gb/s" with 4 flows needs a finer quota than it states.
 
 Known deviation (traced), the second claim (TCP, quick 5-10 s): drop-tail lock-out. Flow 1
 runs alone for 5 s with the 8 MB receive buffer and no window validation (windows_2008r2). By
@@ -58,7 +60,8 @@ the port while flow 1 waits out RTOs. The full-scale 2-flow phases (334/587 Mb/s
 are less lopsided. The paper's fair sharing needs the incumbent not to fill the port at its
 line rate. Either its window stays below the path plus the port (≈ 141 kB), or host timing
 frees slots. The paper's iperf window and Windows' receive-window tuning (not modelled) are NOT
-GIVEN.
+GIVEN. Counter-run: with a 64 kB receive window flow 1 cannot hold the port full, the 5-10 s
+phase splits 474.6 / 474.6 Mb/s, and TCP's lowest Jain index rises from 0.512 to 0.995.
 
 Outputs: fig15_phases.csv (protocol, phase, start_s, end_s, active, flow_mbps - the active
 flows' goodputs joined by ";" - total_mbps, jain), fig15_series.csv (protocol, flow, t_s, mbps

@@ -41,20 +41,18 @@ Assumptions:
   links' framing, and the port's buffer reported beside the claims is its port's
   (``testbeds.port_buffer_bytes``).
 
-Measured. Full scale (2000 queries): at RTO_min 200 ms 0.6% of queries have an RTO (30 in all;
-the port drops 1427 packets and its queue reaches 5.5 MB). 19 queries (0.95%) take over 200 ms,
-at 204.5-204.6 ms or 212.5-214.2 ms. The median is 5.55 ms and p99 13.8 ms. At 10 ms 0.65% of
-queries have an RTO and p99 is 12.8 ms. At 1 ms 52% of queries see an RTO, most of them
-spurious (2656 RTOs against 1110 drops: the RTT behind the queue outlasts the RTO); the median
-is 5.60 ms and p99 12.40 ms. DCTCP has no timeouts and every query takes 5.55 ms (ideal 5.52).
-Quick scale (500 queries): 0.8%, 0.6% and 57% of queries with an RTO at 200, 10 and 1 ms; p99
-204.6, 14.5 and 12.41 ms; medians 5.55, 5.55 and 5.62 ms.
+Measured. Full scale (2000 queries): at RTO_min 200, 10 and 1 ms, 0.5%, 0.7% and 0.6% of
+queries wait out an RTO that is not spurious; p99 204.6, 14.6 and 12.43 ms; the median 5.55 ms
+in each; the port drops 2516, 2248 and 2109 packets and its queue reaches 5.5 MB. DCTCP has no
+timeouts and every query takes 5.55 ms (ideal 5.52). Quick scale (500 queries): 0.6%, 1.4% and
+1.2% of queries with an RTO; p99 204.6, 23.3 and 21.46 ms; medians 5.55 ms.
 
 Known deviation (traced), claims tail-is-the-timeout and lower-rto-min-shortens-tail: the
 linux_current hosts' tail loss probe, not the RTO, repairs most lost tails. The probe timeout
 is 2·SRTT + 2 ms after the last ACK (2·SRTT + RTO_min with one segment out), capped at the
 RTO. SRTT is about 3 ms behind the 5.5 MB port (4.4 ms at 10 Gbps), so a query repaired by
-the probe ends at 12.2-12.9 ms whatever RTO_min is. Traced at RTO_min 1 ms, quick. In query
+the probe ends at 12.2-12.9 ms whatever RTO_min is. Traced at RTO_min 1 ms, quick (on a build
+before F-RTO and the count of spurious RTOs; query numbers and counts are that build's). In query
 55 several servers lose their last two segments; one's last ACK comes at 4.57 ms and its
 probe at 12.49 ms, and the query ends at 12.65 ms with no RTO. In queries 314 and 394 a
 server's last segment is SACKed at 4.61 and 4.67 ms above a two-segment hole. Too few
@@ -65,16 +63,16 @@ whose probe timeout is capped at the RTO. Traced at 200 ms, quick, queries 217 a
 (204.6 ms, no RTO): the last ACK at 4.59 and 4.60 ms covers all but the final 1,296-B
 segment, which the probe resends at 204.59 and 204.60 ms. Queries that wait out RTO_min,
 these and those with an RTO, are 7 of 500 (1.4%) at quick and 19 of 2000 (0.95%) at full.
-tail-is-the-timeout fails two ways. At full scale fewer than 1% of queries wait, so p99 falls
-on the probe-repaired ones: 13.8 − 5.55 = 8.2 ms at 200 ms and 12.8 − 5.55 = 7.2 ms at 10 ms,
-both below RTO_min. At quick scale p99 is the wait, but the wait starts at the last ACK,
-about 4.5 ms into the query and before the median query ends. So p99 − median = RTO_min −
-1 ms: 199.1 ms at 200 ms and 8.9 ms at 10 ms (the waits end at 204.6 and 14.5 ms).
-lower-rto-min-shortens-tail (at 1 ms, p99 ≤ 2 × median) fails because the slowest 1%
-(12.2-12.7 ms) end with the probe about 7.5-7.9 ms after their last ACK. The RTO, SRTT +
-4·RTTVAR behind the full port, is no shorter. p99 is 12.41 ms at quick and 12.40 at full,
-against 2 × median = 11.2. The slides' figure (the tail is the timeout, and it shrinks with
-RTO_min) needs more than 1% of queries to wait for the RTO. At 1 ms it needs a repair not set
+tail-is-the-timeout fails because p99 is the wait, but the wait starts at the last ACK, about
+4.5 ms into the query and before the median query ends. So p99 − median = RTO_min − 1 ms at
+200 ms: 199.0 ms (full; 199.1 quick); at 10 ms 9.0 ms at full, while at quick the probe's
+waits put p99 at 23.3 ms (17.7 ms above the median). lower-rto-min-shortens-tail (at 1 ms,
+p99 ≤ 2 × median) fails because the slowest 1% end with the probe or the RTO behind the full
+port, not RTO_min: p99 12.43 ms at full and 21.46 at quick, against 2 × median = 11.1.
+Counter-run (quick), the tail loss probe off: p99 − median is 199.96 and 9.6 ms, still just
+under RTO_min, and p99 at 1 ms falls to 13.16 ms, the RTO (SRTT + 4·RTTVAR behind the full
+port, RFC 6298 §2) about 8 ms after the last ACK. The slides' figure (the tail is the
+timeout, and it shrinks with RTO_min) needs more than 1% of queries to wait for the RTO. At 1 ms it needs a repair not set
 by a 3 ms SRTT. With this profile neither holds. The slides do not give their hosts' stack.
 
 Outputs: judd_impact_of_timeouts.csv (protocol, rto_min_ms, completion-time statistics,
