@@ -229,7 +229,7 @@ CLAMP_SOURCES = {"tcp.cwnd_clamp": "NOT GIVEN: a candidate bounds cwnd by the pe
 TODAY = {"frto": False}
 TODAY_SOURCES = {"tcp.frto": "off, as the testbed ran before F-RTO was modelled"}
 
-CANDIDATES = (
+ROUND1_CANDIDATES = (
     _candidate("dctcp_hosts_today", "today's (fixed 8 MB windows, Linux's 128 KB NIC backlog, no F-RTO)", TODAY, {}, TODAY_SOURCES),
     _candidate(
         "dctcp_hosts_restart",
@@ -293,7 +293,7 @@ ROUND2_CANDIDATES = (
         {**SOURCED_SOURCES, **CLAMP_SOURCES, **BACKLOG_SOURCES},
     ),
 )
-CANDIDATES = (*CANDIDATES, *ROUND2_CANDIDATES)
+CANDIDATES = (*ROUND1_CANDIDATES, *ROUND2_CANDIDATES)
 
 TESTBEDS = (TESTBED, NS2, *CANDIDATES)
 
