@@ -177,8 +177,8 @@ gives 7.0% and 0%, with every short message finished; turning off receive-window
 a host that never existed, Linux's queue without Linux's limit; the claims those candidates gain (Fig. 22's short \
 messages, Fig. 24's 95th percentiles) come from that 12 ms queue (TCP's short messages average 155 ms, not a few).
 
-*Round 2, written before its runs.* The per-connection NIC backlog is NOT GIVEN, and each candidate of round 1 that \
-rule 1 allows also runs with the engine's 128 KB a connection: `dctcp_hosts_sourced_tsq`, \
+*Round 2: its candidates defined before their runs, its rule round 1's.* The per-connection NIC backlog is NOT \
+GIVEN, and each candidate of round 1 that rule 1 allows also runs with the engine's 128 KB a connection: `dctcp_hosts_sourced_tsq`, \
 `dctcp_hosts_sourced_restart_tsq`, `dctcp_hosts_sourced_clamp_tsq`. Rule 1 now fixes tuned windows and F-RTO; rules \
 2 and 3 choose among the six at quick and full scale as amended above, a tie going to the fewest values changed from \
 today's hosts.
