@@ -135,9 +135,11 @@ and ICTCP collapses at 40 as TCP does |
 | `ictcp_lb4g_broadcom_dt` | 700 KB | 15 of 25 | TCP no longer collapses: 13% of its rounds time out at 40 × 64 kB (Figs. 3, 8, 9) |
 
 Counter-runs between them (quick, one busy port of 4 MB under the dynamic threshold): TCP's collapse at 40 \
-senders holds at every share from 130 kB to 300 kB and is gone at 450 kB (7% of rounds time out); the floor \
-fits 46 senders from about 130 kB. So both families of claims hold for any share between about 130 and \
-300 kB (at 200 kB, 21 of 25), and neither source-given share lies there. No share is chosen from these counts: \
+senders holds at every share tried from 128.5 to 300 kB (150, 200, 300) and is gone at 450 kB (7% of rounds \
+time out). ICTCP's 2-MSS floor for 46 senders fits from 132 kB alone (Fig. 11 holds there), but beside the \
+background flow or the UDP every round at n = 40-46 still times out at 132 kB, and none at 200 kB. So both \
+families of claims hold at 200 kB (21 of 25); the band's lower edge lies between 132 and 200 kB, its upper edge \
+between 300 and 450 kB, and neither source-given share lies in it. No share is chosen from these counts: \
 a share picked because claims hold would be tuning. The preset stays until the switch's own limit is known (a \
 measurement of the LB4G, or its MMU's default settings), and each ICTCP claim that fails names the share as \
 its cause.
