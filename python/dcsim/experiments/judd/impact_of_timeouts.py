@@ -72,8 +72,9 @@ port, not RTO_min: p99 12.43 ms at full and 21.46 at quick, against 2 × median 
 Counter-run (quick), the tail loss probe off: p99 − median is 199.96 and 9.6 ms, still just
 under RTO_min, and p99 at 1 ms falls to 13.16 ms, the RTO (SRTT + 4·RTTVAR behind the full
 port, RFC 6298 §2) about 8 ms after the last ACK. The slides' figure (the tail is the
-timeout, and it shrinks with RTO_min) needs more than 1% of queries to wait for the RTO. At 1 ms it needs a repair not set
-by a 3 ms SRTT. With this profile neither holds. The slides do not give their hosts' stack.
+timeout, and it shrinks with RTO_min) needs the wait counted from before the median query
+ends, and at 1 ms a repair not set by the RTT behind a full port. With this profile neither
+holds. The slides do not give their hosts' stack.
 
 Outputs: judd_impact_of_timeouts.csv (protocol, rto_min_ms, completion-time statistics,
 timeout_fraction, port drops and largest queue), judd_impact_of_timeouts_cdf.csv (config,
