@@ -213,15 +213,18 @@ BENCHMARK_FLOW_INTERVAL_MS = (
 )
 # Testbed TCP of the benchmark: the testbed's Windows Server 2008 R2 stack (docs/stacks.md: 10 ms
 # timer tick, §4.2.1; delayed ACKs every 2 segments, §3.1) with "RTO_min set to 10ms in both"
-# (§4.3), g = 1/16 (§3.5).
+# (§4.3), g = 1/16 (§3.5), and the DCTCP testbed's hosts as chosen (docs/validation.md, "How the
+# testbeds were chosen"; experiments/dctcp/testbeds.py, which a test holds equal): receive
+# windows tuned up to 16 MB and F-RTO (RFC 4138), as Windows Server 2008 documents.
 BENCHMARK_TCP = {
     "profile": "windows_2008r2",
     "cc": "newreno",
     "rto_min_ms": 10.0,
     "dctcp_g": 1.0 / 16.0,
-    # The DCTCP testbed's hosts (experiments/dctcp/testbeds.py; a test holds them equal): F-RTO
-    # stays off until those hosts are chosen (docs/validation.md, "How the testbeds were chosen").
-    "frto": False,
+    "frto": True,
+    "rcv_autotune": True,
+    "rcv_autotune_initial_bytes": 65_535,
+    "rcv_autotune_max_bytes": 16 << 20,
 }
 
 

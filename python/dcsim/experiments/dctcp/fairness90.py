@@ -34,7 +34,7 @@ checks that no flow is starved (no timeouts, no lock-out), not DCTCP's proportio
 N = 10 (W* = 2.8) is the one count where the control law still acts.
 
 Measured at full scale: DCTCP's Jain index 0.9998 at N = 10 and 1.0000 from N = 30 on, no
-timeouts; TCP 0.984-0.999, with 1,161 and 3,140 timeouts at N = 60 and 90 (quick: 0.918-0.988).
+timeouts; TCP 0.983-0.997, with 1,104 and 2,942 timeouts at N = 60 and 90 (quick: 0.925-0.981).
 
 Outputs: fairness90_flows.csv (protocol, flows, flow, src, goodput_mbps),
 fairness90_jain.csv (protocol, flows, jain, total_mbps, min/max per-flow mbps, timeouts,

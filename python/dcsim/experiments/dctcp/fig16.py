@@ -32,21 +32,30 @@ Assumptions:
   two or more flows. The 100-ms bin is ours (the paper's plotting interval is NOT GIVEN); it is
   the same at both scales.
 
-Measured at full scale: DCTCP's Jain index ≥ 0.99994 in every phase, mean CoV 0.087 (0.035
+Measured at full scale: DCTCP's Jain index ≥ 0.99993 in every phase, mean CoV 0.087 (0.035
 with two flows, 0.09-0.12 with three to five: a window of (8 + 20)/n packets moves by one
-packet); TCP's Jain ≥ 0.996 (fair on average), mean CoV 0.240.
+packet); TCP's Jain ≥ 0.995 (fair on average), mean CoV 0.229.
 
-Known deviation (traced), quick scale only: TCP's 2-flow phase (2-4 s) has Jain 0.758 (178
-against 640 Mb/s, 819 Mb/s in all), where the full run's 30-s phase has 0.999. The 2008 R2
-stack does not limit an application-limited window, so the lone first flow, held back by its
-own 1 Gbps NIC and never by a loss, reaches a cwnd of 162,500 MSS. When the second flow starts,
-the port overflows and the first flow loses 600 segments in 30 ms, nearly all it has in flight.
-Too few SACKs come back for RFC 6675 recovery to resend them (it sends 3 segments from 2.03 to
-2.32 s), so it waits for its 300 ms RTO. The port then drops 116 packets of both flows, and
-both stall from 2.37 to 2.65 s. After 154 more losses the first flow sends 4 segments from 2.69
-to 3.18 s, until its next timeout (traced at the receiver's port; the run's first two flows
-have 4 and 2 timeouts). Timeouts of 0.3-0.5 s decide a 1.6-s settled window; in a 24-s one they
-average out. The paper's 30-s phases are the full run's.
+Known deviation (traced), quick scale only: TCP's 2-flow phase (2-4 s) has Jain 0.500 (0.0
+against 949 Mb/s), where the full run's 30-s phase has 0.995. The 2008 R2 stack does not limit
+an application-limited window, so the lone first flow, held back only by its own 1 Gbps NIC (11
+segments in flight), has a window that never binds. When the second flow starts, the first keeps
+sending at its NIC's rate as the port fills: by 2.017 s it has 818 segments in flight, and the
+port drops 807 of them and its fast retransmission (none of the second flow's). It waits for its
+300 ms RTO. The second flow's window does not bind either: it sends at its NIC's line rate and
+holds the port at its limit (467 packets, 5.75 ms), and with 1 µs of jitter its packets arrive
+in step with the port's departures and take every place a departure frees; it loses no packet
+until 4 s. Its NIC's clock runs about 35 ppm slow (NIC clocks are within ±100 ppm), so a place
+opens about every 0.3 s: each RTO retransmission of the first flow gets in, and the two segments
+slow-start retransmission sends next (cwnd 2) are dropped, every time: one segment per 306 ms, 7
+timeouts from 2.32 to 4.15 s, until the third flow (4 s) makes the second lose packets too
+(traced at the first two flows' senders and the receiver's port). A lock-out of the first flow,
+decided by the hosts' timing: counter-run with 6 µs of jitter (half a packet time at 1 Gbps),
+this phase has 0.955 (one timeout, then recovery), and the run's lowest is 0.908 (10-12 s, no
+timeout: TCP's sawtooth, about a second long, does not average out in a 1.6-s window); with
+12 µs, 0.825 (three timeouts of the first flow). The other phase below 0.95 (8-10 s, 0.745) also
+has timeouts after a flow joins (8 s): four flows wait for an RTO at 8.67-8.70 s, and the first
+flow once more at 9.22 s. The paper's 30-s phases are the full run's.
 
 Outputs: fig16_phases.csv (protocol, phase, start_s, end_s, active, flow_mbps - the
 active flows' throughputs joined by ";" - total_mbps, jain, settled_s, fair_share_mbps, cov),

@@ -32,21 +32,23 @@ Assumptions:
 
 Known deviation (traced): TCP times out from the smallest server count sampled, 4 at quick
 scale and 2 at full, where the paper saw no timeouts until n > 10. At full scale TCP's timeout
-fraction for n = 2-16 is 0.1-9.5% with RTO_min 10 ms and 0.2-6.2% with 300 ms. Traced at n = 3,
-RTO_min 300 ms, in a 300-query quick rerun with the client's port traced: 11 queries time out,
-and 767 packets are dropped. The 2008 R2 stack keeps each persistent connection's window from
-query to query (no restart after idle, no window validation). The three windows (21, 42 and 21
+fraction for n = 2-16 is 0.1-10.8% with RTO_min 10 ms and 0.4-7.2% with 300 ms. Traced at n = 3,
+RTO_min 300 ms, in a 300-query quick rerun with the client's port traced: 15 queries time out,
+and 753 packets are dropped. The 2008 R2 stack keeps each persistent connection's window from
+query to query (no restart after idle, no window validation). The three windows (32, 39 and 32
 MSS at the end) leave all at once when a query starts, so in each query's first 8.5 ms the port
-holds a median of 72 packets and is at 95-100 for 16% of the time. A response ends in a short
+holds a median of 73 packets and is at 95-100 for 17% of the time. A response ends in a short
 segment (333,333 B = 228 × 1460 + 453). The byte-counted window lets that 453-B segment fit
-beside the two full segments one ACK releases. 13 of the 767 drops are a response's last
-segment, 4 times the share of a random position (1 in 229), and 7 of these 13 left in a burst
-of 3-4 packets. After a drop among a response's last three segments at most two duplicate ACKs
+beside the two full segments one ACK releases. 24 of the 753 drops are a response's last
+segment, 7 times the share of a random position (1 in 229), and 15 of these 24 left in a burst
+of 3-5 packets. After a drop among a response's last three segments at most two duplicate ACKs
 can follow, and the stack has neither limited transmit nor a tail-loss probe (2010 stacks had
-none), so the sender waits for the RTO: 10 of the 11 timeouts followed such a drop (8 of them
-of the last or second-last segment); the 11th is the first query's slow start. The paper's
-onset above 10 servers needs tails that do not go to the timer, or windows that do not fill the
-100-packet port; the paper states neither.
+none), so the sender waits for the RTO: each of the 15 timeouts, the first query's included,
+followed the loss of a response's last segment. The testbed's hosts (docs/validation.md, "How
+the testbeds were chosen") tune their receive windows up from 64 KB; with fixed 8 MB windows
+the same rerun has 12 timeouts, the first query's from its slow start. The paper's onset above
+10 servers needs tails that do not go to the timer, or windows that do not fill the 100-packet
+port; the paper states neither.
 
 Outputs: fig18.csv (protocol, rto_min_ms, servers, completion-time stats, timeout_fraction),
 fig18.png/.svg.

@@ -24,28 +24,32 @@ Assumptions:
   (unfinished ones are counted and reported).
 - Quick: 200 transfers; full: 1000 (the paper's count).
 
-Known deviation (traced), TCP's median against DCTCP's: TCP's median is 4.54 ms (quick; 4.91
-full), 5.7× (6.3×) DCTCP's 0.80 ms (0.78), not the paper's 19 ms against < 1 ms. TCP's median
-is one round trip through the long flows' standing queue (mean 370 packets, srtt 4.1 ms): the
+Known deviation (traced), TCP's median against DCTCP's: TCP's median is 4.92 ms (quick; 4.93
+full), 6.2× (6.3×) DCTCP's 0.80 ms (0.78), not the paper's 19 ms against < 1 ms. TCP's median
+is one round trip through the long flows' standing queue (mean 369 packets, 4.5 ms to drain): the
 2008 R2 stack keeps the 20 KB connection's window between transfers (no restart after idle, no
 window validation; it ends the quick run at 2,742 MSS, never cut by a loss), so each 14-segment
-response leaves in one flight. DCTCP's window ends at 8.8 MSS, and 90% of its transfers take
-0.75-1.13 ms (quick). The paper's 19 ms is four such round trips: with a new connection per
-transfer (handshake, then 2 + 4 + 8 segments from the initial window of 2) our TCP median is
-18.67 ms, but DCTCP's is then 1.50 ms, above the paper's < 1 ms, which needs the response in
-one flight. Window validation does not give both either (RFC 7661: TCP 5.44 ms, DCTCP 1.13 ms;
-Linux's rule: 5.51 and 1.44 ms; restart after idle changes nothing, as the connection is never
-idle longer than its RTO). The paper does not say what made its TCP transfers take four round
-trips.
+response leaves in one flight. What that round trip costs depends on where in the long flows'
+sawtooth the transfers fall: at quick scale their queue holds a median of 371 packets at a
+transfer's start with the receive windows of the testbed's hosts (docs/validation.md, "How the
+testbeds were chosen"), tuned up from 64 KB, and 341 with fixed 8 MB windows, whose TCP median
+is 4.54 ms (the mean queue is 369 packets in both). DCTCP's window ends at 8.8 MSS, and 90% of
+its transfers take 0.75-1.13 ms (quick). The paper's 19 ms is four such round trips: with a new
+connection per transfer (handshake, then 2 + 4 + 8 segments from the initial window of 2) our
+TCP median is 18.80 ms, but DCTCP's is then 1.50 ms, above the paper's < 1 ms, which needs the
+response in one flight. Window validation does not give both either (RFC 7661: TCP 5.29 ms,
+DCTCP 1.13 ms; Linux's rule: 5.38 and 1.44 ms; restart after idle changes nothing, as the
+connection is never idle longer than its RTO). The paper does not say what made its TCP
+transfers take four round trips.
 
 Known deviation (traced), no timeouts at full scale: 3 of TCP's 1000 transfers time out (0.3%;
-none of 200 at quick scale). Traced in a rerun of the full run's first 3.7 s, which has the
-same 3 (transfers 269, 539 and 634): each lost one segment at the receiver's port, the 13th of
-its 14, while the short 14th (1,020 B) still fitted under the port's byte limit behind it. One
-duplicate ACK followed, and the 2008 R2 stack has neither limited transmit nor a tail-loss
-probe, so the segment was resent by the timer 16 ms after the transfer began (RTO_min 10 ms on
-the 10 ms tick); the transfers took 19.7-20.4 ms. The paper's drop-tail port lost no segment of
-its 1000 transfers, or its stack repaired such tails without the timer.
+none of 200 at quick scale). Traced in a rerun of the full run, with the same 3 (transfers 234,
+565 and 891): each lost one segment at the receiver's port, the 13th of its 14, while the
+short 14th (1,020 B) still fitted under the port's byte limit behind it. One duplicate ACK
+followed, and the 2008 R2 stack has neither limited transmit nor a tail-loss probe, so the
+segment was resent by the timer 16.0 ms after the transfer began (RTO_min 10 ms on the 10 ms
+tick); the transfers took 18.9-20.3 ms. The paper's drop-tail port lost no segment of its 1000
+transfers, or its stack repaired such tails without the timer.
 
 Outputs: fig21_cdf.csv (protocol, qct_ms, cdf), fig21.csv (per-protocol statistics, long-flow
 goodput, receiver-port queue), fig21.png/.svg.

@@ -36,54 +36,62 @@ queries; the paper ran 10), quick 5 s; 3 s of drain.
 
 Known deviation (traced), DCTCP's short messages (`dctcp-beats-tcp-p95`,
 `short-messages-unchanged-from-baseline`): they are slower than TCP's at the 95th percentile
-(quick 155.6 against 60.1 ms) and 8.19× slower than at baseline. The load does not explain it:
-at about 20% and 45% offered load (the table by load; the background's rate scaled down)
-DCTCP's short messages are still slower than TCP's at the 95th percentile (30.9 against 26.5
-ms at 24%, 61.2 against 47.1 ms at 47%), and so are the baseline's at 21% and 47% (33.0 against
-31.0, 65.0 against 59.8 ms). The mechanism is dctcp-newcomer's: a DCTCP message that starts
-beside a long flow from a host of the same rate waits while that flow's window drains from its
-own NIC queue, which the switch's marks reach only one window at a time; the 10x update flows
-make such neighbours common (a short message starts beside 3.8 update flows at its receiver on
-average, quick). Counter-run, the hosts' per-connection NIC backlog at 16 KB instead of 128 KB
-(quick): DCTCP's short-message p95 falls to 59.5 ms (TCP's 49.2) and its baseline's to 13.5 ms
-(4.42×).
+(quick 137.4 against 67.5 ms) and 7.34× slower than at baseline (18.7 ms). The load does not
+explain it: at about 20% and 45% offered load (the table by load; the background's rate scaled
+down) DCTCP's short messages are still slower than TCP's at the 95th percentile (31.0 against
+27.3 ms at 24%, 58.5 against 43.6 ms at 47%), and so are the baseline's at 21% and 47% (31.6
+against 30.3, 63.6 against 57.7 ms). The mechanism is dctcp-newcomer's: a DCTCP message that
+starts beside a long flow from a host of the same rate waits while that flow's window drains
+from its own NIC queue, which the switch's marks reach only one window at a time; the 10x update
+flows make such neighbours common (a short message starts beside 3.8 update flows at its
+receiver on average, quick). DCTCP's slowest 5% ran at a median 25 Mb/s, each cut 24 times by
+ECN-Echo and resending nothing; TCP's at 48 Mb/s, resending 3 packets (medians). Counter-run,
+the hosts' per-connection NIC backlog at 16 KB instead of 128 KB (quick): DCTCP's short-message
+p95 falls to 62.7 ms (TCP's 47.4) and its baseline's to 13.6 ms (4.60×). Restart after idle and
+RFC 7661 window validation leave it at 137.3 ms (`dctcp_hosts_sourced_restart_tsq`, quick).
 
-Known deviation (traced), DCTCP's queries (`query-timeouts-scaled`): 2.28% (quick) and 1.89%
-(full) of the window's queries time out, not the paper's 0.3%; TCP's 93.5% and 98.9% match its
-"over 92%". Traced in quick reruns of the DCTCP run, counting all its queries: 3.3% time out on
-the `windows_2008r2` stack, 2.7% with restart after idle, 1.0% with RFC 7661 window validation,
-0.31% with both (in the window: 2.28%, 1.65%, 0.94%, 0.39%). The testbed's stack
-(docs/stacks.md) neither restarts an idle window nor validates an application-limited one:
-Microsoft documents neither for 2008 R2 (later Windows has CwndRestart off). So a persistent
-query connection keeps the window its earlier responses grew, and a 10x query's 22.7 KB
-responses leave in one burst each. The paper's 0.3% needs its stack to have limited those
-windows in some way the paper does not state; the profile is not changed to suit this figure.
+Known deviation (traced), DCTCP's queries (`query-timeouts-scaled`): 2.68% of the window's
+queries time out (quick), not the paper's 0.3%; TCP's 93.6% matches its "over 92%" (at full
+scale, on the hosts before their choice: 1.89% and 98.9%). Traced in quick reruns of the DCTCP
+run, one change each: 0.94% time out with restart after idle (RFC 5681 §4.1), 0.47% with RFC
+7661 window validation, 0.24% with both (`dctcp_hosts_sourced_restart_tsq`, where the claim
+holds: TCP's 69.8%). The testbed's hosts (docs/validation.md, How the testbeds were chosen)
+neither restart an idle window nor validate an application-limited one: Microsoft documents
+neither for 2008 R2 (later Windows has CwndRestart off), and the rule chose the candidate
+without them. So a persistent query connection keeps the window its earlier responses grew,
+and a 10x query's 22.7 KB responses leave in one burst each. The paper's 0.3% needs its stack
+to have limited those windows in some way the paper does not state; the hosts are not changed
+to suit this figure.
 
 Known deviation (traced), the CAT4948 (`deep-buffer-fixes-queries-not-short-messages`): it does
-not spare TCP's queries here: 74.6% (quick) and 85.1% (full) time out, against the paper's
-under 1%. Its 16 MB are shared with the Triumph's dynamic threshold (an assumption), and TCP's
-long flows fill the memory (`max_shared_bytes_used`: 12.2 MB quick, 13.8 MB full). With most of
-it in use the threshold leaves a port not much more than the Triumph gives one, and its rack
-ports still drop packets by the hundred thousand (`rack_port_drops`: 170,563 against the
-Triumph's 245,078 at quick scale, 4.7 million against 10.0 million at full). Its short messages
-(p95 107.1 ms quick, 3,289 ms full) are not the slowest of the four, as the paper has them,
-because RED's are slower still (below). At full scale 410 of its 5,928 short messages resent a
-SYN, dropped at a full port, and waited the 2008 R2 stack's 3 s initial RTO. What the real
-CAT4948 gives a port under load is NOT GIVEN.
+not spare TCP's queries here: 73.8% time out (quick; 85.1% at full scale, on the hosts before
+their choice), against the paper's under 1%. TCP's long flows fill its memory
+(`max_shared_bytes_used`: 12.0 MB of 16) and its rack ports still drop packets by the hundred
+thousand (`rack_port_drops`: 171,017 against the Triumph's 233,071). The shared threshold (an
+assumption) is not the cause: in quick reruns of this configuration alone, a private 2.8 MB for
+every port (what one busy port gets) makes it worse, 87.3% of queries timing out and 221,489
+drops, since TCP's long flows fill any drop-tail port they share with the queries; with receive
+windows capped at 64 KB (`rcv_autotune_max_bytes`) the rack ports drop nothing and still 45.2%
+of queries time out: a response queued behind up to 2.8 MB (22 ms at 1 Gbps) outlasts the 10 ms
+RTO_min. A deep buffer spares queries only if the standing queue at a rack port stays under what
+that RTO_min allows (about 1.2 MB); what bounded the real CAT4948's queue the paper does not say
+(its short messages' "over 80ms" suggests nothing did). Its short messages (p95 109.1 ms) are not
+the slowest of the four, as the paper has them, because RED's are slower still (below). At full
+scale, on the hosts before their choice, 410 of its 5,928 short messages resent a SYN, dropped
+at a full port, and waited the 2008 R2 stack's 3 s initial RTO.
 
 Known deviation (traced), RED (`red-helps-short-not-queries`): RED's short messages are the
-slowest of the four (p95 3,044 ms quick, 3,346 ms full), where the paper found them better than
-TCP's; its queries time out as the paper's do (100%). RED-ECN marks ECT packets but drops the
-ones that are not ECT when the average queue is above its thresholds, and an RFC 3168 sender's
-SYNs, pure ACKs and retransmissions are not ECT (the commodity RED-ECN behaviour). A dropped
-SYN waits the 2008 R2 stack's 3 s initial RTO: 22 of the 229 quick short messages resent their
-SYN (median completion 3.05 s), 814 of 5,928 at full (3.23 s). Without them RED's p95 is still
-above TCP's (quick 70.8 against 60.1 ms; full 417.7 against 223.5 ms without TCP's own SYN
-retries): dropped retransmissions end in timeouts (49 of 229 quick short messages, 2,831 of
-5,928 full). The paper does not say how its Triumph's RED treated packets that are not ECT.
-The run with every packet ECT (configuration "TCP RED, every packet ECT", quick) shows the
-cause: its short messages' p95 falls from 3,044 to 60.9 ms, level with TCP's 60.1, and 98.0%
-of its queries time out.
+slowest of the four (p95 3,028 ms quick; 3,346 ms at full scale on the hosts before their
+choice), where the paper found them better than TCP's; its queries time out as the paper's do
+(100%). RED-ECN marks ECT packets but drops the ones that are not ECT when the average queue is
+above its thresholds, and an RFC 3168 sender's SYNs, pure ACKs and retransmissions are not ECT
+(the commodity RED-ECN behaviour). A dropped SYN waits the 2008 R2 stack's 3 s initial RTO: 21
+of the 229 quick short messages resent their SYN (median completion 3.04 s). Without them RED's
+p95 is 65.4 ms, level with TCP's (67.5 ms; 63.9 without TCP's own 2 SYN retries). The paper does
+not say how its Triumph's RED treated packets that are not ECT. The run with every packet ECT
+(configuration "TCP RED, every packet ECT", quick) shows the cause: its short messages' p95 falls
+from 3,028 to 66.5 ms, below TCP's 67.5, and 98.3% of its queries time out, so the claim holds
+there.
 
 Outputs: fig24.csv (configuration, short-message and query statistics, query timeout fraction,
 load offered to the rack hosts' links, background flows with timeouts), fig24_contention.csv

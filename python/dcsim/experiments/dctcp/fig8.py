@@ -27,31 +27,35 @@ answer (the caption jitters the forwarded requests; either way each response sta
 the jitter). A query's completion time runs from its issue to its last response, jitter
 included.
 
-Known deviation (traced): in both runs more than 5% of queries are held up by a loss, so the
-95th percentile lies among them (quick 194 and 207 ms, full 205 and 198 ms, jitter on and off)
-and cannot fall 10×. Only the median does: quick 11.10 → 4.41 ms, full 11.23 → 4.20 ms. Queries
-taking ≥ 100 ms are 8.2% (on) and 8.9% (off) at quick scale, 8.5% and 8.3% at full. About 3.5%
-have a retransmission timeout (quick 3.46% and 3.49%, full 3.46% and 3.29%). The other 5.0-5.8%
-have none: they lost the tail of a 2-segment request or response on a persistent connection, or
+Known deviation (traced, on the testbed's hosts: docs/validation.md, How the testbeds were
+chosen): in both runs more than 5% of queries are held up by a loss, so the 95th percentile lies
+among them (quick 156 and 183 ms, full 178 and 166 ms, jitter on and off) and cannot fall 10×.
+Only the median does: quick 11.05 → 3.72 ms, full 11.18 → 3.97 ms. Queries taking ≥ 100 ms are
+6.8% with and without jitter at quick scale, 7.5% and 7.1% at full. 2.5-3.0% of all queries have
+a retransmission timeout (quick 2.94% and 2.47%, full 3.00% and 2.67%); 4.3-4.7% take ≥ 100 ms
+with none: they lost the tail of a 2-segment request or response on a persistent connection, or
 waited behind such a loss. No duplicate ACKs follow such a tail until the next queries on that
-connection send data, on average 143.6 ms apart, and each partial ACK restarts the 300 ms
-timer. The 2008 R2 stack has no limited transmit, early retransmit or tail-loss probe, so the
-repair is a fast retransmit 100-450 ms later. Traced on query 18 of aggregator 0 (quick, jitter
-off): the request's 140-B tail was dropped at the worker's port. The next request brought two
-duplicate ACKs at +22 ms, the one after it the third at +307 ms, 15 ms before the timer. At
-aggregator 0 (full, jitter off), 153 of the 207 queries that took ≥ 100 ms without a timeout
-had a request arrive ≥ 100 ms late. Another 15 had a response resent, and 40 waited behind
-another query's loss.
+connection send data, on average 143.6 ms apart, and each partial ACK restarts the 300 ms timer.
+The 2008 R2 stack has no limited transmit, early retransmit or tail-loss probe, so the repair is
+a fast retransmit 100-450 ms later. Traced on query 18 of aggregator 0 (quick, jitter off): the
+request's 140-B tail was dropped at the worker's port. The next request brought two duplicate
+ACKs at +19 ms, the one after it the third at +310 ms, before the timer (restarted at +6 ms by
+the ACK of the request's first segment) fired; the query took 313 ms. At aggregator 0 (full,
+jitter off), 135 of the 180 queries that took ≥ 100 ms without a timeout had a request arrive
+≥ 100 ms late. Another 10 had a response resent, and 35 waited behind another query's loss. A
+counter-run with a tail-loss probe (RFC 8985 §7, quick) cuts the 95th percentiles to 81 ms (on)
+and 51 ms (off), 1.6× apart, but 5.5% of the jitter-off queries still take ≥ 40 ms.
 
-Jitter only delays the responses; it prevents none of these losses. Timeouts stay at 3.3-3.5%
-with and without it, and at aggregator 0 about half of the timed-out queries lost a request in
-a worker's drop-tail port (full: 77 of 147 with jitter, 73 of 153 without; metrics
-`timeout_causes_at_aggregator_0`). So the 99.9th percentile does not double either: quick 514 →
-608 ms (1.18×), full 573 → 511 ms. The paper's trade needs incast losses of the responses
-themselves, which jitter spreads out. Here a query's 44 × 2 KB of responses are 13% of a port's
-700 KB, and they overflow only a port already filled by background flows: quick query 23 of
-aggregator 0 lost 15 responses behind 5.7 ms of queue (`dctcp-fig7`). The paper's production
-application had few enough losses that its 95th percentile was not among them.
+Jitter only delays the responses; it prevents none of these losses. Timeouts are 2.5-3.0%
+with and without it, fewer without (quick 2.94% → 2.47%, full 3.00% → 2.67%), and at
+aggregator 0 about half of the timed-out queries lost a request in a worker's drop-tail port
+(full: 67 of 115 with jitter, 56 of 103 without; metrics `timeout_causes_at_aggregator_0`).
+So the 99.9th percentile does not double either: quick 513 → 506 ms, full 515 → 508 ms (0.99×
+both). The paper's trade needs incast losses of the responses themselves, which jitter spreads
+out. Here a query's 44 × 2 KB of responses are 13% of a port's 700 KB, and they overflow only a
+port already filled by background flows: quick query 23 of aggregator 0 lost 12 responses
+behind 5.7 ms of queue (`dctcp-fig7`). The paper's production application had few enough
+losses that its 95th percentile was not among them.
 
 Outputs: fig8.csv (jitter, issued, completed, mean, p50, p95, p99, p99.9 in ms, timeout
 fraction), fig8.png/.svg.

@@ -46,21 +46,21 @@ Known deviation (traced), "qualitatively similar" at 100 KB: with 100 KB totals 
 out here. The whole query (about 103 KB with headers) is under 15% of the 700 KB a Triumph or
 Scorpion port may hold: no packet is dropped in any 100 KB run at either scale, and the
 client's port peaks at 98 KB. Read as 100 KB from each server instead, quick reruns time TCP
-out in 9%, 3% and 5% of queries with 10, 20 and 40 servers on the Triumph and in 0% and 2% with
+out in 9%, 3% and 4% of queries with 10, 20 and 40 servers on the Triumph and in 0% and 2% with
 5 and 13 on the Scorpion, and DCTCP in none. The paper's TCP timeouts at 100 KB need that
 reading or a port far smaller than the query; the paper gives neither.
 
-Known deviation (traced), the problem resurfacing at 10 MB, at full scale: on the CAT4948
-preset (2.8 MB per busy port) 10 MB queries time out in at most 3 of 100 rounds at quick scale
-(3% at n = 20) but at most 9 of 1000 at full (0.9% at n = 40), under the claim's 1%. The port
-still overflows: at n = 40 its queue reaches the 2.8 MB limit in 37 of the 100 quick rounds
-(median round peak 2.61 MB). But once the first rounds' losses have set ssthresh, the losses
-come within long responses (250 KB per server at n = 40) and fast recovery repairs them: the
-quick timeouts are all in rounds 0-2, and at full scale 12 of the 24 timed-out 10 MB queries
-are in rounds 0-3, the other 12 spread over 1000 rounds. The early rounds weigh 3% in 100
-rounds and under 1% in 1000. A static 1.05 MB per port (quick reruns) keeps 1 MB free of
-timeouts and times out 1-6% of 10 MB queries with 10-40 servers. The CAT4948's allocation is
-not given.
+The problem resurfacing at 10 MB, narrowly at full scale (traced): on the CAT4948 preset (2.8 MB
+per busy port) 10 MB queries time out in at most 4 of 100 rounds at quick scale (n = 40) but 11
+of 1000 at full (1.1% at n = 40; at most 0.5% at every other n), just over the claim's 1%. The
+port still overflows: at n = 40 its queue reaches the 2.8 MB limit in 35 of the 100 quick rounds
+(median round peak 2.64 MB). But once the first rounds' losses have set ssthresh, the losses
+come within long responses (250 KB per server at n = 40) and fast recovery repairs most of
+them: at full scale 14 of the 29 timed-out 10 MB queries (n = 10-40) are in rounds 0-3, the
+other 15 spread over 1000 rounds. The early rounds weigh 4% in 100 rounds and under 1% in 1000,
+so the full-scale outcome rests on a few queries. A static 1.05 MB per port (quick reruns) keeps
+1 MB free of timeouts and times out 1-3% of 10 MB queries with 10-40 servers. The CAT4948's
+allocation is not given.
 
 Outputs: incast_variants.csv (setting, switch, rate_gbps, protocol, total_bytes, servers,
 completion-time statistics, timeout_fraction), incast_variants.png/.svg (timeout fraction and

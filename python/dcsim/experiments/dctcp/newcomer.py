@@ -82,11 +82,12 @@ of α, takes longer (its RTT includes that queue: about 1.2 ms with 132 KB queue
 the 1.5 MB a 1000-packet NIC queue holds when nothing limits it).
 One-off traces outside these runs, same repetition: with RFC 7661 window validation the
 long flow starts from a 292 KB cwnd and the message takes 35.2 ms (3.7× TCP's), with cwnd
-clamped at the 8 MB receive buffer 57.6 ms, and with no backlog limit and validation 128.4
-ms. So the window the long flow holds in its own NIC is what the message waits for: the
-part of it the switch never sees, and, without validation, the excess of cwnd over it that
-DCTCP's gentle cuts must first remove. How much the paper's hosts held in their NICs, and
-whether their windows grew so, the paper does not say.
+clamped at the 16 MB to which the testbed's hosts (docs/validation.md, "How the testbeds were
+chosen") may tune a receive window 63.1 ms (57.6 ms clamped at a fixed 8 MB window), and with
+no backlog limit and validation 128.4 ms. So the window the long flow holds in its own NIC is
+what the message waits for: the part of it the switch never sees, and, without validation, the
+excess of cwnd over it that DCTCP's gentle cuts must first remove. How much the paper's hosts
+held in their NICs, and whether their windows grew so, the paper does not say.
 
 Outputs: newcomer.csv (protocol, case, size: completion time mean and max, alone, fair-share
 ideal, ratio, the long flows' cwnd, α and queues at the message's start), newcomer_runs.csv

@@ -34,27 +34,38 @@ Assumptions:
   still unfinished at the end are reported.
 
 Known deviation (traced), TCP's p95 with background against without: TCP's p95 falls with
-background, 22.13 → 8.55 ms (quick; full 26.82 → 8.67 ms), where the paper's rises 9.87 → 46.94
-ms. Our TCP times out more often without background (7.5% quick, 11.3% full) than with it
-(2.5%, 3.8%), so the p95 lies among the timed-out queries only without background. Traced in
-400-query quick reruns with the client's port traced. Without background the 2008 R2 stack
-keeps each persistent connection's window from query to query (no restart after idle, no
-window validation), and the windows grow (median 37 MSS at the end, up to 72, more than a whole
-69-segment response) until the ten together overflow the port's 700 KB. A query then opens
-with all ten windows at once, the port overflows 0.8-0.9 ms in, and the drops fall on the
-responses' last segments, which no duplicate ACK can repair: 44 queries (11%) time out, and
-each of the 32 of them with drops lost one of a response's last three segments. The other 12
-lost nothing and took 21.9 ms: a timeout that ends a response leaves the window at 1 MSS plus
-the 720-B tail it acknowledges (2,180 B, byte counting), so the next response starts with one
-segment, which the client's delayed ACK holds (200 ms timer) until the sender's RTO fires.
-With background the 33 congested ports leave the client's port ≈ 486 KB; losses come in 90 of
-the 400 queries and keep the windows at ≈ 6 MSS, so a response spans many windows and its
-losses are mostly repaired by fast retransmit (485 of them, 18 timeouts; 1.25% of queries time
-out). The paper's 4.8× needs the opposite: no timeouts without background ("without inducing
-any timeouts") and ~7% with. Its hosts' windows did not carry a whole response into the next
-query, or their tails were repaired without the timer; the paper states neither. A timeout
-costs 10-20 ms here (RTO_min 10 ms on the 10 ms tick); the paper's p95 of 46.94 ms with ~7% of
-queries timing out implies ≈ 38 ms per timed-out query.
+background, 22.13 → 16.93 ms (quick; full 26.82 → 8.74 ms), where the paper's rises 9.87 → 46.94
+ms. Our TCP times out at least as often without background as with it (quick 7.5% and 7.5%, 3 of
+40 queries each; full 11.2% and 4.5%), so the p95 lies among timed-out queries without background
+at both scales but with background only in the 40 quick queries, and a timed-out query costs less
+with background (16.9-35.5 ms quick) than without (21.9-67.3 ms). Traced in 400-query quick reruns
+with the client's port traced. Without background the 2008 R2 stack keeps each persistent
+connection's window from query to query (no restart after idle, no window validation), and the
+windows grow (median 37 MSS at the end, up to 71, more than a whole 69-segment response) until the
+ten together overflow the port's 700 KB. A query then opens with all ten windows at once, the port
+overflows 0.7-1.2 ms in, and the drops fall on the responses' last segments, which no duplicate
+ACK can repair: 44 queries (11%) time out, and each of the 32 of them with drops lost one of a
+response's last three segments. The other 12 lost nothing and took 21.9-22.3 ms: a timeout that
+ends a response leaves the window at 1 MSS plus the 720-B tail it acknowledges (2,180 B, byte
+counting), so the next response starts with one segment, which the client's delayed ACK holds (200
+ms timer) until the sender's RTO fires. The receive windows of the testbed's hosts
+(docs/validation.md, "How the testbeds were chosen"), tuned up from 64 KB, reach 350-605 KB and
+never bind a 100 KB response: without background the runs are the same with fixed 8 MB windows.
+With background they differ. The 66 long flows lose nothing (each host's two flows share its 1
+Gbps NIC, and each receiver's port takes two such halves), so their 33 ports keep what the flows'
+first 10 ms of slow start put there, drifting up about 0.5 MB in 10 s: with tuned windows 1.34 MB
+at 10 ms and 1.39 MB on average at a query's start (1.23 and 1.32 MB with fixed 8 MB windows). The
+client's port then overflows at 454 KB (median at its drops; 466 KB with 8 MB windows): losses
+come in 107 of the 400 queries (93 with 8 MB windows), fast retransmit repairs most of them (527
+fast retransmits, 21 timeouts), and 13 queries time out (3.25%; 6 with 8 MB windows): each of the
+9 with drops lost one of a response's last three segments, the other 4 followed a timed-out query.
+With RFC 7661 window validation (quick) TCP times out in 2.5% of queries both without and with
+background, and its p95 is 8.56 → 8.57 ms: the paper's no-background value, but no rise. The
+paper's 4.8× needs no timeouts without background ("without inducing any timeouts") and ~7% with,
+each costing more than ours. Its hosts' windows did not carry a whole response into the next
+query, or their tails were repaired without the timer; the paper states neither. A timeout costs
+10-20 ms here (RTO_min 10 ms on the 10 ms tick); the paper's p95 of 46.94 ms with ~7% of queries
+timing out implies ≈ 38 ms per timed-out query.
 
 Outputs: table2.csv (protocol, background, stats incl. p95_ms and timeout_fraction, long-flow
 goodput), table2_cdf.csv, table2.png/.svg (p95 bars, ours vs paper).
