@@ -199,7 +199,7 @@ Paper claims holding, as counted in round 1:
 | `dctcp_hosts_sourced_clamp_tsq` | 36 of 62 | 31 of 42 | **67 of 104** |
 
 `dctcp_hosts_sourced_tsq` and `dctcp_hosts_sourced_clamp_tsq` tie (the same claims hold at both \
-scales); the tie goes to the first, which changes two values of today's hosts (tuned windows, F-RTO) where the \
+scales); the tie goes to the first, which changes two settings of today's hosts (tuned windows, F-RTO) where the \
 second also clamps cwnd. Against the hosts before the choice (`dctcp_hosts_today`), two paper claims move at quick scale, both to \
 holding, and none stops holding: Fig. 15's cost of RED's guideline to TCP's throughput (6.8% → 8.9%, the check \
 asks 7.6%; no timeout falls in the measured window in either run, so the hosts change the packets' timing, not \
@@ -328,12 +328,15 @@ CANDIDATES = (*ROUND1_CANDIDATES, *ROUND2_CANDIDATES)
 # ones rule 2 chose; their sources say so, the profile's own values included.
 CHOSEN_HOSTS = "dctcp_hosts_sourced_tsq"
 _CHOSEN = next(c for c in CANDIDATES if c.name == CHOSEN_HOSTS)
-_CHOSEN_BY_RULE = (
-    "host.queue_bytes_per_conn",
-    "tcp.slow_start_after_idle",
-    "tcp.idle_restart",
-    "tcp.cwnd_validation",
-    "tcp.cwnd_clamp",
+_ALLOWED = tuple(c for c in CANDIDATES if SOURCED_TCP.items() <= c.tcp.items())  # rule 1
+
+
+def _values(tb: Testbed) -> dict:
+    return {**{f"tcp.{k}": v for k, v in tb.tcp.items()}, **{f"host.{k}": v for k, v in tb.host.items()}}
+
+
+_CHOSEN_BY_RULE = sorted(
+    {field for c in _ALLOWED for field in _values(c) if len({repr(_values(o).get(field)) for o in _ALLOWED}) > 1}
 )
 _CHOICE_NOTE = "; chosen by the rule of docs/validation.md (\"How the testbeds were chosen\")"
 TESTBED = replace(
