@@ -21,9 +21,12 @@ test-rust: ## Rust tests of the engine and bindings, optimised and with overflow
 	cargo test --workspace --release
 	cargo test -p dcsim
 
-test-lint: ## clippy with warnings as errors, ruff and mypy on the Python package
+test-lint: ## clippy and rustdoc with warnings as errors, ruff (lint and format) and mypy on the Python package
 	cargo clippy --workspace --all-targets --release -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+	cargo fmt --all --check
 	$(PYTHON) -m ruff check python tests
+	$(PYTHON) -m ruff format --check python tests
 	$(PYTHON) -m mypy
 
 test-msrv: ## The declared minimum Rust builds the engine and bindings, and 1.88 the tests (rustup installs both)

@@ -2,8 +2,15 @@
 # The programs the tests drive besides Python packages, from Debian's packages:
 #   chromium + chromium-driver  render the HTML report headless (tests/python/test_report_browser.py)
 #   tshark                      reads back the pcap files dcsim writes
+#   rustfmt, clippy             the Rust toolchain's linters (rustup components)
 # Installs whichever is missing; does nothing when all are there.
 set -euo pipefail
+
+for component in rustfmt clippy; do
+    if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then
+        rustup component add "$component"
+    fi
+done
 
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)

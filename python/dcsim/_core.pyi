@@ -26,7 +26,6 @@ def stack_profiles() -> str:
     """The TCP stack profiles as JSON: each one's name, what it stands for, and its fields
     with their values and sources."""
 
-
 def port_names(scenario_json: str) -> list[str]:
     """The names of the scenario's ports, in the engine's order, without running it. Raises
     ValueError("FIELD: REASON")."""

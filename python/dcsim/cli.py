@@ -158,9 +158,7 @@ def _testbed_names(testbed: str | None, testbeds: str | None) -> list[str | None
     valid = [experiments.OWN, *experiments.TESTBEDS]
     unknown = [n for n in names if n not in valid]
     if unknown or not names:
-        raise click.UsageError(
-            f"{option}: unknown testbed {', '.join(map(repr, unknown)) or repr('')}; valid: {', '.join(valid)}"
-        )
+        raise click.UsageError(f"{option}: unknown testbed {', '.join(map(repr, unknown)) or repr('')}; valid: {', '.join(valid)}")
     return [None if n == experiments.OWN else n for n in dict.fromkeys(names)]
 
 
@@ -184,15 +182,13 @@ def _testbed_names(testbed: str | None, testbeds: str | None) -> list[str | None
     "--testbed",
     default=None,
     metavar="NAME",
-    help="Run the experiments on this testbed instead of their papers' own (dcsim list --testbeds); "
-    "results go to OUT/ID@NAME.",
+    help="Run the experiments on this testbed instead of their papers' own (dcsim list --testbeds); results go to OUT/ID@NAME.",
 )
 @click.option(
     "--testbeds",
     default=None,
     metavar="A,B,...",
-    help="Run each experiment on each of these testbeds ('own': its paper's); the report adds a "
-    "claims-by-testbed matrix.",
+    help="Run each experiment on each of these testbeds ('own': its paper's); the report adds a claims-by-testbed matrix.",
 )
 @_executor_options
 def reproduce(
@@ -216,9 +212,7 @@ def reproduce(
     registry = experiments.EXPERIMENTS
     unknown = [exp_id for exp_id in ids if exp_id not in registry]
     if unknown:
-        raise click.UsageError(
-            f"unknown experiment {', '.join(map(repr, unknown))}; valid ids: {', '.join(registry)}"
-        )
+        raise click.UsageError(f"unknown experiment {', '.join(map(repr, unknown))}; valid ids: {', '.join(registry)}")
     selected = list(dict.fromkeys(ids)) or list(registry)
     on = _testbed_names(testbed, testbeds)
     _check_executor(jobs, scheduler)
@@ -251,9 +245,7 @@ def reproduce(
     help="Output directory [default: dcsim-sweeps/<plan name>].",
 )
 @_executor_options
-def sweep_command(
-    plan: Path, out: Path | None, jobs: int | None, scheduler: str | None, force: bool, quiet: bool
-) -> None:
+def sweep_command(plan: Path, out: Path | None, jobs: int | None, scheduler: str | None, force: bool, quiet: bool) -> None:
     """Run a parameter sweep (PLAN.toml: base scenario, axes, repetitions, metrics) and
     write one table of runs (Parquet and CSV) and a plot per metric."""
     from .sweep import expand, load_plan, overview, preflight, sweep
@@ -285,21 +277,16 @@ def sweep_command(
 
 
 @main.command("report", short_help="Rebuild DIR/index.html from the results in DIR, running nothing.")
-@click.argument(
-    "directory", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR"
-)
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR")
 @click.option("--serve", is_flag=True, help="Serve the report on localhost until Ctrl-C.")
-@click.option(
-    "--port", type=IntRange(0, 65535), default=8000, show_default=True, help="Port for --serve."
-)
+@click.option("--port", type=IntRange(0, 65535), default=8000, show_default=True, help="Port for --serve.")
 def report_command(directory: Path, serve: bool, port: int) -> None:
     """Rebuild DIR/index.html from the results in DIR, without rerunning anything."""
     from . import experiments, report
 
     if not any(p.parent.name[:1] != "." for p in directory.glob("*/summary.json")):
         raise click.ClickException(
-            f"{directory}: no experiment results here (no ID/summary.json); "
-            f"`dcsim reproduce --out {directory}` writes them"
+            f"{directory}: no experiment results here (no ID/summary.json); `dcsim reproduce --out {directory}` writes them"
         )
     _check_writable(directory)
     httpd = None
@@ -322,9 +309,7 @@ def report_command(directory: Path, serve: bool, port: int) -> None:
     default=None,
     help="Output directory [default: dcsim-out/<scenario file name>].",
 )
-@click.option(
-    "--quiet", "-q", is_flag=True, help="No progress or overview: only errors and where results went."
-)
+@click.option("--quiet", "-q", is_flag=True, help="No progress or overview: only errors and where results went.")
 @click.option(
     "--trace",
     "trace_formats",
@@ -357,8 +342,7 @@ def report_command(directory: Path, serve: bool, port: int) -> None:
     type=FloatRange(min=0.001, max=1e6),
     default=None,
     metavar="GB",
-    help="Refuse the run if its estimated memory is above this [default: the scenario's "
-    "sim.memory_limit_gb, 8].",
+    help="Refuse the run if its estimated memory is above this [default: the scenario's sim.memory_limit_gb, 8].",
 )
 def run_command(
     scenario: Path,
@@ -380,9 +364,7 @@ def run_command(
     except ValueError:
         flows = []
     if flows_given and (not flows or any(f < 0 for f in flows)):
-        raise click.BadParameter(
-            f"expected comma-separated flow ids, got {flows_given!r}", param_hint="--trace-flows"
-        )
+        raise click.BadParameter(f"expected comma-separated flow ids, got {flows_given!r}", param_hint="--trace-flows")
     spec = load_scenario(scenario)
     if memory_limit_gb is not None:
         spec.setdefault("sim", {})["memory_limit_gb"] = memory_limit_gb
@@ -430,9 +412,7 @@ def run_command(
     click.echo(f"wrote {out}/summary.json and {', '.join(written)}")
 
 
-def _write_run(
-    out: Path, results: Any, spec: dict[str, Any], trace_formats: tuple[str, ...]
-) -> tuple[dict[str, Any], list[str]]:
+def _write_run(out: Path, results: Any, spec: dict[str, Any], trace_formats: tuple[str, ...]) -> tuple[dict[str, Any], list[str]]:
     """A run's summary.json, tables and traces in `out`; the summary and the files' names."""
     from .files import write_csv, write_json
 
@@ -488,9 +468,7 @@ def _matching_ports(pattern: str, names: list[str]) -> list[str]:
     return [name for name in names if regex.fullmatch(name)]
 
 
-def _write_pcaps(
-    out: Path, trace: pd.DataFrame, spec: dict[str, Any], port_names: list[str], flows: pd.DataFrame
-) -> list[str]:
+def _write_pcaps(out: Path, trace: pd.DataFrame, spec: dict[str, Any], port_names: list[str], flows: pd.DataFrame) -> list[str]:
     """One pcap file per traced port, per traced flow and per traced query workload; their
     names."""
     from . import pcap

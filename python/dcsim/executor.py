@@ -192,8 +192,7 @@ def _call_on_worker(fn: Callable[[Any], Any], item: Any, engine: str) -> Any:
     cached under the client's engine, so a worker with another dcsim fails its runs."""
     if engine_fingerprint() != engine:
         return RuntimeError(
-            f"this Dask worker runs dcsim engine {engine_fingerprint()}, the client {engine}: "
-            "install the same dcsim on every machine"
+            f"this Dask worker runs dcsim engine {engine_fingerprint()}, the client {engine}: install the same dcsim on every machine"
         )
     return _call(fn, item)
 
@@ -325,9 +324,7 @@ def connect(scheduler: str):
         from distributed import Client
         from distributed.comm.addressing import parse_address, parse_host_port
     except ImportError:
-        raise SchedulerError(
-            f"--scheduler {scheduler}: Dask is not installed; pip install 'dcsim[dask]' adds it"
-        ) from None
+        raise SchedulerError(f"--scheduler {scheduler}: Dask is not installed; pip install 'dcsim[dask]' adds it") from None
 
     try:  # a malformed address is refused before any client is made
         protocol, location = parse_address(scheduler)

@@ -148,9 +148,7 @@ def _page(out_dir: Path, entries: list[Entry], variants: list[Entry]) -> str:
             _matrix(entries, variants),
             _overview([*ordered, *variants]),
             *(
-                _failed_section(exp_id, experiment, error)
-                if error is not None
-                else _section(out_dir, exp_id, experiment, summary or {})
+                _failed_section(exp_id, experiment, error) if error is not None else _section(out_dir, exp_id, experiment, summary or {})
                 for exp_id, experiment, summary, error in [*ordered, *variants]
             ),
             "</body></html>",
@@ -170,11 +168,7 @@ def claims_held(summary: dict[str, Any] | None, paper: bool | None = None) -> tu
     """Claims holding and claims of a summary: of every kind (``paper`` None), the paper's
     (True) or our own checks of every other kind (False). A claim without a kind, from an
     older dcsim, is the paper's."""
-    claims = [
-        c
-        for c in (summary or {}).get("claims") or []
-        if paper is None or (c.get("kind", "paper") == "paper") == paper
-    ]
+    claims = [c for c in (summary or {}).get("claims") or [] if paper is None or (c.get("kind", "paper") == "paper") == paper]
     return sum(c.get("holds") is True for c in claims), len(claims)
 
 
@@ -270,12 +264,12 @@ def _failing(entries: list[Entry]) -> str:
                 kind = claim.get("kind", "paper")
                 items.append(
                     f"<li>{link}: {escape(str(claim.get('claim')))} "
-                    f"<span class=\"meta\">({escape(kind)}; paper: {escape(str(claim.get('paper')))}; "
+                    f'<span class="meta">({escape(kind)}; paper: {escape(str(claim.get("paper")))}; '
                     f"ours: {escape(str(claim.get('measured')))})</span></li>"
                 )
     if not items:
-        return "<p class=\"holds\">Every claim holds.</p>"
-    return "<h2>Claims that do not hold</h2><ul class=\"failing\">" + "".join(items) + "</ul>"
+        return '<p class="holds">Every claim holds.</p>'
+    return '<h2>Claims that do not hold</h2><ul class="failing">' + "".join(items) + "</ul>"
 
 
 def _matrix(entries: list[Entry], variants: list[Entry]) -> str:
@@ -332,10 +326,7 @@ def _overview(entries: list[Entry]) -> str:
         link = f'<a href="#{escape(exp_id)}">{escape(exp_id)}</a>'
         title = _title(experiment, summary, exp_id)
         if error is not None:
-            rows.append(
-                f"<tr><td>{link}</td><td>{escape(title)}</td><td></td>"
-                '<td class="fails">failed to run</td><td></td><td></td></tr>'
-            )
+            rows.append(f'<tr><td>{link}</td><td>{escape(title)}</td><td></td><td class="fails">failed to run</td><td></td><td></td></tr>')
             continue
         done = summary or {}  # an entry without an error has its summary
         cells = []
@@ -384,9 +375,7 @@ def _section(out_dir: Path, exp_id: str, experiment: Experiment | None, summary:
         for name in files
         if name.endswith(".png")
     )
-    data_links = ", ".join(
-        f'<a href="{quote(name)}">{escape(Path(name).name)}</a>' for name in files if name.endswith(_DATA_SUFFIXES)
-    )
+    data_links = ", ".join(f'<a href="{quote(name)}">{escape(Path(name).name)}</a>' for name in files if name.endswith(_DATA_SUFFIXES))
     citation = paper_of(exp_id).citation
     figure = summary.get("reproduces") or title.split(":", 1)[0]
     seeds = ", ".join(map(str, summary.get("seeds") or [])) or "not recorded"
@@ -403,12 +392,11 @@ def _section(out_dir: Path, exp_id: str, experiment: Experiment | None, summary:
             + "</p>",
             f'<p class="meta">testbed {escape(str(summary.get("testbed") or "not recorded"))} '
             f"(<code>dcsim list --testbeds</code>); hosts' TCP stack (docs/stacks.md): {escape(stacks)}; "
-            f'scale {escape(str(summary.get("scale", "")))}; '
+            f"scale {escape(str(summary.get('scale', '')))}; "
             f"{float(summary.get('wall_seconds') or 0):.1f} s wall clock; seeds {escape(seeds)}; "
             f"{sims.get('run', '?')} simulations run, {sims.get('from_cache', 0)} from the cache; "
             f"engine {escape(str(summary.get('engine') or 'not recorded'))}</p>",
-            "<table><tr><th>claim</th><th>kind</th><th>paper</th><th>ours</th><th>holds</th></tr>"
-            f"{claim_rows}</table>",
+            f"<table><tr><th>claim</th><th>kind</th><th>paper</th><th>ours</th><th>holds</th></tr>{claim_rows}</table>",
             _published_tables(summary.get("tables") or []),
             f"<div>{figures}</div>",
             _parameters(experiment, str(summary.get("scale", ""))),
@@ -440,14 +428,8 @@ def _published_tables(tables: list[dict]) -> str:
     parts = []
     for table in tables:
         head = "".join(f"<th>{escape(str(c))}</th>" for c in table.get("columns", []))
-        body = "".join(
-            "<tr>" + "".join(f"<td>{escape(_cell(v))}</td>" for v in row) + "</tr>"
-            for row in table.get("rows", [])
-        )
-        parts.append(
-            f'<table class="published"><caption>{escape(str(table.get("title", "")))}</caption>'
-            f"<tr>{head}</tr>{body}</table>"
-        )
+        body = "".join("<tr>" + "".join(f"<td>{escape(_cell(v))}</td>" for v in row) + "</tr>" for row in table.get("rows", []))
+        parts.append(f'<table class="published"><caption>{escape(str(table.get("title", "")))}</caption><tr>{head}</tr>{body}</table>')
     return "\n".join(parts)
 
 

@@ -211,9 +211,7 @@ def _counted(held: int, claims: int, checks_held: int, checks: int) -> str:
 
 def _outputs(exp_dir: Path) -> dict[str, int]:
     return {
-        p.relative_to(exp_dir).as_posix(): p.stat().st_size
-        for p in sorted(exp_dir.rglob("*"))
-        if p.is_file() and p.name != "summary.json"
+        p.relative_to(exp_dir).as_posix(): p.stat().st_size for p in sorted(exp_dir.rglob("*")) if p.is_file() and p.name != "summary.json"
     }
 
 

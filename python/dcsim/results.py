@@ -44,10 +44,7 @@ class Results:
         self.raw = raw
 
     def __repr__(self) -> str:
-        return (
-            f"<Results {self.name!r}: {_length(self.raw['flows'])} flows, "
-            f"{_length(self.raw['ports'])} ports, {self.events} events>"
-        )
+        return f"<Results {self.name!r}: {_length(self.raw['flows'])} flows, {_length(self.raw['ports'])} ports, {self.events} events>"
 
     @property
     def name(self) -> str:
@@ -216,9 +213,7 @@ class Results:
             "utilization": float(p["utilization"]),
         }
 
-    def queue_series(
-        self, name: str, t_from: float | None = None, t_to: float | None = None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def queue_series(self, name: str, t_from: float | None = None, t_to: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The sampled queue of one port, `(t_s, packets, bytes)` in time order, optionally
         cut to [t_from, t_to]."""
         qs = self.raw["queue_samples"]
@@ -263,36 +258,37 @@ class Results:
 
     def summary(self) -> dict[str, Any]:
         """The run in brief: what `dcsim run` writes to summary.json."""
-        ports = [
-            port | _queue_quantiles(histogram)
-            for port, histogram in zip(rows(self.raw["ports"]), occupancy(self.raw), strict=True)
-        ]
+        ports = [port | _queue_quantiles(histogram) for port, histogram in zip(rows(self.raw["ports"]), occupancy(self.raw), strict=True)]
         flows = rows(self.raw["flows"])
-        return {
-            "name": self.name,
-            "seed": self.raw["seed"],
-            "duration_s": self.raw["duration_s"],
-            "warmup_s": self.raw["warmup_s"],
-            "events": self.events,
-            "packet_hops": self.packet_hops,
-            "wall_seconds": self.wall_seconds,
-            "drops": sum(p["drops_buffer"] + p["drops_pool"] + p["drops_aqm"] for p in ports),
-            "marks": sum(p["marks"] for p in ports),
-            "timeouts": sum(f["timeouts"] for f in flows),
-            # Of those, the timeouts found spurious (the data had not been lost).
-            "spurious_timeouts": sum(f["spurious_timeouts"] for f in flows),
-            "retransmits": sum(f["retransmits"] for f in flows),
-            # The same four in the measurement window, after `sim.warmup_s`.
-            "drops_after_warmup": sum(p["drops_after_warmup"] for p in ports),
-            "marks_after_warmup": sum(p["marks_after_warmup"] for p in ports),
-            "timeouts_after_warmup": sum(f["timeouts_after_warmup"] for f in flows),
-            "retransmits_after_warmup": sum(f["retransmits_after_warmup"] for f in flows),
-            "conservation": self.conservation,
-            "ports": ports,
-            "switches": rows(self.raw["switches"]),
-            "flows": flows,
-            "queries": _query_summary(self.raw["queries"]),
-        } | self._fct_summary() | self._udp_summary()
+        return (
+            {
+                "name": self.name,
+                "seed": self.raw["seed"],
+                "duration_s": self.raw["duration_s"],
+                "warmup_s": self.raw["warmup_s"],
+                "events": self.events,
+                "packet_hops": self.packet_hops,
+                "wall_seconds": self.wall_seconds,
+                "drops": sum(p["drops_buffer"] + p["drops_pool"] + p["drops_aqm"] for p in ports),
+                "marks": sum(p["marks"] for p in ports),
+                "timeouts": sum(f["timeouts"] for f in flows),
+                # Of those, the timeouts found spurious (the data had not been lost).
+                "spurious_timeouts": sum(f["spurious_timeouts"] for f in flows),
+                "retransmits": sum(f["retransmits"] for f in flows),
+                # The same four in the measurement window, after `sim.warmup_s`.
+                "drops_after_warmup": sum(p["drops_after_warmup"] for p in ports),
+                "marks_after_warmup": sum(p["marks_after_warmup"] for p in ports),
+                "timeouts_after_warmup": sum(f["timeouts_after_warmup"] for f in flows),
+                "retransmits_after_warmup": sum(f["retransmits_after_warmup"] for f in flows),
+                "conservation": self.conservation,
+                "ports": ports,
+                "switches": rows(self.raw["switches"]),
+                "flows": flows,
+                "queries": _query_summary(self.raw["queries"]),
+            }
+            | self._fct_summary()
+            | self._udp_summary()
+        )
 
     def _udp_summary(self) -> dict[str, Any]:
         """The UDP sources, for runs that have any."""
@@ -348,10 +344,7 @@ def _frame(table: Table, **derived: Any) -> pd.DataFrame:
     """A frame of its own (editing it leaves `raw` alone) of `table`'s columns, each copied
     once and the frame built around the copies, and `derived` ones (built for the frame),
     which replace the table's of the same name or follow them."""
-    columns = {
-        name: derived.pop(name) if name in derived else _own(name, values)
-        for name, values in table.items()
-    }
+    columns = {name: derived.pop(name) if name in derived else _own(name, values) for name, values in table.items()}
     return pd.DataFrame(columns | derived, copy=False)
 
 

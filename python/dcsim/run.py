@@ -28,9 +28,7 @@ def run(scenario: Scenario, progress: Callable[[float], None] | None = None) -> 
     elif isinstance(scenario, dict):
         source = scenario.get("name") or "<scenario>"
     else:
-        raise TypeError(
-            f"dcsim.run: a scenario is a dict or the path of a TOML file, got {type(scenario).__name__}"
-        )
+        raise TypeError(f"dcsim.run: a scenario is a dict or the path of a TOML file, got {type(scenario).__name__}")
     if progress is not None and not callable(progress):
         raise TypeError(f"dcsim.run: progress must be callable, got {progress!r}")
     return run_loaded(scenario, source, progress)
@@ -45,9 +43,7 @@ def run_loaded(scenario: dict[str, Any], source: str, progress: Callable[[float]
     return Results(raw)
 
 
-def run_many(
-    scenarios: Iterable[Scenario], jobs: int | None = None, progress: bool = False
-) -> list[Results]:
+def run_many(scenarios: Iterable[Scenario], jobs: int | None = None, progress: bool = False) -> list[Results]:
     """Run scenarios in parallel, one process per core by default; results in input order.
 
     One simulation uses one core, so a sweep scales with processes. `jobs=1` runs them

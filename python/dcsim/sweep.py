@@ -101,9 +101,7 @@ class Run:
                 set_path(scenario, path, value)
             except (IndexError, ValueError, TypeError, AttributeError, KeyError) as e:
                 kind = "grid" if path in self.plan.grid else "zip"
-                raise ScenarioError(
-                    self.plan.source, f"{kind}.{path}", f"cannot set it in the base scenario: {e}"
-                ) from None
+                raise ScenarioError(self.plan.source, f"{kind}.{path}", f"cannot set it in the base scenario: {e}") from None
         scenario.setdefault("sim", {})["seed"] = self.seed
         # Named by its point's content, not its position: a run's cache key must not change
         # when the plan gains points or repetitions.
@@ -511,9 +509,7 @@ class _bar:
 # --- files ------------------------------------------------------------------------------
 
 
-def _write(
-    out: Path, plan: Plan, table: pd.DataFrame, simulated: int, from_cache: int, wall: float, scheduler: str | None
-) -> None:
+def _write(out: Path, plan: Plan, table: pd.DataFrame, simulated: int, from_cache: int, wall: float, scheduler: str | None) -> None:
 
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "results.csv", table)

@@ -162,9 +162,7 @@ def timeouts_by_class(flows: pd.DataFrame, queries: pd.DataFrame | None = None) 
             }
         )
     if queries is not None and len(queries):
-        rows.append(
-            {"traffic": "queries", "count": len(queries), "with_timeouts": int((queries["timeouts"] > 0).sum())}
-        )
+        rows.append({"traffic": "queries", "count": len(queries), "with_timeouts": int((queries["timeouts"] > 0).sum())})
     table = pd.DataFrame(rows, columns=["traffic", "count", "with_timeouts"])
     table["fraction"] = table["with_timeouts"] / table["count"].where(table["count"] > 0)
     return table
@@ -208,9 +206,7 @@ BENCHMARK_ACROSS_RACKS = 0.2
 # 1 Gbps link; the 10x scaled sizes 83% (at 135 ms they would offer 99%, and with the 10x
 # queries more than the link: the paper's DCTCP short messages were "essentially unchanged
 # from baseline" there, which an overloaded link rules out).
-BENCHMARK_FLOW_INTERVAL_MS = (
-    BENCHMARK_MINUTES * 60e3 * BENCHMARK_RACK_HOSTS * (1 + BENCHMARK_ACROSS_RACKS) / BENCHMARK_FLOWS
-)
+BENCHMARK_FLOW_INTERVAL_MS = BENCHMARK_MINUTES * 60e3 * BENCHMARK_RACK_HOSTS * (1 + BENCHMARK_ACROSS_RACKS) / BENCHMARK_FLOWS
 # Testbed TCP of the benchmark: the testbed's Windows Server 2008 R2 stack (docs/stacks.md: 10 ms
 # timer tick, §4.2.1; delayed ACKs every 2 segments, §3.1) with "RTO_min set to 10ms in both"
 # (§4.3), g = 1/16 (§3.5), and the DCTCP testbed's hosts as chosen (docs/validation.md, "How the

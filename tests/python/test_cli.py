@@ -94,9 +94,7 @@ def test_run_refused_by_memory_limit_flag_leaves_nothing(tmp_path: Path) -> None
 
 def test_run_missing_file(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert_user_error(
-        invoke("run", tmp_path / "missing.toml", "--out", out), "missing.toml", "does not exist"
-    )
+    assert_user_error(invoke("run", tmp_path / "missing.toml", "--out", out), "missing.toml", "does not exist")
     assert not out.exists()
 
 
@@ -150,9 +148,7 @@ def test_a_large_network_samples_only_the_ports_its_data_crosses(tmp_path: Path)
     assert (out / "queue_samples.csv").stat().st_size < 10_000
 
 
-def test_run_default_out_dir_is_named_after_the_scenario(
-    small_toml: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_run_default_out_dir_is_named_after_the_scenario(small_toml: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert invoke("run", small_toml).exit_code == 0
     assert (tmp_path / "dcsim-out" / "small" / "summary.json").is_file()
@@ -173,9 +169,7 @@ def test_entry_point_reports_user_error_without_traceback(tmp_path: Path) -> Non
         cwd=tmp_path,
     )
     assert result.returncode == 2
-    assert result.stderr.splitlines() == [
-        f"error: {tmp_path / 'missing.toml'}: file does not exist"
-    ]
+    assert result.stderr.splitlines() == [f"error: {tmp_path / 'missing.toml'}: file does not exist"]
     assert not (tmp_path / "dcsim-out").exists()
 
 
@@ -534,9 +528,7 @@ def test_report_serve_on_a_port_in_use_is_a_user_error(tmp_path: Path) -> None:
         ("{not json", "unreadable summary.json"),
     ],
 )
-def test_report_shows_a_summary_of_the_wrong_shape_as_unreadable(
-    tmp_path: Path, content: str, reason: str
-) -> None:
+def test_report_shows_a_summary_of_the_wrong_shape_as_unreadable(tmp_path: Path, content: str, reason: str) -> None:
     (tmp_path / "odd").mkdir()
     (tmp_path / "odd" / "summary.json").write_text(content)
     result = invoke("report", tmp_path)
@@ -660,9 +652,7 @@ def test_run_into_an_unwritable_directory_fails_before_simulating(
     assert_user_error(invoke("run", small_toml, "--out", unwritable_dir), str(unwritable_dir), "cannot write")
 
 
-def test_reproduce_into_an_unwritable_directory_fails_before_running(
-    counted: tuple, unwritable_dir: Path
-) -> None:
+def test_reproduce_into_an_unwritable_directory_fails_before_running(counted: tuple, unwritable_dir: Path) -> None:
     calls = counted[0]
     result = invoke("reproduce", "--out", unwritable_dir, "--force", "-q")
     assert_user_error(result, str(unwritable_dir), "cannot write")
@@ -684,9 +674,7 @@ def test_sweep_into_an_unwritable_directory_fails_before_running(
     assert_user_error(result, str(unwritable_dir), "cannot write")
 
 
-def test_report_into_an_unwritable_directory_is_a_user_error(
-    fake_registry: dict, tmp_path: Path, unwritable_dir: Path
-) -> None:
+def test_report_into_an_unwritable_directory_is_a_user_error(fake_registry: dict, tmp_path: Path, unwritable_dir: Path) -> None:
     if unwritable_dir == Path("/sys"):
         pytest.skip("sysfs holds no results to report on")
     results = tmp_path / "results"
@@ -715,9 +703,7 @@ def test_help_gives_each_command_a_whole_sentence() -> None:
         assert text.endswith(".") and "..." not in text, f"{name}: {text!r}"
 
 
-def test_run_with_invariant_checks_gives_the_same_results(
-    small_toml: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_run_with_invariant_checks_gives_the_same_results(small_toml: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     plain, checked = tmp_path / "plain", tmp_path / "checked"
     with monkeypatch.context() as unchecked:
         # The tests check invariants in every run (conftest.py): this one runs without.
@@ -733,9 +719,7 @@ def test_run_with_invariant_checks_gives_the_same_results(
     assert (plain / "flows.csv").read_text() == (checked / "flows.csv").read_text()
 
 
-def test_an_engine_panic_is_reported_as_a_bug_in_one_line(
-    small_toml: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_engine_panic_is_reported_as_a_bug_in_one_line(small_toml: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     class PanicException(BaseException):  # what pyo3 raises for a Rust panic
         pass
 

@@ -46,9 +46,7 @@ REFERENCE = star(5) | {
         {"src": 3, "dst": 4, "bytes": 50000},
         {"src": 3, "dst": 2, "start_s": 0.05},
     ],
-    "queries": [
-        {"client": 0, "servers": [1, 2, 3], "response_bytes": 20000, "rounds": 1000, "start_s": 0.002}
-    ],
+    "queries": [{"client": 0, "servers": [1, 2, 3], "response_bytes": 20000, "rounds": 1000, "start_s": 0.002}],
 }
 
 I, F, S, B = "int64", "float64", "str", "bool"  # noqa: E741 (the dtypes' initials)

@@ -121,8 +121,6 @@ def test_fig16_schedule_is_the_papers_last_in_first_out():
                 assert sc["tcp"]["cc"] == "newreno" and sc["switch"]["aqm"] == {"kind": "drop_tail"}
 
 
-
-
 def test_fig16_phases_by_hand():
     spacing = fig16.EXPERIMENT.params("quick")["spacing_s"]
     win = last_in_first_out(fig16.SENDERS, spacing)

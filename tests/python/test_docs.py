@@ -129,9 +129,7 @@ def test_the_dask_cluster_commands_of_the_sweeps_page_run(tmp_path: Path) -> Non
         assert address, f"the scheduler did not say where it listens:\n{log.read_text()}"
         worker = shlex.split(worker_cmd.replace("tcp://ADDRESS:8786", address))[1:]
         worker[worker.index("--nworkers") + 1] = "2"  # the doc's 8, on a 2-core machine
-        procs.append(
-            subprocess.Popen([*dask, *worker, "--no-dashboard"], cwd=tmp_path, stderr=subprocess.DEVNULL)
-        )
+        procs.append(subprocess.Popen([*dask, *worker, "--no-dashboard"], cwd=tmp_path, stderr=subprocess.DEVNULL))
         args = shlex.split(sweep_cmd.replace("tcp://ADDRESS:8786", address))[1:]
         cmd = [sys.executable, "-c", "from dcsim.cli import main; main()", *args, "--quiet"]
         done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)

@@ -22,10 +22,6 @@ def plan(experiment: Experiment, scale: str) -> dict:
     return dict(experiment.scenarios(experiment.params(scale), TESTBED))
 
 
-
-
-
-
 def _holds(experiment: Experiment, m: Metrics) -> list[bool]:
     return [c.judge(m)["holds"] for c in experiment.claims]
 

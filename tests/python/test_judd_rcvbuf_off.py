@@ -353,9 +353,7 @@ def test_engine_caps_a_fixed_buffer_flow_at_b_over_rtt_and_tuning_grows_buffers(
 # --- on another testbed: the path and the port follow it ---------------------------------
 
 # The Judd experiment on the DCTCP testbed's network: 25-µs links and a Scorpion's shared memory.
-OTHER = dataclasses.replace(
-    TESTBED, link={"delay_us": 25.0, "framing_bytes": 38}, buffers={10.0: {"kind": "preset", "name": "scorpion"}}
-)
+OTHER = dataclasses.replace(TESTBED, link={"delay_us": 25.0, "framing_bytes": 38}, buffers={10.0: {"kind": "preset", "name": "scorpion"}})
 
 
 def test_fixed_buffer_follows_the_testbeds_path():

@@ -30,10 +30,6 @@ def _holds(experiment: Experiment, m: Metrics) -> list[bool]:
     return [c.judge(m)["holds"] for c in experiment.claims]
 
 
-
-
-
-
 # --- judd-stability-tcp / judd-stability-dctcp ------------------------------------------------
 
 
@@ -77,8 +73,6 @@ def test_an_unknown_protocol_is_refused():
 
 # A five-flow schedule with 2-s phases (dctcp-fig16's quick one).
 WIN = [(0.0, 18.0), (2.0, 16.0), (4.0, 14.0), (6.0, 12.0), (8.0, 10.0)]
-
-
 
 
 def test_phase_rows_and_summary_by_hand():

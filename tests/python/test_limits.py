@@ -23,11 +23,7 @@ UNBOUNDED = {"SimConfig.seed"}
 
 
 def _numbers(name: str, obj: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    return [
-        (f"{name}.{field}", prop)
-        for field, prop in obj.get("properties", {}).items()
-        if _kind(prop) in ("integer", "number")
-    ]
+    return [(f"{name}.{field}", prop) for field, prop in obj.get("properties", {}).items() if _kind(prop) in ("integer", "number")]
 
 
 def _kind(prop: dict[str, Any]) -> str | None:
@@ -98,9 +94,7 @@ AQM_CASES = [
 
 @pytest.mark.parametrize(("kind", "field", "prop"), AQM_CASES, ids=[f"{k}.{f}" for k, f, _ in AQM_CASES])
 @pytest.mark.parametrize("where", ["switch.aqm", "switch.classes.queues[0].aqm"])
-def test_an_aqm_value_past_its_bound_is_refused_naming_the_field(
-    where: str, kind: str, field: str, prop: dict[str, Any]
-) -> None:
+def test_an_aqm_value_past_its_bound_is_refused_naming_the_field(where: str, kind: str, field: str, prop: dict[str, Any]) -> None:
     scenario = json.loads(json.dumps(BASE))
     aqm = {"kind": kind, field: _past(prop)}
     if kind == "red":
@@ -152,9 +146,7 @@ def test_port_names_come_from_the_network_alone() -> None:
 
 TRAFFIC = {"size": {"kind": "fixed", "bytes": 1000}, "arrival": {"kind": "poisson", "load": 0.5}}
 TRAFFIC_CASES = [
-    (field, prop)
-    for field, prop in DEFS["TrafficSpec"]["properties"].items()
-    if _kind(prop) in ("integer", "number") and "maximum" in prop
+    (field, prop) for field, prop in DEFS["TrafficSpec"]["properties"].items() if _kind(prop) in ("integer", "number") and "maximum" in prop
 ] + [
     (f"{part}.{field}", prop)
     for part, definition in (("size", "SizeDist"), ("arrival", "FlowArrival"), ("destination", "DestinationRule"))

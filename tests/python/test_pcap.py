@@ -109,9 +109,7 @@ def test_trace_needs_something_to_trace(tmp_path: Path) -> None:
         ("--trace-flows", "x", "--trace-flows"),
     ],
 )
-def test_bad_trace_targets_are_user_errors(
-    tmp_path: Path, flag: str, value: str, mention: str
-) -> None:
+def test_bad_trace_targets_are_user_errors(tmp_path: Path, flag: str, value: str, mention: str) -> None:
     scenario = tmp_path / "small.toml"
     scenario.write_text(SMALL_TOML)
     out = tmp_path / "out"
@@ -130,7 +128,7 @@ def test_repeated_trace_options_add_up_and_scenario_traces_default_to_pcap(tmp_p
     assert CliRunner().invoke(main, args).exit_code == 0
     assert sorted(p.name for p in out.glob("*.pcap")) == ["port-s0-to-h0.pcap", "port-s0-to-h1.pcap"]
     # Traces named in the scenario itself: pcap too, unless --trace csv.
-    scenario.write_text(SMALL_TOML.replace("[measure]", '[measure]\ntrace_flows = [1]'))
+    scenario.write_text(SMALL_TOML.replace("[measure]", "[measure]\ntrace_flows = [1]"))
     out = tmp_path / "scenario"
     assert CliRunner().invoke(main, ["run", str(scenario), "--out", str(out)]).exit_code == 0
     assert [p.name for p in out.glob("flow-*.pcap")] == ["flow-1.pcap"] and not (out / "trace.csv").exists()
@@ -174,10 +172,7 @@ def test_udp_datagrams_and_their_echoes_are_udp_frames(tmp_path: Path) -> None:
     """A port carrying a UDP source's datagrams and a TCP flow: tshark reads the datagrams as
     UDP with their lengths, and the echoes back the other way."""
     scenario = tmp_path / "udp.toml"
-    scenario.write_text(
-        SMALL_TOML
-        + "\n[[udp]]\nsrc = 1\ndst = 0\nrate_gbps = 0.01\npacket_bytes = 100\necho = true\n"
-    )
+    scenario.write_text(SMALL_TOML + "\n[[udp]]\nsrc = 1\ndst = 0\nrate_gbps = 0.01\npacket_bytes = 100\necho = true\n")
     out = tmp_path / "out"
     args = ["run", str(scenario), "--out", str(out), "--trace", "pcap", "--trace", "csv"]
     result = CliRunner().invoke(main, [*args, "--trace-ports", "s0->h0", "--trace-ports", "s0->h1"])

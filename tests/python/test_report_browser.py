@@ -69,9 +69,7 @@ def test_report_renders_with_no_broken_image_link_or_console_error(report_dir: P
     assert browser.execute_script("return document.readyState") == "complete"
     assert browser.title == "dcsim reproduction report"
 
-    images = browser.execute_script(
-        "return Array.from(document.images).map(i => [i.src, i.complete && i.naturalWidth > 0])"
-    )
+    images = browser.execute_script("return Array.from(document.images).map(i => [i.src, i.complete && i.naturalWidth > 0])")
     assert len(images) >= 2, "the experiments' plots are missing"
     broken = [src for src, ok in images if not ok]
     assert not broken, f"broken images: {broken}"
@@ -84,9 +82,7 @@ def test_report_renders_with_no_broken_image_link_or_console_error(report_dir: P
     for src, shown, natural in wide:
         assert shown >= min(natural, 1000), f"{src}: {shown} px wide of its {natural}"
 
-    hrefs = browser.execute_script(
-        "return Array.from(document.querySelectorAll('a[href]')).map(a => a.href)"
-    )
+    hrefs = browser.execute_script("return Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
     assert hrefs
     for href in hrefs:
         url = urlparse(href)
@@ -94,15 +90,11 @@ def test_report_renders_with_no_broken_image_link_or_console_error(report_dir: P
         target = Path(unquote(url.path))
         assert target.is_file(), f"broken link: {href}"
         if url.fragment:
-            found = browser.execute_script(
-                "return document.getElementById(arguments[0]) !== null", unquote(url.fragment)
-            )
+            found = browser.execute_script("return document.getElementById(arguments[0]) !== null", unquote(url.fragment))
             assert found, f"broken anchor: {href}"
 
     # Self-contained: every resource the page loaded came from the results directory.
-    resources = browser.execute_script(
-        "return performance.getEntriesByType('resource').map(r => r.name)"
-    )
+    resources = browser.execute_script("return performance.getEntriesByType('resource').map(r => r.name)")
     external = [r for r in resources if not r.startswith("file://")]
     assert not external, f"fetched from the network: {external}"
 
@@ -113,9 +105,7 @@ def test_report_renders_with_no_broken_image_link_or_console_error(report_dir: P
     # hold, naming its experiment (the summaries say which).
     body = browser.find_element("tag name", "body").text
     assert "claims hold" in body
-    listed = browser.execute_script(
-        "return Array.from(document.querySelectorAll('ul.failing > li > a')).map(a => a.textContent)"
-    )
+    listed = browser.execute_script("return Array.from(document.querySelectorAll('ul.failing > li > a')).map(a => a.textContent)")
     assert listed == sorted(listed, key=listed.index)  # grouped by experiment
     assert sorted(set(listed)) == failing_experiments(report_dir)
     assert len(listed) == failing_claims(report_dir)
@@ -133,7 +123,5 @@ def test_a_missing_plot_is_caught(report_dir: Path, tmp_path: Path, browser):
     shutil.copytree(report_dir, copy)
     next(copy.glob("*/*.png")).unlink()
     browser.get((copy / "index.html").as_uri())
-    images = browser.execute_script(
-        "return Array.from(document.images).map(i => i.complete && i.naturalWidth > 0)"
-    )
+    images = browser.execute_script("return Array.from(document.images).map(i => i.complete && i.naturalWidth > 0)")
     assert images.count(False) == 1

@@ -63,9 +63,7 @@ def test_conservation(results: dcsim.Results) -> None:
 def test_summary_is_strict_json_with_the_contract_fields(results: dcsim.Results) -> None:
     summary = results.summary()
     json.dumps(summary, allow_nan=False)
-    assert {"events", "wall_seconds", "drops", "marks", "timeouts", "ports", "flows"} <= set(
-        summary
-    )
+    assert {"events", "wall_seconds", "drops", "marks", "timeouts", "ports", "flows"} <= set(summary)
     assert summary["events"] > 0
     port = next(p for p in summary["ports"] if p["name"] == "s0->h0")
     assert port["queue_p50_packets"] <= port["queue_p95_packets"] <= port["queue_p99_packets"]
@@ -80,9 +78,7 @@ def test_queue_quantiles_weight_by_time() -> None:
         "queue_p95_packets": 2,
         "queue_p99_packets": 2,
     }
-    assert _queue_quantiles([]) == dict.fromkeys(
-        ["queue_p50_packets", "queue_p95_packets", "queue_p99_packets"]
-    )
+    assert _queue_quantiles([]) == dict.fromkeys(["queue_p50_packets", "queue_p95_packets", "queue_p99_packets"])
 
 
 def test_same_seed_same_results(small: dict, small_toml: Path) -> None:
@@ -93,9 +89,7 @@ def test_same_seed_same_results(small: dict, small_toml: Path) -> None:
 
 
 def test_run_many_keeps_input_order(small: dict) -> None:
-    scenarios = [
-        small | {"name": f"run{i}", "sim": {"duration_s": 0.005, "seed": i}} for i in range(3)
-    ]
+    scenarios = [small | {"name": f"run{i}", "sim": {"duration_s": 0.005, "seed": i}} for i in range(3)]
     in_processes = dcsim.run_many(scenarios, jobs=2)
     assert [r.name for r in in_processes] == ["run0", "run1", "run2"]
     in_process = dcsim.run_many(scenarios, jobs=1)
@@ -110,9 +104,7 @@ def test_run_many_keeps_input_order(small: dict) -> None:
     limit_packets=st.integers(1, 200),
     seed=st.integers(0, 2**32),
 )
-def test_any_small_star_conserves_packets(
-    hosts: int, cc: str, aqm: dict, limit_packets: int, seed: int
-) -> None:
+def test_any_small_star_conserves_packets(hosts: int, cc: str, aqm: dict, limit_packets: int, seed: int) -> None:
     scenario = star(hosts)
     scenario["sim"] = {"duration_s": 0.005, "seed": seed}
     scenario["switch"] = {

@@ -90,9 +90,7 @@ def test_load_returns_the_file_as_a_dict(small_toml: Path, small: dict) -> None:
         "ictcp-gamma-order",
     ],
 )
-def test_bad_file_names_file_field_and_reason(
-    tmp_path: Path, toml: str, field: str, reason: str
-) -> None:
+def test_bad_file_names_file_field_and_reason(tmp_path: Path, toml: str, field: str, reason: str) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(toml)
     with pytest.raises(ScenarioError) as caught:
@@ -147,9 +145,7 @@ def test_helpers_build_a_valid_scenario() -> None:
 
 def test_schema_file_is_generated_from_the_engine() -> None:
     committed = json.loads((REPO / "schema" / "scenario.schema.json").read_text())
-    assert committed == json.loads(_core.scenario_schema()), (
-        "run `make schema` and commit the result"
-    )
+    assert committed == json.loads(_core.scenario_schema()), "run `make schema` and commit the result"
 
 
 def test_scenario_files_exist() -> None:

@@ -163,9 +163,7 @@ def test_cli_sweep_writes_one_tidy_table_and_a_plot_per_metric(tmp_path: Path) -
     assert again[cols].equals(table[cols])
 
 
-def test_a_failing_run_is_recorded_and_the_others_go_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_failing_run_is_recorded_and_the_others_go_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # the CLI's default output directory is under the cwd
     plan = {**PLAN, "grid": {"tcp.cc": ["dctcp", "bbr"]}, "zip": {}, "repetitions": 1}
     table = dcsim.sweep(plan, out=tmp_path, jobs=2, progress=False)
@@ -182,9 +180,7 @@ def test_dask_local_cluster_gives_the_same_table_as_local_processes(tmp_path: Pa
     from distributed import LocalCluster
 
     local = dcsim.sweep(PLAN, jobs=2, progress=False)
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         on_dask = dcsim.sweep(PLAN, scheduler=cluster.scheduler_address, progress=False)
     cols = [c for c in local.columns if c != "wall_seconds"]
     assert on_dask[cols].equals(local[cols])
@@ -192,9 +188,7 @@ def test_dask_local_cluster_gives_the_same_table_as_local_processes(tmp_path: Pa
 
 @pytest.mark.parametrize("address", ["tcp://127.0.0.1:9", "notaurl", "tcp://127.0.0.1"])
 @pytest.mark.parametrize("command", ["sweep", "reproduce"])
-def test_an_unusable_scheduler_is_a_user_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, address: str, command: str
-) -> None:
+def test_an_unusable_scheduler_is_a_user_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, address: str, command: str) -> None:
     from dcsim import executor
 
     monkeypatch.setattr(executor, "DASK_CONNECT_TIMEOUT_S", 1)
@@ -253,9 +247,7 @@ def test_reproduce_runs_its_simulations_on_a_dask_scheduler(tmp_path: Path) -> N
 
     local, remote = tmp_path / "local", tmp_path / "dask"
     assert CliRunner().invoke(main, ["reproduce", "dctcp-fig1", "--out", str(local)]).exit_code == 0
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         args = ["reproduce", "dctcp-fig1", "--out", str(remote)]
         result = CliRunner().invoke(main, [*args, "--scheduler", cluster.scheduler_address])
     assert result.exit_code == 0, result.output
@@ -267,9 +259,7 @@ def test_reproduce_runs_its_simulations_on_a_dask_scheduler(tmp_path: Path) -> N
 def test_a_seed_axis_sets_the_seed_of_every_run() -> None:
     plan = {**PLAN, "grid": {"sim.seed": [7, 9]}, "zip": {}, "repetitions": 2}
     runs = expand(load_plan(plan))
-    assert [(r.params["sim.seed"], r.repetition, r.seed) for r in runs] == [
-        (7, 0, 7), (7, 1, 8), (9, 0, 9), (9, 1, 10)
-    ]
+    assert [(r.params["sim.seed"], r.repetition, r.seed) for r in runs] == [(7, 0, 7), (7, 1, 8), (9, 0, 9), (9, 1, 10)]
     assert [r.scenario["sim"]["seed"] for r in runs] == [7, 8, 9, 10]
     with pytest.raises(dcsim.ScenarioError, match=r"grid\.sim\.seed"):
         expand(load_plan({**plan, "grid": {"sim.seed": [1.5]}}))
@@ -339,9 +329,7 @@ def test_a_sweep_started_before_any_dask_worker_joins_uses_them_as_they_come() -
 
     from dcsim.executor import IN_FLIGHT_PER_WORKER, _DaskWindow
 
-    with LocalCluster(
-        n_workers=0, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
+    with LocalCluster(n_workers=0, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with Client(cluster.scheduler_address) as client:
             window = _DaskWindow(client)
             assert window.size() == IN_FLIGHT_PER_WORKER, "no worker yet: still two tasks"

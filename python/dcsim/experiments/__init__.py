@@ -16,13 +16,9 @@ from .stacks import stack_testbeds
 
 SCALES = ("quick", "full")
 
-EXPERIMENTS: dict[str, Experiment] = {
-    e.id: e for e in (*dctcp.EXPERIMENTS, *ictcp.EXPERIMENTS, *cs244.EXPERIMENTS, *judd.EXPERIMENTS)
-}
+EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in (*dctcp.EXPERIMENTS, *ictcp.EXPERIMENTS, *cs244.EXPERIMENTS, *judd.EXPERIMENTS)}
 
-TESTBEDS: dict[str, Testbed] = {
-    t.name: t for t in (*dctcp.TESTBEDS, *ictcp.TESTBEDS, *cs244.TESTBEDS, *judd.TESTBEDS, *stack_testbeds())
-}
+TESTBEDS: dict[str, Testbed] = {t.name: t for t in (*dctcp.TESTBEDS, *ictcp.TESTBEDS, *cs244.TESTBEDS, *judd.TESTBEDS, *stack_testbeds())}
 
 # Each experiment's own testbed, by the word `dcsim reproduce --testbeds` takes for it.
 OWN = "own"

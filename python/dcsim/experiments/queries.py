@@ -122,7 +122,6 @@ def all_completed(per: str, rounds: str = "rounds", count: Callable[[Metrics], t
     )
 
 
-
 TOTAL_RESPONSE_BYTES = 1_000_000  # DCTCP §4.2.1: "The client requests 1MB/n bytes from n different servers"
 
 

@@ -16,7 +16,7 @@ from .declarations import Testbed
 # What each stack runs as its TCP (profiles never set `cc`: a scenario chooses it).
 TCP_CC = {
     # The papers' baseline on these hosts, "New Reno with SACK" (DCTCP §4, ICTCP §VII).
-    "windows_2008r2": ("newreno", "the DCTCP and ICTCP papers' baseline on these hosts: \"TCP New Reno (w/ SACK)\""),
+    "windows_2008r2": ("newreno", 'the DCTCP and ICTCP papers\' baseline on these hosts: "TCP New Reno (w/ SACK)"'),
     "linux_2_6_3x": ("cubic", "Linux's default congestion control since 2.6.19: CUBIC"),
     "linux_current": ("cubic", "Linux's default congestion control since 2.6.19: CUBIC"),
     "ns2": ("newreno", "ns-2's TCP agents are Reno and NewReno"),

@@ -1,5 +1,5 @@
-//! Receive interrupt moderation on a host NIC (spec algorithms.md §1.10 M10: "interrupt
-//! moderation increase[s] burstiness", DCTCP paper §3.5; the host delay behind the ICTCP
+//! Receive interrupt moderation on a host NIC ("interrupt moderation increase\[s\]
+//! burstiness", DCTCP paper §3.5; the host delay behind the ICTCP
 //! paper's RTT growth, §II-B).
 //!
 //! The model is an interrupt throttle: the NIC raises a receive interrupt at most once per

@@ -701,13 +701,13 @@ fn default_weight_log2() -> u32 {
 #[serde(deny_unknown_fields, default)]
 pub struct HostConfig {
     /// NIC transmit queue, packets (FIFO serialised at the NIC rate). 1000 = Linux's default
-    /// `txqueuelen` [EXT]. When it is full the host's TCP senders wait for room (the OS's
+    /// `txqueuelen`. When it is full the host's TCP senders wait for room (the OS's
     /// backpressure) rather than drop their own segments; only pure ACKs can be dropped here.
     #[schemars(range(min = 1, max = "limits::MAX_PACKETS"))]
     pub nic_queue_packets: u32,
     /// Bytes one connection may have waiting in its host's NIC queue before its sender waits
     /// (0 = no limit). 131072 = Linux's `tcp_limit_output_bytes` when TCP small queues came
-    /// in [EXT]; it keeps a backlogged sender from filling the NIC queue, so the host's ACKs
+    /// in (Linux 3.6); it keeps a backlogged sender from filling the NIC queue, so the host's ACKs
     /// do not wait behind (or get dropped by) its own standing queue.
     #[schemars(range(max = "limits::MAX_BUFFER_BYTES"))]
     pub queue_bytes_per_conn: u64,

@@ -101,10 +101,7 @@ CLAIMS = (
     Claim(
         id="dctcp-queue-bounded-tcp-queue-large",
         kind="paper",
-        text=(
-            "ns-2 100 Mbps: DCTCP queue ≈ K, TCP queue large: for N = 2 and 20, "
-            "DCTCP p99 ≤ K + N + 5 and TCP median ≥ 5 × DCTCP median"
-        ),
+        text=("ns-2 100 Mbps: DCTCP queue ≈ K, TCP queue large: for N = 2 and 20, DCTCP p99 ≤ K + N + 5 and TCP median ≥ 5 × DCTCP median"),
         paper="qualitative: DCTCP practically bounded by a very small value",
         quote="the DCTCP queue size being practically bounded by a very small value",
         section="Reproduction Methodology and Results (Fig. 3)",

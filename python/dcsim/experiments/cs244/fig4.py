@@ -109,10 +109,8 @@ def _flat_and_at_least_tcp(m: Metrics) -> tuple[bool, str]:
     # buffer = 0.6 C·RTT, synchronised Reno still keeps ≈ 95% of the link (its window spends
     # ≈ 1/4 of each cycle below C·RTT); ask for 0.8 × the ceiling.
     tcp_ok = tcp >= 0.8 * ceiling
-    measured = (
-        f"min tput(K≥50) {hi.goodput_mbps.min():.1f} vs TCP {tcp:.1f} Mbps; "
-        f"K=5 {tput[5]:.1f}, K=50 {tput[50]:.1f} Mbps"
-        + ("" if tcp_ok else f"; TCP reference below 0.8 × the {ceiling:.1f} Mbps ceiling")
+    measured = f"min tput(K≥50) {hi.goodput_mbps.min():.1f} vs TCP {tcp:.1f} Mbps; K=5 {tput[5]:.1f}, K=50 {tput[50]:.1f} Mbps" + (
+        "" if tcp_ok else f"; TCP reference below 0.8 × the {ceiling:.1f} Mbps ceiling"
     )
     return tcp_ok and bool((hi.goodput_mbps >= 0.97 * tcp).all()) and tput[5] < tput[50], measured
 

@@ -395,10 +395,7 @@ def _ratio_text(m: Metrics, rate: float, rtt: float) -> str:
 
 def _ratio(m: Metrics) -> tuple[bool, str]:
     measured = (
-        "; ".join(
-            f"{rate:g}G: " + ", ".join(_ratio_text(m, rate, rtt) for rtt in RTTS_US)
-            for rate, _, _ in RATES
-        )
+        "; ".join(f"{rate:g}G: " + ", ".join(_ratio_text(m, rate, rtt) for rtt in RTTS_US) for rate, _, _ in RATES)
         + " (RTT 100, 200, 300 µs)"
     )
     return all(math.isfinite(v) and LO_RATIO <= v <= HI_RATIO for v in m["dctcp_over_tcp"].values()), measured

@@ -85,9 +85,7 @@ def analyze(runs: Runs) -> Metrics:
         for n in COUNTS:
             res = runs[(proto, n)]
             g = mbps(res.flows.goodput_bps.to_numpy(dtype=float))
-            flow_rows += [
-                {"protocol": proto, "flows": n, "flow": i, "src": sender(i), "goodput_mbps": float(x)} for i, x in enumerate(g)
-            ]
+            flow_rows += [{"protocol": proto, "flows": n, "flow": i, "src": sender(i), "goodput_mbps": float(x)} for i, x in enumerate(g)]
             rows.append(
                 {
                     "protocol": proto,
@@ -130,8 +128,7 @@ CLAIMS = (
         id="dctcp-fair-up-to-90-flows",
         kind="paper",
         text=(
-            "DCTCP shares fairly with up to 90 flows: Jain's index over per-flow "
-            f"throughput ≥ 0.97 at N = {', '.join(map(str, COUNTS))}"
+            f"DCTCP shares fairly with up to 90 flows: Jain's index over per-flow throughput ≥ 0.97 at N = {', '.join(map(str, COUNTS))}"
         ),
         paper=f"Jain {PAPER_JAIN}",
         # The seed text breaks this sentence with a page's footnote and figure captions.

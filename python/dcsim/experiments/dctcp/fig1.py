@@ -98,10 +98,7 @@ def _tcp_fills_buffer(m: Metrics) -> tuple[bool, str]:
 
 def _dctcp_low_queue(m: Metrics) -> tuple[bool, str]:
     tcp_peak_kb, dctcp_peak_kb, gp = m["tcp_peak_kb"], m["dctcp_peak_kb"], m["goodput_gbps"]
-    measured = (
-        f"DCTCP peak {dctcp_peak_kb:.0f} KB vs TCP {tcp_peak_kb:.0f} KB; goodput DCTCP "
-        f"{gp['dctcp']:.3f} vs TCP {gp['tcp']:.3f} Gbps"
-    )
+    measured = f"DCTCP peak {dctcp_peak_kb:.0f} KB vs TCP {tcp_peak_kb:.0f} KB; goodput DCTCP {gp['dctcp']:.3f} vs TCP {gp['tcp']:.3f} Gbps"
     return dctcp_peak_kb <= 0.1 * tcp_peak_kb and gp["dctcp"] >= 0.97 * gp["tcp"], measured
 
 
@@ -121,10 +118,7 @@ CLAIMS = (
     Claim(
         id="dctcp-low-queue-full-throughput",
         kind="paper",
-        text=(
-            "DCTCP keeps full throughput with a stable, low queue (§1, §4.1): DCTCP peak ≤ 0.1 × TCP peak "
-            "at ≥ 0.97 × TCP's goodput"
-        ),
+        text=("DCTCP keeps full throughput with a stable, low queue (§1, §4.1): DCTCP peak ≤ 0.1 × TCP peak at ≥ 0.97 × TCP's goodput"),
         paper="DCTCP ≈ 30 KB vs TCP ≈ 700 KB; both 0.95 Gbps",
         quote=(
             "Figure 1 illustrates the effectiveness of DCTCP in achieving full throughput while taking up a very small "

@@ -192,8 +192,7 @@ CLAIMS = (
         id="analysis-predicts-the-sawtooth",
         kind="paper",
         text=(
-            "Steady-state analysis: simulated Q_max within ±20% of K + N for N = 2, 10; "
-            "simulated amplitude at N = 40 below the prediction"
+            "Steady-state analysis: simulated Q_max within ±20% of K + N for N = 2, 10; simulated amplitude at N = 40 below the prediction"
         ),
         paper=_paper,
         quote=(

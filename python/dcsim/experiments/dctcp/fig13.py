@@ -116,12 +116,9 @@ def analyze(runs: Runs) -> Metrics:
 
 def _less_buffer(m: Metrics) -> tuple[bool, str]:
     gput, stats, ceiling = m["goodput_gbps"], m["queue_packets"], m["goodput_ceiling_gbps"]
-    tput_ok = all(
-        gput[f"dctcp_n{n}"] >= 0.97 * gput[f"tcp_n{n}"] and gput[f"tcp_n{n}"] >= 0.9 * ceiling for n in FLOWS
-    )
+    tput_ok = all(gput[f"dctcp_n{n}"] >= 0.97 * gput[f"tcp_n{n}"] and gput[f"tcp_n{n}"] >= 0.9 * ceiling for n in FLOWS)
     med_ok = all(
-        stats[f"dctcp_n{n}"]["median_packets"] <= 0.2 * stats[f"tcp_n{n}"]["median_packets"]
-        and stats[f"tcp_n{n}"]["median_packets"] > 0
+        stats[f"dctcp_n{n}"]["median_packets"] <= 0.2 * stats[f"tcp_n{n}"]["median_packets"] and stats[f"tcp_n{n}"]["median_packets"] > 0
         for n in FLOWS
     )
     measured = "; ".join(
@@ -157,8 +154,7 @@ CLAIMS = (
         ),
         paper="both 0.95 Gbps; TCP queue 10× larger",
         quote=(
-            "both TCP and DCTCP achieve the maximum throughput of 0.95Gbps ... while the TCP queue length is 10X "
-            "larger and varies widely"
+            "both TCP and DCTCP achieve the maximum throughput of 0.95Gbps ... while the TCP queue length is 10X larger and varies widely"
         ),
         section="§4.1",
         check=_less_buffer,

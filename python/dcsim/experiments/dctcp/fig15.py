@@ -99,9 +99,7 @@ def scenarios(p: Params, tb: Testbed) -> dict[str, dict]:
     on the testbed's 10 Gbps host, the receiver's queue sampled."""
     plan = {DCTCP: ten_gbps(f"dctcp-fig15-dctcp-k{K}", tb, p, cc="dctcp", aqm=threshold(K), queue_sample_us=SAMPLE_US)}
     for label, lo, hi, _ in RED:
-        plan[label] = ten_gbps(
-            f"dctcp-fig15-tcp-red{lo}-{hi}", tb, p, cc="tcp_ecn", aqm=red(lo, hi), queue_sample_us=SAMPLE_US
-        )
+        plan[label] = ten_gbps(f"dctcp-fig15-tcp-red{lo}-{hi}", tb, p, cc="tcp_ecn", aqm=red(lo, hi), queue_sample_us=SAMPLE_US)
     return plan
 
 

@@ -84,8 +84,7 @@ def scenarios(p: Params, tb: Testbed) -> dict[str, dict]:
     for proto, k in PROTOCOLS:
         sc = senders_star(f"dctcp-fig16-{proto.lower()}", tb, k, duration_s=end, warmup_s=0.0)
         sc["flows"] = [
-            {"src": i + 1, "dst": 0, "start_s": start} | ({"stop_s": stop} if stop < end else {})
-            for i, (start, stop) in enumerate(win)
+            {"src": i + 1, "dst": 0, "start_s": start} | ({"stop_s": stop} if stop < end else {}) for i, (start, stop) in enumerate(win)
         ]
         sc["measure"]["flow_sample_us"] = SAMPLE_S * 1e6
         plan[proto] = sc
@@ -140,10 +139,7 @@ CLAIMS = (
     Claim(
         id="dctcp-converges-to-fair-share",
         kind="paper",
-        text=(
-            "DCTCP flows converge to their fair share as flows come and go: DCTCP's "
-            "Jain index ≥ 0.97 in every phase with ≥ 2 flows"
-        ),
+        text=("DCTCP flows converge to their fair share as flows come and go: DCTCP's Jain index ≥ 0.97 in every phase with ≥ 2 flows"),
         paper="quickly converge to their fair share (Jain 0.99 with up to 90 flows)",
         quote="As DCTCP flows come and go, they quickly converge to their fair share.",
         section="§4.1",

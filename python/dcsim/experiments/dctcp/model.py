@@ -69,9 +69,7 @@ def period_rtts_exact(ws: float, alpha: float) -> float:
     return (ws + 1.0) * alpha / 2.0
 
 
-def rtt_with_queue_us(
-    rtt_us: float, queue_packets: float, rate_gbps: float, packet_bytes: int = PACKET_BYTES
-) -> float:
+def rtt_with_queue_us(rtt_us: float, queue_packets: float, rate_gbps: float, packet_bytes: int = PACKET_BYTES) -> float:
     """The RTT a packet sees behind ``queue_packets``: the analysis counts the sawtooth's
     period in RTTs (the window grows one packet per RTT), and the RTT includes this
     queueing delay."""
@@ -93,9 +91,7 @@ def k_guideline(bdp: float) -> float:
     return bdp / 7.0
 
 
-def dctcp_analysis(
-    n: int, k: float, rate_gbps: float, rtt_us: float, packet_bytes: int = PACKET_BYTES
-) -> dict:
+def dctcp_analysis(n: int, k: float, rate_gbps: float, rtt_us: float, packet_bytes: int = PACKET_BYTES) -> dict:
     """All §3.3 predictions for N synchronised flows, as a JSON-able dict."""
     bdp = bdp_packets(rate_gbps, rtt_us, packet_bytes)
     ws = w_star(n, bdp, k)
@@ -128,18 +124,14 @@ def dctcp_analysis(
     }
 
 
-def sawtooth(
-    t: np.ndarray, q_max_: float, amplitude: float, period_s: float, t_drop: float
-) -> np.ndarray:
+def sawtooth(t: np.ndarray, q_max_: float, amplitude: float, period_s: float, t_drop: float) -> np.ndarray:
     """The analytical queue (Fig. 11): rises linearly from Q_min to Q_max over one period,
     then drops back at once; one drop at ``t_drop``."""
     phase = np.mod((np.asarray(t) - t_drop) / period_s, 1.0)
     return (q_max_ - amplitude) + amplitude * phase
 
 
-def sawtooth_measure(
-    t: np.ndarray, q: np.ndarray, rtt_s: float, min_period_rtts: float = 0.3
-) -> dict:
+def sawtooth_measure(t: np.ndarray, q: np.ndarray, rtt_s: float, min_period_rtts: float = 0.3) -> dict:
     """Period and per-period extremes of a sampled, roughly periodic queue.
 
     Period: the dominant frequency of the mean-removed series (FFT, ignoring periods shorter

@@ -43,15 +43,15 @@ _BEFORE_CHOICE = Testbed(
     switch_link={"delay_us": 1.0},
     sources={
         "tcp.profile": (
-            "§4: \"a full implementation of DCTCP and a state-of-the-art TCP New Reno (w/ SACK) implementation\" in the "
+            '§4: "a full implementation of DCTCP and a state-of-the-art TCP New Reno (w/ SACK) implementation" in the '
             "authors' Windows stack (docs/stacks.md, windows_2008r2)"
         ),
         "tcp.rto_min_ms": (
-            "§2.3.2: \"In our network stack, the RTO_min is set to 300ms\"; from Fig. 19 on the experiments set 10 ms (§4.2.1)"
+            '§2.3.2: "In our network stack, the RTO_min is set to 300ms"; from Fig. 19 on the experiments set 10 ms (§4.2.1)'
         ),
-        "tcp.dctcp_g": "end of §3: \"g is set to 1/16 in all experiments\"",
+        "tcp.dctcp_g": 'end of §3: "g is set to 1/16 in all experiments"',
         "tcp.frto": "off: the hosts as they ran before F-RTO was modelled",
-        "tcp.cc": "§4: the baseline is \"a state-of-the-art TCP New Reno (w/ SACK) implementation\"",
+        "tcp.cc": '§4: the baseline is "a state-of-the-art TCP New Reno (w/ SACK) implementation"',
         **ENGINE_HOST_SOURCES,
         "host.10gbps.rx_interrupt_interval_us": TEN_GBPS_HOST_SOURCE,
         "switch.buffer": (
@@ -236,7 +236,7 @@ SOURCED_TCP = {
 SOURCED_HOST = {"queue_bytes_per_conn": 0}
 SOURCED_SOURCES = {
     "tcp.rcv_autotune": (
-        "Receive Window Auto-Tuning, on by default from Windows Vista (level \"normal\"; TechNet, \"Next Generation "
+        'Receive Window Auto-Tuning, on by default from Windows Vista (level "normal"; TechNet, "Next Generation '
         "TCP/IP Protocols and Networking Components\", Windows Server 2008); its rule is unpublished, so the engine's "
         "receive-buffer tuning stands in"
     ),
@@ -293,8 +293,7 @@ ROUND1_CANDIDATES = (
 # round 1 that can be chosen also runs with the engine's 128 KB (Linux's TCP Small Queues).
 BACKLOG_SOURCES = {
     "host.queue_bytes_per_conn": (
-        "NOT GIVEN: Windows documents no per-connection limit on what waits in the NIC; the engine's 128 KB (Linux's "
-        "TCP Small Queues)"
+        "NOT GIVEN: Windows documents no per-connection limit on what waits in the NIC; the engine's 128 KB (Linux's TCP Small Queues)"
     ),
 }
 ROUND2_CANDIDATES = (
@@ -307,8 +306,7 @@ ROUND2_CANDIDATES = (
     ),
     _candidate(
         "dctcp_hosts_sourced_restart_tsq",
-        "tuned windows up to 16 MB, F-RTO, 128 KB a connection in the NIC, restart after idle (RFC 5681) and window "
-        "validation (RFC 7661)",
+        "tuned windows up to 16 MB, F-RTO, 128 KB a connection in the NIC, restart after idle (RFC 5681) and window validation (RFC 7661)",
         {**SOURCED_TCP, **RESTART_TCP},
         {},
         {**SOURCED_SOURCES, **RESTART_SOURCES, **BACKLOG_SOURCES},
@@ -335,10 +333,8 @@ def _values(tb: Testbed) -> dict:
     return {**{f"tcp.{k}": v for k, v in tb.tcp.items()}, **{f"host.{k}": v for k, v in tb.host.items()}}
 
 
-_CHOSEN_BY_RULE = sorted(
-    {field for c in _ALLOWED for field in _values(c) if len({repr(_values(o).get(field)) for o in _ALLOWED}) > 1}
-)
-_CHOICE_NOTE = "; chosen by the rule of docs/validation.md (\"How the testbeds were chosen\")"
+_CHOSEN_BY_RULE = sorted({field for c in _ALLOWED for field in _values(c) if len({repr(_values(o).get(field)) for o in _ALLOWED}) > 1})
+_CHOICE_NOTE = '; chosen by the rule of docs/validation.md ("How the testbeds were chosen")'
 TESTBED = replace(
     _CHOSEN,
     name=_BEFORE_CHOICE.name,

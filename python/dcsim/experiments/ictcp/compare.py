@@ -239,9 +239,7 @@ def curve(df: pd.DataFrame, variant: Variant, workload: str) -> pd.DataFrame:
     return df[(df.variant == variant.label) & (df.workload == workload)].sort_values("senders")
 
 
-def beyond_tcp_collapse(
-    df: pd.DataFrame, variant: Variant = ICTCP_2MSS
-) -> dict[str, tuple[float, list[int], float, list[int]]]:
+def beyond_tcp_collapse(df: pd.DataFrame, variant: Variant = ICTCP_2MSS) -> dict[str, tuple[float, list[int], float, list[int]]]:
     """Per workload: TCP's collapse point n0 (:func:`.incast.collapse_point`), the n ≥ n0 at
     which ``variant``'s goodput is not above TCP's, ``variant``'s lowest goodput there, and the
     n ≥ n0 at which every one of ``variant``'s rounds timed out."""

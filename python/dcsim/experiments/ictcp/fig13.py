@@ -110,8 +110,7 @@ CLAIMS = (
         ),
         paper="not as affected as that of TCP",
         quote=(
-            "The throughput of the background TCP using ICTCP is not as affected as that of TCP, as the overflow probability "
-            "is very small."
+            "The throughput of the background TCP using ICTCP is not as affected as that of TCP, as the overflow probability is very small."
         ),
         section="§VII-C",
         check=_background_less_affected,

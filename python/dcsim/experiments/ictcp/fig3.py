@@ -83,9 +83,7 @@ def analyze(runs: Runs) -> Metrics:
             "aggregate_n40_mbps": float(at.aggregate_mbps.iloc[0]) if len(at) else float("nan"),
             "timeout_ratio_n40": float(at.timeout_ratio.iloc[0]) if len(at) else float("nan"),
             "collapse_senders": collapse_point(d),
-            "min_timeout_senders": float(d[d.timeout_ratio > 0].senders.min())
-            if (d.timeout_ratio > 0).any()
-            else float("nan"),
+            "min_timeout_senders": float(d[d.timeout_ratio > 0].senders.min()) if (d.timeout_ratio > 0).any() else float("nan"),
         }
     return Metrics(
         values={
@@ -108,9 +106,7 @@ def _per_amount(m: Metrics) -> dict[int, dict[str, Any]]:
 
 def _collapse(m: Metrics) -> tuple[bool, str]:
     per = _per_amount(m)
-    collapse_ok = {
-        kb: math.isfinite(v["goodput_n40_mbps"]) and v["goodput_n40_mbps"] <= 0.5 * v["peak_mbps"] for kb, v in per.items()
-    }
+    collapse_ok = {kb: math.isfinite(v["goodput_n40_mbps"]) and v["goodput_n40_mbps"] <= 0.5 * v["peak_mbps"] for kb, v in per.items()}
     measured = "; ".join(
         f"{kb} kB: peak {v['peak_mbps']:.0f} Mb/s at n={v['peak_senders']}, n={CHECK_N}: "
         f"{fmt(v['goodput_n40_mbps'], 0)} Mb/s (all bytes/all time {fmt(v['aggregate_n40_mbps'], 0)}), "
@@ -144,14 +140,10 @@ CLAIMS = (
     Claim(
         id="tcp-collapses-at-40-senders",
         kind="paper",
-        text=(
-            f"TCP incast collapse: goodput at n = {CHECK_N} ≤ 0.5 × the curve's peak, "
-            "for every amount per sender"
-        ),
+        text=(f"TCP incast collapse: goodput at n = {CHECK_N} ≤ 0.5 × the curve's peak, for every amount per sender"),
         paper="rises then collapses (figure only); ICTCP text: TCP collapses, ICTCP 741 Mb/s at 40 × 64 kB",
         quote=(
-            "With the number of sending servers increasing, the goodput per round actually drops due to TCP timeout "
-            "on some connections"
+            "With the number of sending servers increasing, the goodput per round actually drops due to TCP timeout on some connections"
         ),
         section="§VII-A",
         check=_collapse,

@@ -217,8 +217,7 @@ def _optimum_changes_with_background(m: Metrics) -> tuple[bool, str]:
     stall_txt = (
         "; runs with a stalled round (repeated timeouts, counted at their duration so far): "
         + ", ".join(
-            f"{rw_label(int(r.rw_mss))} n={int(r.senders)} ({int(r.rounds)} rounds done)"
-            for r in stalls[stalls.background].itertuples()
+            f"{rw_label(int(r.rw_mss))} n={int(r.senders)} ({int(r.rounds)} rounds done)" for r in stalls[stalls.background].itertuples()
         )
         if stalls.background.any()
         else ""
@@ -298,8 +297,7 @@ EXPERIMENT = Experiment(
     figure="Fig. 4",
     title="incast goodput with a static receive-window cap, ± background TCP",
     description=(
-        "TCP incast (64 kB/sender) with the receive window capped at 1-64 MSS or uncapped, with and without an uncapped background "
-        "flow."
+        "TCP incast (64 kB/sender) with the receive window capped at 1-64 MSS or uncapped, with and without an uncapped background flow."
     ),
     testbed="ictcp_testbed",
     scales={

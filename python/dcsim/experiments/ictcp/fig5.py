@@ -74,9 +74,7 @@ def scenarios(p: Params, tb: Testbed) -> dict[tuple[str, int], dict]:
     """``(host model, rwnd in MSS)`` → scenario: every window on the testbed's hosts, and again
     with receive interrupt moderation (:data:`MODERATED`)."""
     return {
-        (label, w): window_scenario(
-            f"ictcp-fig5-{key}-rwnd{w}", tb, w, duration_s=p["duration_s"], warmup_s=WARMUP_S, host=host
-        )
+        (label, w): window_scenario(f"ictcp-fig5-{key}-rwnd{w}", tb, w, duration_s=p["duration_s"], warmup_s=WARMUP_S, host=host)
         for key, (label, host) in HOSTS.items()
         for w in p["rwnd"]
     }
@@ -233,8 +231,7 @@ EXPERIMENT = Experiment(
     figure="Fig. 5",
     title="goodput and RTT of one TCP connection vs receive window",
     description=(
-        "One GbE TCP connection with a fixed receive window of 1-64 MSS: goodput and RTT, with and without receive interrupt "
-        "moderation."
+        "One GbE TCP connection with a fixed receive window of 1-64 MSS: goodput and RTT, with and without receive interrupt moderation."
     ),
     testbed="ictcp_testbed",
     scales={

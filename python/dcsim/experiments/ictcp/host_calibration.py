@@ -154,8 +154,7 @@ def _rtt_grows_first(m: Metrics) -> tuple[bool, str]:
     base = float(d.srtt_us[1])
     early = d[(d.srtt_us >= 1.2 * base) & (d.goodput_mbps < PAPER_GOODPUT_MBPS)]
     measured = f"RTT(1 MSS) {base:.0f} µs; windows: " + (
-        ", ".join(f"{w} MSS {r:.0f} µs at {g:.0f} Mb/s" for w, r, g in zip(early.index, early.srtt_us, early.goodput_mbps))
-        or "none"
+        ", ".join(f"{w} MSS {r:.0f} µs at {g:.0f} Mb/s" for w, r, g in zip(early.index, early.srtt_us, early.goodput_mbps)) or "none"
     )
     return len(early) > 0, measured
 

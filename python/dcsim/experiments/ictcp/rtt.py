@@ -17,9 +17,7 @@ PAPER_RTT20_US = 200.0
 PAPER_GOODPUT_MBPS = 900.0
 
 
-def window_scenario(
-    name: str, tb: Testbed, rwnd_mss: int, *, duration_s: float, warmup_s: float, host: dict | None = None
-) -> dict:
+def window_scenario(name: str, tb: Testbed, rwnd_mss: int, *, duration_s: float, warmup_s: float, host: dict | None = None) -> dict:
     """One connection from host 1 to host 2 whose receive buffer, so its window, is
     ``rwnd_mss`` segments, measured for ``duration_s`` after ``warmup_s``; ``host`` sets
     fields over the testbed's host model."""

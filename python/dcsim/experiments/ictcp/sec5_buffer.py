@@ -116,9 +116,7 @@ def analyze(runs: Runs) -> Metrics:
             "pipe_bytes": pipe,
             "last_loss_free_senders": int(clean.max()) if len(clean) else None,
             "first_lossy_senders": int(dirty.min()) if len(dirty) else None,
-            "eq8_max_senders_with_pipe": int((PAPER_EQUAL_SHARE + pipe) // (WINDOW_PACKETS * PACKET))
-            if np.isfinite(pipe)
-            else None,
+            "eq8_max_senders_with_pipe": int((PAPER_EQUAL_SHARE + pipe) // (WINDOW_PACKETS * PACKET)) if np.isfinite(pipe) else None,
             "queue_47_senders_bytes": float(q47.max_queue_bytes.iloc[0]) if len(q47) else float("nan"),
             # R·C on the testbed (base RTT × 1 Gb/s), what P is held to: the paper's 12,500 B on its own.
             "rc_bytes": rc_bytes(runs.testbed),
@@ -139,9 +137,7 @@ def _at_most_32(m: Metrics) -> tuple[bool, str]:
         f"(drops: {dict(zip((int(x) for x in df.senders), (int(x) for x in df.drops_85kB)))})"
     )
     holds = (
-        len(df) > 0
-        and all(df[df.senders <= PAPER_MAX_SENDERS].drops_85kB == 0)
-        and all(df[df.senders > PAPER_MAX_SENDERS].drops_85kB > 0)
+        len(df) > 0 and all(df[df.senders <= PAPER_MAX_SENDERS].drops_85kB == 0) and all(df[df.senders > PAPER_MAX_SENDERS].drops_85kB > 0)
     )
     return holds, measured
 
@@ -164,9 +160,7 @@ def _queue_of_47(m: Metrics) -> tuple[bool, str]:
     df = m.tables["sec5_buffer"]
     q47 = df[df.senders == 47]
     q47_bytes = m["queue_47_senders_bytes"]
-    measured = (
-        f"{fmt(kb(q47_bytes), 1)} kB (1 MB port, no loss: {int(q47.drops_large_port.iloc[0]) == 0 if len(q47) else 'n/a'})"
-    )
+    measured = f"{fmt(kb(q47_bytes), 1)} kB (1 MB port, no loss: {int(q47.drops_large_port.iloc[0]) == 0 if len(q47) else 'n/a'})"
     return np.isfinite(q47_bytes) and abs(q47_bytes - PAPER_Q47_BYTES) <= 0.05 * PAPER_Q47_BYTES, measured
 
 
@@ -189,8 +183,7 @@ CLAIMS = (
         ),
         paper="Q = n·w·δ − R·C, R·C = 12,500 B",
         quote=(
-            "To ensure there is no packet loss, the queue size Q should be large enough to store packets on the flight "
-            "for all connections"
+            "To ensure there is no packet loss, the queue size Q should be large enough to store packets on the flight for all connections"
         ),
         section="§V",
         check=_follows_eq8,
@@ -216,9 +209,7 @@ def plot_buffer(m: Metrics) -> Any:
     fig, ax = figure(size=(6.4, 4.0))
     ax.plot(df.senders, kb(df.max_queue_bytes), "o", ms=4, color="tab:blue", label="simulated queue (1 MB port)")
     ax.plot(df.senders, kb(df.predicted_paper_bytes), "k-", lw=1, label="Eq. 8, paper: n·w·δ − 12.5 kB")
-    ax.plot(
-        df.senders, kb(df.predicted_model_bytes), "--", lw=1, color="tab:orange", label=f"Eq. 8 with our P = {kb(pipe):.1f} kB"
-    )
+    ax.plot(df.senders, kb(df.predicted_model_bytes), "--", lw=1, color="tab:orange", label=f"Eq. 8 with our P = {kb(pipe):.1f} kB")
     ax.axhline(PAPER_EQUAL_SHARE / 1e3, color="tab:red", ls=":", lw=1, label="85 kB per port (4 MB / 48)")
     lossy = df[df.drops_85kB > 0]
     ax.plot(lossy.senders, [PAPER_EQUAL_SHARE / 1e3] * len(lossy), "x", color="tab:red", label="losses with an 85 kB port")

@@ -70,9 +70,9 @@ TESTBED = Testbed(
     buffers={1.0: {"kind": "preset", "name": "quanta_lb4g"}},
     link={"delay_us": LINK_DELAY_US, "framing_bytes": 38},
     sources={
-        "tcp.profile": "§VII: \"TCP New Reno with SACK implementation on a Windows server\" (docs/stacks.md, windows_2008r2)",
-        "tcp.rto_min_ms": "§VII: \"the default timeout value of TCP on a Windows server is 300 ms\"",
-        "tcp.cc": "§VII: \"TCP New Reno with SACK implementation on a Windows server\"",
+        "tcp.profile": '§VII: "TCP New Reno with SACK implementation on a Windows server" (docs/stacks.md, windows_2008r2)',
+        "tcp.rto_min_ms": '§VII: "the default timeout value of TCP on a Windows server is 300 ms"',
+        "tcp.cc": '§VII: "TCP New Reno with SACK implementation on a Windows server"',
         **ENGINE_HOST_SOURCES,
         "host.rx_interrupt_interval_us": (
             "NOT GIVEN: 18 µs, the BCM5709C's default receive coalescing in Linux's bnx2 driver, fitted to Fig. 5 by the "
@@ -83,7 +83,7 @@ TESTBED = Testbed(
             "§II-C, §VII: a Quanta LB4G with 4 MB shared; the engine's preset quanta_lb4g gives one busy port 128.5 kB, "
             "the buffer §V finds a 47-server incast needs at 2 MSS"
         ),
-        "topology.link.delay_us": "§II-B: a base RTT \"around 100 μs\" with a 1-MSS window: 18.536 µs per link with serialisation",
+        "topology.link.delay_us": '§II-B: a base RTT "around 100 μs" with a 1-MSS window: 18.536 µs per link with serialisation',
         "topology.link.framing_bytes": "Ethernet: 38 B per frame",
     },
 )
@@ -97,7 +97,7 @@ LB4G_CANDIDATES = (
         name="ictcp_lb4g_equal_split",
         summary="The ICTCP testbed with the LB4G's 4 MB split equally among its 48 ports: 85 kB a port (§II-C)",
         buffers={RATE_GBPS: {"kind": "per_port", "limit_bytes": LB4G_EQUAL_SPLIT_BYTES}},
-        sources={**TESTBED.sources, "switch.buffer": "§II-C: \"85 kB for each port (if equally divided)\" of the 4 MB"},
+        sources={**TESTBED.sources, "switch.buffer": '§II-C: "85 kB for each port (if equally divided)" of the 4 MB'},
     ),
     replace(
         TESTBED,

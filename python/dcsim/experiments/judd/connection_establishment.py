@@ -214,10 +214,7 @@ CLAIMS = (
     Claim(
         id="ect-syns-or-ecn-segregation-fix",
         kind="derived",
-        text=(
-            f"ECT SYNs or QoS segregation by ECN fix it: ≤ {RETRIED_FIX_MAX:.1%} "
-            f"retried and p99 setup < {FIX_P99_MAX_S * 1e3:.0f} ms"
-        ),
+        text=(f"ECT SYNs or QoS segregation by ECN fix it: ≤ {RETRIED_FIX_MAX:.1%} retried and p99 setup < {FIX_P99_MAX_S * 1e3:.0f} ms"),
         paper="SYN-retry fraction ≈ 0 with ECT SYNs or segregation",
         quote="Solution: Segregate DCTCP traffic using QoS",
         section="slide 'RED-ECN AQM Implementation'",

@@ -267,10 +267,7 @@ CLAIMS = (
     Claim(
         id="dctcp-avoids-timeouts",
         kind="paper",
-        text=(
-            f"DCTCP avoids the timeouts without touching RTO_min (200 ms): no query times out "
-            f"and p99 ≤ {DCTCP_TAIL:g} × the ideal time"
-        ),
+        text=(f"DCTCP avoids the timeouts without touching RTO_min (200 ms): no query times out and p99 ≤ {DCTCP_TAIL:g} × the ideal time"),
         paper="Conclusion, Incast: DCTCP",
         quote="Key idea: reduce queue occupancy ... Reduce timeouts",
         section="slide 'DCTCP'",

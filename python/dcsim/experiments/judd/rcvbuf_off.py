@@ -278,9 +278,7 @@ def incast_scenario(config: str, p: Params, tb: Testbed) -> dict[str, Any]:
         tcp=hosts(config, tb),
     )
     # A generous bound; the run ends when the last query completes.
-    sc["sim"]["duration_s"] = many_to_one_duration_s(
-        rounds, resolved(sc)["tcp"]["rto_min_ms"], INCAST_SERVERS * RESPONSE_BYTES, RATE_GBPS
-    )
+    sc["sim"]["duration_s"] = many_to_one_duration_s(rounds, resolved(sc)["tcp"]["rto_min_ms"], INCAST_SERVERS * RESPONSE_BYTES, RATE_GBPS)
     sc["flows"] = []
     sc["queries"] = [query(0, range(1, INCAST_SERVERS + 1), RESPONSE_BYTES, rounds)]
     sc["sim"]["stop_when_queries_done"] = True
@@ -561,12 +559,7 @@ def _incast(m: Metrics) -> tuple[bool, str]:
         f"{ioff.get('max_queue_kb', float('nan')):.0f} KB (≤ {INCAST_SERVERS} × B = "
         f"{kb(INCAST_SERVERS * m['fixed_buffer_bytes']):.0f} KB)"
     )
-    holds = (
-        ion["timeouts"] >= 1
-        and ion["drops"] > 0
-        and ioff["timeouts"] == 0
-        and ioff["p99_ms"] <= INCAST_TAIL * m["incast_ideal_ms"]
-    )
+    holds = ion["timeouts"] >= 1 and ion["drops"] > 0 and ioff["timeouts"] == 0 and ioff["p99_ms"] <= INCAST_TAIL * m["incast_ideal_ms"]
     return holds, measured
 
 
@@ -585,8 +578,7 @@ CLAIMS = (
             f"port buffer ({_share_kb(m):.0f} KB), and together they exceed BDP + port buffer"
         ),
         paper=(
-            "Conclusion: 'Receive buffer tuning' is a TCP datacenter problem (an assumption: "
-            "auto-tuned windows grow far beyond the BDP)"
+            "Conclusion: 'Receive buffer tuning' is a TCP datacenter problem (an assumption: auto-tuned windows grow far beyond the BDP)"
         ),
         quote="TCP has significant performance problems in datacenters ... Receive buffer tuning",
         section="slide 'Conclusion'",

@@ -148,9 +148,7 @@ def scenario(config: str, p: Params, tb: Testbed) -> dict[str, Any]:
         jitter_us=JITTER_US,
     )
     long_dctcp = [(s, RECEIVER) for s in DCTCP_INTO_RECEIVER] + list(REVERSE)
-    sc["flows"] = [
-        {"src": a, "dst": b, "start_s": 0.0, "start_jitter_us": JITTER_US, "cc": "dctcp", "class": 0} for a, b in long_dctcp
-    ] + [
+    sc["flows"] = [{"src": a, "dst": b, "start_s": 0.0, "start_jitter_us": JITTER_US, "cc": "dctcp", "class": 0} for a, b in long_dctcp] + [
         {
             "src": TCP_SENDER,
             "dst": RECEIVER,
@@ -304,11 +302,14 @@ def _fixed_hosts(m: Metrics) -> tuple[bool, str]:
     r = _by_config(m)
     a = r[SHARED_RFC]
     fixed = [cfg for cfg in (SHARED_FIXED, SEG_FIXED) if cfg in r]
-    measured = "; ".join(
-        f"{cfg}: SYN/SYN-ACK {int(r[cfg]['drops_syn'])}, pure ACK "
-        f"{int(r[cfg]['drops_ack'])}, handshakes lost {int(r[cfg]['short_handshake_lost'])}"
-        for cfg in fixed
-    ) + f" (RFC 3168 one queue: {int(a['drops_syn'])}, {int(a['drops_ack'])})"
+    measured = (
+        "; ".join(
+            f"{cfg}: SYN/SYN-ACK {int(r[cfg]['drops_syn'])}, pure ACK "
+            f"{int(r[cfg]['drops_ack'])}, handshakes lost {int(r[cfg]['short_handshake_lost'])}"
+            for cfg in fixed
+        )
+        + f" (RFC 3168 one queue: {int(a['drops_syn'])}, {int(a['drops_ack'])})"
+    )
     return all(r[cfg]["drops_syn"] == 0 and r[cfg]["drops_ack"] == 0 for cfg in fixed), measured
 
 

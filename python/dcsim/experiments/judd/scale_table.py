@@ -437,9 +437,7 @@ def plot(m: Metrics) -> Any:
             title += f" (ours over {measure_s:g} s)"
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=6.5, loc="upper left")
-    fig.suptitle(
-        f"Scale: DCTCP, N senders into one 10 Gbps receiver (MTU 9000, {m['port_buffer_bytes'] / 1e6:.1f} MB port)", fontsize=10
-    )
+    fig.suptitle(f"Scale: DCTCP, N senders into one 10 Gbps receiver (MTU 9000, {m['port_buffer_bytes'] / 1e6:.1f} MB port)", fontsize=10)
     return fig
 
 

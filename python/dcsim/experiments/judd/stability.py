@@ -67,6 +67,7 @@ def tcp_varies_more(tcp: dict[str, Any], dctcp: dict[str, Any]) -> tuple[bool, s
     measured = f"mean CoV TCP {tcp['mean_cov']:.3f} vs DCTCP {dctcp['mean_cov']:.3f} ({tcp['mean_cov'] / dctcp['mean_cov']:.1f}×)"
     return tcp["mean_cov"] >= TCP_COV_FACTOR * dctcp["mean_cov"], measured
 
+
 # What the plots box beside each protocol's panel: the figure's expected picture.
 EXPECTED = {
     "TCP": "expected (DCTCP Fig. 16 analogy):\nfair on average, large variation",
@@ -109,8 +110,7 @@ def five_flow_scenarios(p: Params, tb: Testbed) -> dict[str, dict[str, Any]]:
     for proto in PROTOCOLS:
         sc = protocol_fanin(f"judd-stability-{proto.lower()}", tb, proto, senders=FLOWS, duration_s=end)
         sc["flows"] = [
-            {"src": i + 1, "dst": 0, "start_s": start} | ({"stop_s": stop} if stop < end else {})
-            for i, (start, stop) in enumerate(win)
+            {"src": i + 1, "dst": 0, "start_s": start} | ({"stop_s": stop} if stop < end else {}) for i, (start, stop) in enumerate(win)
         ]
         plan[proto] = sc
     return plan
@@ -135,9 +135,7 @@ def five_flow_metrics(runs: Runs, stem: str) -> Metrics:
     (every flow's throughput per 100 ms), with the :func:`summarize` of the phases."""
     sp = runs.params["spacing_s"]
     win = last_in_first_out(FLOWS, sp)
-    df, sdf = phase_tables(
-        ((proto, runs[proto]) for proto in PROTOCOLS), lambda fs: settled_phase_rows(fs, win, SETTLE_FRACTION, SAMPLE_S)
-    )
+    df, sdf = phase_tables(((proto, runs[proto]) for proto in PROTOCOLS), lambda fs: settled_phase_rows(fs, win, SETTLE_FRACTION, SAMPLE_S))
     df = df.drop(columns=["flows"])
     return Metrics(
         values={

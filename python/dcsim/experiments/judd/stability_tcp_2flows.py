@@ -107,9 +107,7 @@ def analyze(runs: Runs) -> Metrics:
             for f, m, v in zip(st[proto]["flows"], st[proto]["mean_mbps"], st[proto]["covs"])
         ]
     sdf = pd.concat(series, ignore_index=True)[["protocol", "flow", "t_s", "mbps"]]
-    schedule = pd.DataFrame(
-        [{"flow": i, "src": f["src"], "start_s": f["start_s"]} for i, f in enumerate(runs.scenario("TCP")["flows"])]
-    )
+    schedule = pd.DataFrame([{"flow": i, "src": f["src"], "start_s": f["start_s"]} for i, f in enumerate(runs.scenario("TCP")["flows"])])
     return Metrics(
         values={"window_s": [p["measure_from_s"], p["duration_s"]], "stats": st, "timeouts": timeouts},
         tables={STEM: pd.DataFrame(rows), f"{STEM}_series": sdf, f"{STEM}_schedule": schedule},
@@ -145,8 +143,7 @@ CLAIMS = (
         id="tcp-varies-more-than-dctcp",
         kind="derived",
         text=(
-            f"Two TCP flows' throughput varies more than two DCTCP flows': TCP's mean CoV of "
-            f"100-ms samples ≥ {TCP_COV_FACTOR:g} × DCTCP's"
+            f"Two TCP flows' throughput varies more than two DCTCP flows': TCP's mean CoV of 100-ms samples ≥ {TCP_COV_FACTOR:g} × DCTCP's"
         ),
         paper="TCP: large variation; DCTCP: smooth",
         quote=SLIDE,

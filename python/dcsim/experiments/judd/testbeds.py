@@ -82,7 +82,7 @@ TESTBED = Testbed(
         "tcp.cc": "Linux's default congestion control since 2.6.19: CUBIC",
         **ENGINE_HOST_SOURCES,
         "switch.buffer": "derived: the Scale table's RTT plateau of ≈ 4.4 ms is ≈ 5.5 MB at 10 Gb/s",
-        "topology.link.rate_gbps": "the slides: 19 senders, \"190 Gbps aggregate\" into a 10 Gbps receiver",
+        "topology.link.rate_gbps": 'the slides: 19 senders, "190 Gbps aggregate" into a 10 Gbps receiver',
         "topology.link.delay_us": "an assumption: a 20 µs base RTT leaves room for DCTCP+'s 28 µs minimum latency",
         "topology.link.framing_bytes": "Ethernet: 38 B per frame",
     },
@@ -183,15 +183,10 @@ def base_rtt_s(
     the ACK (headers only) on two."""
     delay_us, framing_bytes = link["delay_us"], link["framing_bytes"]
     bit_s = 1.0 / (rate_gbps * 1e9)
-    return (
-        4 * delay_us * 1e-6
-        + 2 * (mtu_bytes + framing_bytes) * 8 * bit_s
-        + 2 * (header_bytes + framing_bytes) * 8 * bit_s
-    )
+    return 4 * delay_us * 1e-6 + 2 * (mtu_bytes + framing_bytes) * 8 * bit_s + 2 * (header_bytes + framing_bytes) * 8 * bit_s
 
 
 def queue_delay_s(mean_bytes: float, mean_packets: float, link: Mapping[str, Any], rate_gbps: float = RATE_GBPS) -> float:
     """Time to drain a queue of ``mean_bytes`` in ``mean_packets`` packets: each packet also
     carries the ``link``'s framing on the wire."""
     return (mean_bytes + link["framing_bytes"] * mean_packets) * 8 / (rate_gbps * 1e9)
-
