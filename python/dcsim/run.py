@@ -9,7 +9,7 @@ from typing import Any
 
 from . import _core
 from .results import Results
-from .scenario import engine_error, load_scenario, to_json
+from .scenario import ScenarioError, load_scenario, to_json
 
 Scenario = dict[str, Any] | str | Path
 
@@ -38,8 +38,8 @@ def run_loaded(scenario: dict[str, Any], source: str, progress: Callable[[float]
     """Run a scenario read from ``source`` (the file its errors name)."""
     try:
         raw = _core.run(to_json(scenario, source), progress)
-    except ValueError as e:
-        raise engine_error(scenario, source, e) from None
+    except ScenarioError as e:
+        raise e.named(source) from None
     return Results(raw)
 
 

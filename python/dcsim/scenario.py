@@ -26,11 +26,6 @@ else:
 
 from . import _core
 
-# A field path as the engine writes it: `flows[2].dst`, `switch.buffer.limit_packets`.
-# A field's path in an engine message: names, [indices], and keys that are not plain names
-# quoted as JSON strings (`flows[0]."a b"`), then ": " and the reason.
-_FIELD_PATH = re.compile(r'(?:[A-Za-z0-9_.\[\]?]|"(?:[^"\\]|\\.)*")+')
-_ENGINE_MESSAGE = re.compile(rf"({_FIELD_PATH.pattern}): (.*)", re.DOTALL)
 # tomllib ends its messages with the position of the problem.
 _TOML_POSITION = re.compile(r"\s*\((at line \d+, column \d+|at end of document)\)$")
 
@@ -51,16 +46,10 @@ class ScenarioError(ValueError):
     def __str__(self) -> str:
         return ": ".join(part for part in (self.source, self.field, self.reason) if part)
 
-    @classmethod
-    def from_engine(cls, source: str, error: ValueError) -> ScenarioError:
-        """Wrap the engine's `ValueError("FIELD: REASON")`."""
-        message = str(error)
-        m = _ENGINE_MESSAGE.fullmatch(message)
-        if m:
-            return cls(source, m[1].strip("."), m[2])
-        if message.startswith(": "):  # the whole scenario: no field
-            return cls(source, "", message[2:])
-        return cls(source, "", message)
+    def named(self, source: str) -> ScenarioError:
+        """This error naming `source` (a file, a scenario's name) where it names none: the
+        engine raises it with the field and the reason, and the caller knows the source."""
+        return self if self.source else ScenarioError(source, self.field, self.reason)
 
 
 def load_scenario(path: str | Path) -> dict[str, Any]:
@@ -147,8 +136,8 @@ def validate(scenario: dict[str, Any], source: str = "<scenario>") -> None:
     text = to_json(scenario, source)
     try:
         _core.validate_json(text)
-    except ValueError as e:
-        raise engine_error(scenario, source, e) from None
+    except ScenarioError as e:
+        raise e.named(source) from None
 
 
 def resolved(scenario: dict[str, Any], source: str = "<scenario>") -> dict[str, Any]:
@@ -156,8 +145,8 @@ def resolved(scenario: dict[str, Any], source: str = "<scenario>") -> dict[str, 
     (docs/stacks.md) and every default present, so what a run uses can be read off it."""
     try:
         return json.loads(_core.resolve_json(to_json(scenario, source)))
-    except ValueError as e:
-        raise engine_error(scenario, source, e) from None
+    except ScenarioError as e:
+        raise e.named(source) from None
 
 
 def port_names(scenario: dict[str, Any] | str | Path, source: str | None = None) -> list[str]:
@@ -171,88 +160,8 @@ def port_names(scenario: dict[str, Any] | str | Path, source: str | None = None)
     source = source or scenario.get("name") or "<scenario>"
     try:
         return list(_core.port_names(to_json(scenario, source)))
-    except ValueError as e:
-        raise engine_error(scenario, source, e) from None
-
-
-def engine_error(scenario: dict[str, Any], source: str, error: ValueError) -> ScenarioError:
-    """The engine's rejection of `scenario` as a ScenarioError, its field found exactly where
-    the engine could only name the enclosing table. A ScenarioError found before the engine
-    saw the scenario (a non-finite number, an unreadable CDF file) is returned as it is."""
-    if isinstance(error, ScenarioError):
-        return error
-    wrapped = ScenarioError.from_engine(source, error)
-    return _pinpoint(scenario, wrapped) or wrapped
-
-
-# Engine messages from inside a `kind = "..."` table, where serde loses the field's path.
-_VAGUE = re.compile(r"expected (u8|u16|u32|u64|i32|i64|f64)\b|unknown field|unknown variant|missing field")
-
-
-def _pinpoint(scenario: dict[str, Any], error: ScenarioError) -> ScenarioError | None:
-    """For an error the engine could only place at a `kind = "..."` table (serde reads such
-    tables whole), find the exact field with the published JSON Schema; None if it cannot."""
-    if not _VAGUE.search(error.reason) or not _is_kind_table(scenario, error.field):
-        return None
-    import jsonschema
-
-    validator = jsonschema.Draft7Validator(json.loads(_core.scenario_schema()))
-    found = [_deepest(e) for e in validator.iter_errors(scenario)]
-    if not found:
-        return None
-    e = max(found, key=lambda e: len(e.absolute_path))
-    path = ".".join(f"[{p}]" if isinstance(p, int) else p for p in e.absolute_path).replace(".[", "[")
-    field, reason = _explain(path, e)
-    return ScenarioError(error.source, field, reason)
-
-
-def _is_kind_table(scenario: dict[str, Any], field: str) -> bool:
-    """Whether `field` (engine path syntax) names a table with a `kind`."""
-    node: Any = scenario
-    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", field):
-        try:
-            node = node[int(index)] if index else node[name]
-        except (KeyError, IndexError, TypeError):
-            return False
-    return isinstance(node, dict) and "kind" in node
-
-
-def _deepest(error: Any) -> Any:
-    """Within a choice of tables (`oneOf`), the error of the variant the table names by its
-    `kind`, recursively; else the error itself."""
-    if error.validator != "oneOf" or not error.context:
-        return error
-    by_variant: dict[Any, list[Any]] = {}
-    for sub in error.context:
-        by_variant.setdefault(sub.schema_path[0], []).append(sub)
-    named = [
-        errs
-        for errs in by_variant.values()
-        if not any(list(x.relative_path)[:1] == ["kind"] or x.validator == "required" and "'kind'" in x.message for x in errs)
-    ]
-    if len(named) != 1:
-        return error  # the kind itself is unknown: report the table
-    return max((_deepest(x) for x in named[0]), key=lambda x: len(x.absolute_path))
-
-
-def _explain(path: str, e: Any) -> tuple[str, str]:
-    if e.validator == "additionalProperties":
-        extra = sorted(set(e.instance) - set(e.schema.get("properties", {})))
-        allowed = ", ".join(sorted(e.schema.get("properties", {})))
-        return f"{path}.{extra[0]}" if extra else path, f"unknown field (expected one of {allowed})"
-    if e.validator == "required":
-        missing = [name for name in e.validator_value if name not in e.instance]
-        return f"{path}.{missing[0]}" if missing else path, "missing field"
-    if e.validator == "minimum":
-        return path, f"must be ≥ {e.validator_value:g}, got {e.instance!r}"
-    if e.validator == "type":
-        return path, f"must be of type {e.validator_value}, got {e.instance!r}"
-    if e.validator == "oneOf" and isinstance(e.instance, dict):
-        kinds = [s.get("properties", {}).get("kind", {}).get("enum", [None])[0] for s in e.validator_value]
-        kinds = [k for k in kinds if k]
-        if kinds:
-            return f"{path}.kind", f"must be one of {', '.join(kinds)}, got {e.instance.get('kind')!r}"
-    return path, e.message
+    except ScenarioError as e:
+        raise e.named(source) from None
 
 
 def to_json(scenario: dict[str, Any], source: str = "<scenario>") -> str:

@@ -128,6 +128,16 @@ def test_dict_errors_name_the_scenario(small: dict) -> None:
         dcsim.run(small)
 
 
+def test_the_engine_raises_the_typed_error_itself(small: dict) -> None:
+    small["switch"] = {"aqm": {"kind": "threshold", "k_packet": 20}}
+    with pytest.raises(ScenarioError) as caught:
+        _core.validate_json(json.dumps(small))
+    error = caught.value
+    assert (error.source, error.field) == ("", "switch.aqm.k_packet")
+    assert error.reason.startswith("unknown field (expected one of at, count_in_service, k_packets, kind")
+    assert str(error.named("mine.toml")) == f"mine.toml: switch.aqm.k_packet: {error.reason}"
+
+
 def test_error_survives_pickling_for_worker_processes() -> None:
     error = ScenarioError("a.toml", "tcp.cc", "unknown variant")
     copy = pickle.loads(pickle.dumps(error))

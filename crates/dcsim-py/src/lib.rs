@@ -7,6 +7,7 @@
 // clippy since Rust 1.85 reports at every function (PyO3/pyo3#4828, fixed in pyo3 0.23.5).
 #![allow(clippy::useless_conversion)]
 
+use dcsim::error::ConfigError;
 use dcsim::results::{Column, Table};
 use dcsim::sim::memory::Consumer;
 use numpy::{IntoPyArray, PyArrayMethods};
@@ -16,7 +17,7 @@ use pyo3::types::PyDict;
 
 /// Runs one scenario (JSON text) and returns its results: a dict of scalars and tables. The
 /// GIL is released while the simulation runs and its tables are put in columns. A bad
-/// scenario raises ValueError("FIELD: REASON").
+/// scenario raises `dcsim.ScenarioError` (its field and reason).
 ///
 /// With `progress`, it is called with the fraction of simulated time done (0..1) every
 /// `PROGRESS_EVENTS` events, and pending signals are checked there: Ctrl-C stops the run
@@ -28,8 +29,8 @@ fn run(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> PyRes
     let mut raised: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {
         let started = std::time::Instant::now();
-        let scenario = dcsim::Scenario::from_json(&text).map_err(|e| e.to_string())?;
-        let mut sim = dcsim::Simulation::for_consumer(&scenario, Consumer::Python).map_err(|e| e.to_string())?;
+        let scenario = dcsim::Scenario::from_json(&text)?;
+        let mut sim = dcsim::Simulation::for_consumer(&scenario, Consumer::Python)?;
         let results = match &progress {
             None => Some(sim.run()),
             Some(callback) => sim.run_observed(PROGRESS_EVENTS, |done| {
@@ -42,15 +43,26 @@ fn run(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> PyRes
         // Wall time is measured here, outside the engine, which never reads a clock; it
         // covers the simulation, not the handing over of its results.
         let wall_seconds = started.elapsed().as_secs_f64();
-        Ok::<_, String>(results.map(|mut results| {
+        Ok::<_, ConfigError>(results.map(|mut results| {
             let tables = results.take_tables();
             (results, tables, wall_seconds)
         }))
     });
     match outcome {
-        Err(msg) => Err(PyValueError::new_err(msg)),
+        Err(e) => Err(scenario_error(py, e)),
         Ok(Some((results, tables, wall_seconds))) => results_dict(py, &results, tables, wall_seconds),
         Ok(None) => Err(raised.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))),
+    }
+}
+
+/// The engine's refusal of a scenario as `dcsim.ScenarioError(source, field, reason)`: the
+/// Python package's class, so that one type is caught, pickled across processes and printed
+/// alike wherever the error arose; the caller names the source (a file, a scenario's name).
+fn scenario_error(py: Python<'_>, e: ConfigError) -> PyErr {
+    let class = py.import_bound("dcsim.scenario").and_then(|m| m.getattr("ScenarioError"));
+    match class.and_then(|c| c.call1(("", e.field, e.reason))) {
+        Ok(error) => PyErr::from_value_bound(error),
+        Err(import_failed) => import_failed,
     }
 }
 
@@ -108,24 +120,24 @@ fn results_dict(py: Python<'_>, results: &dcsim::Results, tables: Vec<(&'static 
 
 /// Parses and checks a scenario without running it.
 #[pyfunction]
-fn validate_json(scenario_json: &str) -> PyResult<()> {
-    let scenario = dcsim::Scenario::from_json(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    dcsim::Simulation::for_consumer(&scenario, Consumer::Python).map_err(|e| PyValueError::new_err(e.to_string()))?;
+fn validate_json(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
+    let scenario = dcsim::Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, e))?;
+    dcsim::Simulation::for_consumer(&scenario, Consumer::Python).map_err(|e| scenario_error(py, e))?;
     Ok(())
 }
 
 /// The names of a scenario's ports, in port order, from its network alone (nothing runs).
 #[pyfunction]
-fn port_names(scenario_json: &str) -> PyResult<Vec<String>> {
-    let scenario = dcsim::Scenario::from_json(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    dcsim::port_names(&scenario).map_err(|e| PyValueError::new_err(e.to_string()))
+fn port_names(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<String>> {
+    let scenario = dcsim::Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, e))?;
+    dcsim::port_names(&scenario).map_err(|e| scenario_error(py, e))
 }
 
 /// The scenario as the engine reads it (its stack profile applied, every default filled in),
 /// as JSON.
 #[pyfunction]
-fn resolve_json(scenario_json: &str) -> PyResult<String> {
-    let scenario = dcsim::Scenario::from_json(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+fn resolve_json(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    let scenario = dcsim::Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, e))?;
     serde_json::to_string(&scenario).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ConfigError;
 pub use crate::tcp::cc::{cubic::CubicConfig, CcKind};
 
+mod pinpoint;
 pub mod profiles;
 mod traffic;
 pub use profiles::StackProfile;
@@ -1401,9 +1402,9 @@ impl Scenario {
     /// The typed reading of a parsed document, after its stack profile filled in `tcp`.
     fn from_document(mut doc: serde_json::Value) -> Result<Self, ConfigError> {
         profiles::apply(&mut doc);
-        let scenario: Scenario = serde_path_to_error::deserialize(doc).map_err(|e| {
+        let scenario: Scenario = serde_path_to_error::deserialize(&doc).map_err(|e| {
             let path = field_path(e.path());
-            ConfigError::new(path, e.into_inner().to_string())
+            pinpoint::pinpoint(&doc, e.path(), &path).unwrap_or_else(|| ConfigError::new(path, e.into_inner().to_string()))
         })?;
         scenario.validate()?;
         Ok(scenario)
