@@ -56,7 +56,7 @@ bench-sweep: ## Sweep throughput: 200 small runs, local processes vs a Dask Loca
 	$(PYTHON) benchmarks/sweep_bench.py
 
 FUZZ_SECONDS ?= 300
-fuzz: ## cargo fuzz (libFuzzer, nightly Rust) on each target for FUZZ_SECONDS (300); grows fuzz/corpus
+fuzz: ## cargo fuzz (libFuzzer, nightly Rust) on each target for FUZZ_SECONDS (300); grows fuzz/corpus (not committed), re-minimises fuzz/minimised
 	./scripts/fuzz.sh $(FUZZ_SECONDS)
 
 schema: ## Regenerate schema/scenario.schema.json from the engine's types

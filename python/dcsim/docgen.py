@@ -349,7 +349,8 @@ _ENGINE_CHECK_ROWS = [
         "`fuzz/` (cargo fuzz, libFuzzer): `scenario_parse` reads any bytes as a TOML or a JSON scenario and builds its "
         "network; `small_sim` runs what the parser accepts, within 20,000 events and 50 MB, twice, with every invariant "
         "checked. The oracle is `fuzz/checks.rs`; the corpora are `fuzz/seeds` (the examples, the test scenarios and "
-        "every experiment's first scenarios) and `fuzz/corpus/<target>`",
+        "every experiment's first scenarios) and `fuzz/minimised/<target>` (the inputs that reach branches the seeds do not, "
+        "re-minimised after each `make fuzz`; the grown corpus stays outside the repository)",
         "no input panics, overflows or hangs (10 s per input); every refusal is one `ConfigError` of one line; an "
         "accepted scenario runs without breaking an invariant and gives byte-identical results twice (it found TOML "
         "syntax errors reported on two lines without their position, a key holding a newline breaking the message onto "

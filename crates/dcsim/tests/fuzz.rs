@@ -1,7 +1,9 @@
-//! The short fuzz pass of `make test`: every input of the fuzz corpora (fuzz/seeds, and
-//! fuzz/corpus/<target> as grown by `make fuzz`) and seeded mutations of them go through the
-//! fuzz targets' checks (fuzz/checks.rs): parsed without a panic, refused with a one-line
-//! error or run within budget with every invariant checked, twice, identically.
+//! The short fuzz pass of `make test`: every input of the fuzz corpora and seeded mutations
+//! of them go through the fuzz targets' checks (fuzz/checks.rs): parsed without a panic,
+//! refused with a one-line error or run within budget with every invariant checked, twice,
+//! identically. The corpora are fuzz/seeds and fuzz/minimised/<target>, in the repository
+//! (the seeds' coverage and the inputs `make fuzz` found that reach further), and
+//! fuzz/corpus/<target> if present: the corpus `make fuzz` grows locally, outside git.
 //!
 //! Without libFuzzer's coverage guidance this finds less than `make fuzz`, but it runs on
 //! stable Rust, in the optimised and the overflow-checked build, on every change.
@@ -20,18 +22,38 @@ fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
 }
 
-/// Every file of the seeds and of `target`'s corpus, in name order.
+/// Every file of the seeds, of `target`'s minimised corpus and of its local grown corpus (if
+/// any), in name order. The first two are in the repository and must be there.
 fn corpus(target: &str) -> Vec<(String, Vec<u8>)> {
+    let fuzz = fuzz_dir();
     let mut files = Vec::new();
-    for dir in [fuzz_dir().join("seeds"), fuzz_dir().join("corpus").join(target)] {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+    let mut committed = 0;
+    for (dir, required) in [
+        (fuzz.join("seeds"), true),
+        (fuzz.join("minimised").join(target), true),
+        (fuzz.join("corpus").join(target), false),
+    ] {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(_) if !required => continue,
+            Err(e) => panic!("the fuzz corpus {} is missing: {e}", dir.display()),
+        };
+        let before = files.len();
         for e in entries {
             let path = e.expect("a corpus entry").path();
             files.push((path.display().to_string(), std::fs::read(&path).expect("a corpus file")));
         }
+        if required {
+            assert!(files.len() > before, "the fuzz corpus {} is empty", dir.display());
+            committed = files.len();
+        }
     }
     files.sort();
-    assert!(files.len() >= 50, "the fuzz corpora are missing from {}", fuzz_dir().display());
+    assert!(
+        committed >= 50,
+        "the fuzz corpora in {} hold only {committed} inputs",
+        fuzz.display()
+    );
     files
 }
 
