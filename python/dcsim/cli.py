@@ -440,7 +440,8 @@ def _write_run(out: Path, results: Any, spec: dict[str, Any], trace_formats: tup
         written.append("trace.csv")
     if "pcap" in trace_formats:
         written += _write_pcaps(out, trace, spec, results.ports["name"].tolist(), results.flows)
-    write_json(out / "summary.json", summary)
+    # Every value the run used, defaults included, so that it can be reproduced from its output.
+    write_json(out / "summary.json", summary | {"parameters": results.parameters})
     return summary, written
 
 

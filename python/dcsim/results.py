@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import math
 from collections.abc import Iterator, Sequence
 from functools import cached_property
@@ -16,8 +17,9 @@ import pandas as pd
 QUEUE_QUANTILES = (0.5, 0.95, 0.99)
 
 # Layout of `Results.raw`, part of every cache key (executor.cache_key) so that an entry of
-# another layout is never read as this one. 1: JSON rows; 2: NumPy columns.
-RAW_FORMAT = 3
+# another layout is never read as this one. 1: JSON rows; 2: NumPy columns; 4: with the
+# run's parameters (JSON text).
+RAW_FORMAT = 4
 
 # A table as the engine hands it over: column name -> array, one row per entry (`trace.sack`
 # has 6 numbers per row), all of one length.
@@ -256,8 +258,18 @@ class Results:
 
         return fct_stats(self.flows, DCTCP_BUCKETS if buckets is None else buckets, by)
 
+    @cached_property
+    def parameters(self) -> dict[str, Any]:
+        """What the run ran with: `scenario`, its tables as the engine read them (the stack
+        profile applied, every default filled in; the workload lists left out), and the values
+        the engine derived when it built the network: `ports` (ports alike in every setting as
+        one entry: rate, delay, buffer limits, the AQM with the K it used), `shared_memory`
+        (each switch memory's size and α), `segment_bytes` and `packet_bytes`."""
+        return json.loads(self.raw["parameters"]) if "parameters" in self.raw else {}
+
     def summary(self) -> dict[str, Any]:
-        """The run in brief: what `dcsim run` writes to summary.json."""
+        """The run in brief: what `dcsim run` writes to summary.json, beside the run's
+        `parameters`."""
         ports = [port | _queue_quantiles(histogram) for port, histogram in zip(rows(self.raw["ports"]), occupancy(self.raw), strict=True)]
         flows = rows(self.raw["flows"])
         return (

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner, Result
 
+import dcsim
 from conftest import SMALL_TOML
 from dcsim import _core, experiments, reproduce
 from dcsim.cli import main
@@ -132,6 +133,23 @@ def test_run_writes_summary_and_tables(small_toml: Path, tmp_path: Path) -> None
     for table in ("flows", "ports", "queue_occupancy", "queue_samples", "flow_samples"):
         assert (out / f"{table}.csv").is_file()
     assert "s0->h0" in result.stdout
+
+
+def test_run_records_every_value_it_ran_with(small_toml: Path, tmp_path: Path) -> None:
+    # K left out on a 10 Gb/s star: the engine picks 65 packets (DCTCP paper §3.5), and the
+    # summary says so, beside the defaults of every table.
+    path = tmp_path / "ten.toml"
+    path.write_text(small_toml.read_text().replace("k_packets = 20\n", "").replace("hosts = 3", "hosts = 3\nlink = { rate_gbps = 10 }"))
+    out = tmp_path / "out"
+    assert invoke("run", path, "--out", out, "-q").exit_code == 0
+    parameters = json.loads((out / "summary.json").read_text())["parameters"]
+    (switch_ports,) = [g for g in parameters["ports"] if g["switch"]]
+    assert (switch_ports["aqm"]["k_packets"], switch_ports["rate_gbps"], switch_ports["ports"]) == (65, 10.0, 3)
+    assert parameters["scenario"]["tcp"]["rto_min_ms"] > 0 and parameters["scenario"]["host"]["nic_queue_packets"] == 1000
+    assert parameters["packet_bytes"] == parameters["segment_bytes"] + parameters["scenario"]["tcp"]["header_bytes"]
+    assert sum(g["ports"] for g in parameters["ports"]) == 6
+    # The Python API has the same record.
+    assert dcsim.run(path).parameters == parameters
 
 
 def test_a_large_network_samples_only_the_ports_its_data_crosses(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ fn run(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> PyRes
         let started = std::time::Instant::now();
         let scenario = dcsim::Scenario::from_json(&text)?;
         let mut sim = dcsim::Simulation::for_consumer(&scenario, Consumer::Python)?;
+        let parameters = sim.parameters().to_string();
         let results = match &progress {
             None => Some(sim.run()),
             Some(callback) => sim.run_observed(PROGRESS_EVENTS, |done| {
@@ -45,12 +46,16 @@ fn run(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> PyRes
         let wall_seconds = started.elapsed().as_secs_f64();
         Ok::<_, ConfigError>(results.map(|mut results| {
             let tables = results.take_tables();
-            (results, tables, wall_seconds)
+            (results, tables, wall_seconds, parameters)
         }))
     });
     match outcome {
         Err(e) => Err(scenario_error(py, e)),
-        Ok(Some((results, tables, wall_seconds))) => results_dict(py, &results, tables, wall_seconds),
+        Ok(Some((results, tables, wall_seconds, parameters))) => {
+            let out = results_dict(py, &results, tables, wall_seconds)?;
+            out.bind(py).set_item("parameters", parameters)?;
+            Ok(out)
+        }
         Ok(None) => Err(raised.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))),
     }
 }

@@ -7,6 +7,7 @@ mod invariants;
 pub mod memory;
 #[cfg(test)]
 mod pacing_tests;
+mod parameters;
 mod trace;
 pub mod traffic;
 mod udp;
@@ -376,6 +377,8 @@ pub struct Simulation {
     probes: ProbeSamples,
     /// The invariant-checking mode's state (`sim.check_invariants`), when on.
     checker: Option<Box<invariants::InvariantChecker>>,
+    /// What this run runs with (`parameters.rs`).
+    parameters: serde_json::Value,
 }
 
 /// A stage of every host's receive path set by a time in µs (`make(time)`), none where the
@@ -501,6 +504,7 @@ impl Simulation {
                 idle_restart: Time::from_ms_f64(t.rto_min_ms),
             }));
         }
+        let parameters = parameters::record(s, &net);
         let rx_moderation = per_host(&net.nodes, s.host.rx_interrupt_interval_us, RxModeration::new);
         let rx_processing = per_host(&net.nodes, s.host.rx_processing_us, RxProcessor::new);
         let mut sim = Simulation {
@@ -552,6 +556,7 @@ impl Simulation {
             udp: s.udp.iter().map(UdpSource::new).collect(),
             probes: ProbeSamples::default(),
             checker: s.sim.check_invariants.then(Box::default),
+            parameters,
         };
         for c in 0..sim.conns.len() as u32 {
             sim.attach_ictcp(c);
@@ -594,6 +599,13 @@ impl Simulation {
             sim.cal.schedule(sim.warmup, Event::FlowSample);
         }
         Ok(sim)
+    }
+
+    /// What this run runs with: the scenario's tables as the engine read them (stack profile
+    /// applied, defaults filled in) and the values derived when the network was built (K by
+    /// port rate, buffer limits, shared memories), as JSON.
+    pub fn parameters(&self) -> &serde_json::Value {
+        &self.parameters
     }
 
     /// Runs to the scenario's end time and returns the results.
