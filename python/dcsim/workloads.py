@@ -27,7 +27,7 @@ from . import _core
 from .scenario import read_cdf
 
 # Size buckets of the DCTCP paper's Fig. 22 (§4.3: "short messages (100KB-1MB)"; the other
-# edges are a choice, spec experiments.md dctcp-fig22), in bytes.
+# edges are our choice), in bytes.
 DCTCP_BUCKETS: tuple[float, ...] = (0, 10e3, 100e3, 1e6, 10e6, float("inf"))
 
 # Percentiles every statistic reports, as the papers report them.
@@ -177,7 +177,7 @@ def timeouts_by_class(flows: pd.DataFrame, queries: pd.DataFrame | None = None) 
 # stand-in for the rest of the data center".
 BENCHMARK_RACK_HOSTS = 45
 # "We generate traffic for 10 minutes, comprising over 200,000 background flows and over
-# 188,000 queries" (§4.3): 313 queries and 333 background flows per second (spec §5, DERIVED;
+# 188,000 queries" (§4.3): 313 queries and 333 background flows per second (derived;
 # lower bounds, since "over"). Queries: one every 600 s / (188,000 / 45) = 143.6 ms per rack
 # server.
 BENCHMARK_MINUTES = 10.0
@@ -196,13 +196,13 @@ BENCHMARK_SCALED_ABOVE_BYTES = 1_000_000
 BENCHMARK_SCALED_FACTOR = 10.0
 # The paper chooses each background flow's endpoint "so the ratio of inter-rack to
 # intra-rack flows is the same as measured in the cluster", and does not give the ratio.
-# ASSUMPTION [EXT]: 20% of flows leave the rack (Benson, Akella and Maltz, IMC 2010: in the
+# Our choice: 20% of flows leave the rack (Benson, Akella and Maltz, IMC 2010: in the
 # cloud datacenters they measured, 80% of the traffic servers originate stays in the rack).
 BENCHMARK_ACROSS_RACKS = 0.2
-# ASSUMPTION (a reading of the text): the 200,000 background flows are all of the
+# Our reading of the text: the 200,000 background flows are all of the
 # benchmark's, the stand-in's flows into the rack included: with each rack server starting one every g ms and the stand-in 45 × 0.2 as many,
-# 45 · 1.2 / g = 200,000 / 600 s gives g = 162 ms per rack server (spec §5 reads 135 ms, with
-# no inbound flows counted). Web-search sizes (mean 1.67 MB) at this rate offer 8.7% of each
+# 45 · 1.2 / g = 200,000 / 600 s gives g = 162 ms per rack server (135 ms if
+# no inbound flows were counted). Web-search sizes (mean 1.67 MB) at this rate offer 8.7% of each
 # 1 Gbps link; the 10x scaled sizes 83% (at 135 ms they would offer 99%, and with the 10x
 # queries more than the link: the paper's DCTCP short messages were "essentially unchanged
 # from baseline" there, which an overloaded link rules out).

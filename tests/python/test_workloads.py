@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_web_search_is_the_spec_table_in_bytes() -> None:
-    # experiments.md §5: sizes in 1460-B packets with their CDF.
+    # pFabric's CDF of the DCTCP paper's Fig. 4 (search_CDF.tcl): sizes in 1460-B packets with their CDF.
     table = [(6, 0.15), (13, 0.2), (19, 0.3), (33, 0.4), (53, 0.53), (133, 0.6), (667, 0.7),
              (1333, 0.8), (3333, 0.9), (6667, 0.97), (20000, 1.0)]  # fmt: skip
     assert builtin_points("web_search") == [[p * 1460.0, c] for p, c in table]

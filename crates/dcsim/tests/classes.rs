@@ -107,7 +107,7 @@ fn drr_shares_the_link_in_the_ratio_of_the_weights() {
 
 #[test]
 fn dctcp_and_tcp_segregated_by_ecn_each_get_half_and_dctcp_keeps_its_queue_short() {
-    // The fix for TCP and DCTCP in one queue (M18, Judd's "Segregate DCTCP traffic using
+    // The fix for TCP and DCTCP in one queue (Judd's "Segregate DCTCP traffic using
     // QoS"): ECT packets to class 0 with DCTCP marking at K = 20, the rest to a drop-tail
     // class 1; equal DRR weights. With SACK and a 10-ms RTO_min, TCP's losses in its full
     // drop-tail queue cost it little time, so each class keeps its half.
@@ -220,7 +220,7 @@ fn pi_holds_the_mean_queue_at_its_reference() {
 #[test]
 fn classes_on_a_shared_memory_switch_take_the_dynamic_threshold_per_queue() {
     // Triumph-like memory: each class queue may hold alpha × free memory, so two backlogged
-    // classes of one port together hold more than one queue could (M13 per queue, M18).
+    // classes of one port together hold more than one queue could (thresholds per queue).
     let shared = |classes: &str| {
         run(&two_flows("newreno", "newreno", "").replace(
             "kind = \"per_port\"\n        limit_packets = 200",

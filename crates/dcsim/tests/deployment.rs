@@ -1,4 +1,4 @@
-//! The deployment pitfalls of DCTCP (spec algorithms.md §7) on small stars, each checked
+//! The deployment pitfalls of DCTCP (Judd's slides) on small stars, each checked
 //! against what the mechanism must do: a RED-ECN queue above K drops what it cannot mark,
 //! QoS segregation keeps TCP out of the DCTCP class's AQM, a dropped SYN costs exactly the
 //! initial RTO, and jumbo frames change the segment and frame sizes.
@@ -60,7 +60,7 @@ fn in_one_red_ecn_queue_above_k_non_ect_packets_are_dropped_and_ect_ones_marked(
     let (d, t): (&FlowStats, &FlowStats) = (&r.flows[0], &r.flows[1]);
     assert_eq!(d.retransmits, 0, "{d:?}");
     assert!(d.ecn_reductions > 0);
-    // TCP meets a drop whenever the queue is above K: it starves (spec §7.1).
+    // TCP meets a drop whenever the queue is above K: it starves (Judd's "Coexistence with TCP").
     assert!(
         t.goodput_bps < 0.1 * d.goodput_bps,
         "TCP {} vs DCTCP {}",

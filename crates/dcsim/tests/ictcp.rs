@@ -1,4 +1,4 @@
-//! ICTCP (spec algorithms.md §6) through the public API: a receiver running it keeps an incast
+//! ICTCP (ICTCP paper §IV) through the public API: a receiver running it keeps an incast
 //! and two long flows within a small port buffer where TCP alone overflows it, shares the link
 //! fairly, and leaves connections with an RTT of 2 ms or more alone. Runs on 1 Gbps stars with
 //! an 85,000-B port (the ICTCP paper's equal share of a 4 MB, 48-port switch, §II-C).

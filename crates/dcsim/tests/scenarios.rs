@@ -293,7 +293,7 @@ fn a_full_nic_queue_holds_the_sender_back_instead_of_dropping() {
     // The NIC is the bottleneck. Host 0's NIC (1 Gbps) holds 4 packets; its flow's
     // window (no loss anywhere: the switch port is as fast as the NIC) grows far beyond 4
     // packets. A host that dropped its own segments would lose most of every window; with
-    // backpressure (M10) the sender waits for room: no packet is dropped anywhere, nothing
+    // backpressure the sender waits for room: no packet is dropped anywhere, nothing
     // is retransmitted, and the NIC stays busy (goodput at the 949 Mbps ceiling).
     let r = run(r#"
         [sim]

@@ -16,13 +16,13 @@ ENGINE_HOST: dict[str, Any] = {
 }
 
 ENGINE_HOST_SOURCES: dict[str, str] = {
-    "host.nic_queue_packets": "NOT GIVEN: Linux's default txqueuelen, 1000 packets",
-    "host.queue_bytes_per_conn": "NOT GIVEN: 128 KiB of one connection in its NIC, Linux's TCP small queues",
-    "host.tx_jitter_us": "NOT GIVEN: up to 1 µs of timing noise per packet, so that equal senders do not stay phase-locked",
-    "host.clock_ppm": "NOT GIVEN: NIC clocks off by up to ±100 ppm, what IEEE 802.3 allows",
-    "host.offload_burst_segments": "NOT GIVEN: no segmentation-offload bursts",
-    "host.rx_interrupt_interval_us": "NOT GIVEN: no receive interrupt moderation",
-    "host.rx_processing_us": "NOT GIVEN: no per-packet receive processing time",
+    "host.nic_queue_packets": "Not given, our choice: Linux's default txqueuelen, 1000 packets",
+    "host.queue_bytes_per_conn": "Not given, our choice: 128 KiB of one connection in its NIC, Linux's TCP small queues",
+    "host.tx_jitter_us": "Not given, our choice: up to 1 µs of timing noise per packet, so that equal senders do not stay phase-locked",
+    "host.clock_ppm": "Not given, our choice: NIC clocks off by up to ±100 ppm, what IEEE 802.3 allows",
+    "host.offload_burst_segments": "Not given, our choice: no segmentation-offload bursts",
+    "host.rx_interrupt_interval_us": "Not given, our choice: no receive interrupt moderation",
+    "host.rx_processing_us": "Not given, our choice: no per-packet receive processing time",
 }
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from ..results import Results
 from .declarations import Claim, Metrics, Verdict
 
-REQUEST_BYTES = 100  # request size NOT GIVEN in the sources: one 100-B segment
+REQUEST_BYTES = 100  # request size not given in the sources: one 100-B segment
 QUERY_START_S = 0.01  # persistent connections open at t = 0; the first query after the handshakes
 Z_90 = 1.6449  # two-sided 90% normal quantile (DCTCP Figs. 18-19 give 90% intervals)
 

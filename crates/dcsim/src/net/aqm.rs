@@ -1,7 +1,7 @@
 //! Active queue management: the mark-or-drop decision a queue takes on a packet, on its
-//! arrival (DCTCP threshold marking, M17; RED with ECN, M16) or when it leaves the queue for
-//! the link (threshold marking at dequeue; the PI controller of Hollot et al.). Buffer
-//! admission is the queue's job, not the AQM's.
+//! arrival (DCTCP threshold marking, DCTCP paper §3.1; RED with ECN, RFC 3168 §7) or when it
+//! leaves the queue for the link (threshold marking at dequeue; the PI controller of Hollot et
+//! al.). Buffer admission is the queue's job, not the AQM's.
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;

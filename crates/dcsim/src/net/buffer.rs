@@ -1,6 +1,6 @@
-//! A switch's shared packet memory with dynamic per-port thresholds (M13; Choudhury and
-//! Hahne's dynamic-threshold model of Broadcom-style MMUs): a port may hold up to
-//! alpha × the memory still free, so one busy port converges to alpha·B/(1 + alpha) and
+//! A switch's shared packet memory with dynamic per-port thresholds (DCTCP paper §2.3.1;
+//! Choudhury and Hahne's dynamic-threshold model of Broadcom-style MMUs): a port may hold up
+//! to alpha × the memory still free, so one busy port converges to alpha·B/(1 + alpha) and
 //! k busy ports to alpha·B/(1 + k·alpha) each ("buffer pressure", DCTCP paper §2.3.4).
 
 use std::cmp::Reverse;

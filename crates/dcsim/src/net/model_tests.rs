@@ -1460,7 +1460,7 @@ impl ClassesModel {
         self.class_held(c).1
     }
 
-    /// What the class of `g` holds for a shared memory's dynamic threshold (M13 thresholds
+    /// What the class of `g` holds for a shared memory's dynamic threshold (its thresholds
     /// are per queue): its waiting bytes, and the packet in service if it is the class's.
     fn threshold_bytes(&self, g: &PktGen) -> u64 {
         self.class_bytes(self.cfg.classify.class(g, self.waiting.len()))

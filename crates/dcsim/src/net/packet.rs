@@ -45,7 +45,7 @@ pub struct Segment {
     pub flags: u8,
     pub ecn: Ecn,
     /// Traffic class its host gave it (the flow's `class`, as a DSCP or 802.1p priority):
-    /// what a switch classifying by flow reads (M18).
+    /// what a switch classifying by flow reads (DCTCP paper §1, Class of Service).
     pub class: u8,
     /// Payload bytes.
     pub len: u32,

@@ -1,5 +1,5 @@
-//! An egress port: a buffer with a limit (M11, M12), an AQM (M16, M17), and the link it
-//! serialises onto. Switch ports and host NICs are both ports.
+//! An egress port: a buffer with a limit (DCTCP paper §2.3.1), an AQM (§3.1, RFC 3168), and
+//! the link it serialises onto. Switch ports and host NICs are both ports.
 //!
 //! Two ways to run one. A FIFO whose AQM acts on arrival (every host NIC, and switch ports
 //! unless configured otherwise) fixes each packet's departure when it admits it: no events
@@ -37,8 +37,8 @@ pub struct PortCounters {
     pub drops_aqm: u64,
     /// Of `drops_aqm`, the packets an AQM dropped as they left the queue (after admission).
     pub drops_dequeue: u64,
-    /// Every drop above, by what was dropped (spec §7.2): packets that were not ECN-capable,
-    /// SYNs and SYN-ACKs, pure ACKs, and retransmitted data.
+    /// Every drop above, by what was dropped (Judd's "RED-ECN AQM Implementation" slide):
+    /// packets that were not ECN-capable, SYNs and SYN-ACKs, pure ACKs, and retransmitted data.
     pub drops_by_kind: DropKinds,
     pub marks: u64,
     /// Drops and marks when the warm-up ended (the measurement window counts from them).
@@ -243,7 +243,7 @@ impl Port {
     }
 
     /// Bytes the shared memory's dynamic threshold weighs for `pkt` at a port with a queue
-    /// discipline: its class queue's (M13 thresholds are per queue, M18).
+    /// discipline: its class queue's (the thresholds are per queue).
     #[inline]
     pub fn threshold_bytes(&self, pkt: &Packet) -> Bytes {
         let s = self.scheduled.as_ref().expect("a port with a discipline");
@@ -357,8 +357,8 @@ impl Port {
         }
     }
 
-    /// A packet arrives for this port: buffer admission (M11), then AQM (M17: "if buffer
-    /// admission fails drop, else if occupancy > K mark"). If admitted, returns when its
+    /// A packet arrives for this port: buffer admission (DCTCP paper §2.3.1), then AQM (§3.1: if
+    /// admission fails drop, else if occupancy > K mark). If admitted, returns when its
     /// transmission ends (it leaves the buffer) and, if it is the only packet on the way to the
     /// peer, its arrival time: the caller keeps exactly one arrival event per busy link, for
     /// the packet at the head of the wire.

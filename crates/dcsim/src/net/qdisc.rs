@@ -5,8 +5,8 @@
 //! A port without one is a FIFO whose schedule is fixed when a packet is admitted (the fast
 //! path in `net::port`). A port with one runs on events: `Port::offer` enqueues, the link
 //! takes the discipline's next packet when it frees, and the simulation's `TxDone` event says
-//! when that is. `Classes` is the built-in discipline: several class queues per port (M18,
-//! DCTCP paper §1 "Ethernet priorities (Class of Service)"), each with its own limit and AQM,
+//! when that is. `Classes` is the built-in discipline: several class queues per port
+//! (DCTCP paper §1 "Ethernet priorities (Class of Service)"), each with its own limit and AQM,
 //! served by strict priority or deficit round robin. A one-class `Classes` is a FIFO with an
 //! AQM that acts at dequeue.
 
@@ -56,7 +56,7 @@ pub trait QueueDisc {
     fn packets(&self) -> u32;
     fn bytes(&self) -> Bytes;
     /// Bytes held by the queue `pkt` would join, its packet being serialised included: what a
-    /// shared memory's dynamic threshold weighs (M13 thresholds are per queue).
+    /// shared memory's dynamic threshold weighs (its thresholds are per queue).
     fn queue_bytes(&self, pkt: &Packet) -> Bytes;
 }
 
@@ -292,7 +292,7 @@ impl QueueDisc for Classes {
         let waiting = q.pkts.len() as u32;
         let in_service = u32::from(port.serving == Some(c as u8));
         q.aqm.observe(now, waiting + in_service);
-        // M11/M12 on the port's buffer, then the class's own limit and share.
+        // Drop-tail on the port's buffer (DCTCP paper §2.3.1), then the class's own limit and share.
         let over_port = port.packets + 1 > port.limit_packets || port.bytes + size > port.limit_bytes;
         let held = q.bytes + q.in_service;
         let over_class = waiting + in_service + 1 > q.limit_packets || held + size > q.limit_bytes;

@@ -147,9 +147,9 @@ enum Event {
     Arrive(u32),
     /// A UDP source sends its next packet.
     UdpSend(u32),
-    /// A slot frees in a host's full NIC queue: its blocked senders may go on (M10).
+    /// A slot frees in a host's full NIC queue: its blocked senders may go on.
     NicRoom(u32),
-    /// A host NIC's pending receive interrupt: its held packets reach the stack (M10).
+    /// A host NIC's pending receive interrupt: its held packets reach the stack (DCTCP paper §3.5).
     RxInterrupt(u32),
     /// Host h's receive path is done with the packet first in line (`host.rx_processing_us`).
     RxProcessed(u32),
@@ -168,7 +168,7 @@ struct Conn {
     ends: [Endpoint; 2],
     hosts: [u32; 2],
     cc: CcKind,
-    /// Traffic class its packets carry (M18).
+    /// Traffic class its packets carry.
     class: u8,
     start: Time,
     bytes: Option<u64>,
@@ -183,8 +183,8 @@ struct Conn {
     /// The traffic generator that started it, if one did.
     generator: Option<u32>,
     /// Per end: its packets still in its host's NIC queue, for the per-connection host-queue
-    /// limit (M10). Made at the connection's first such packet, so an idle connection spends
-    /// 8 bytes on it.
+    /// limit (as Linux's TCP Small Queues). Made at the connection's first such packet, so an
+    /// idle connection spends 8 bytes on it.
     in_nic: Option<Box<[InNic; 2]>>,
     /// Per end: its entry in its host's ICTCP table, if the host runs ICTCP.
     ictcp: [Option<u32>; 2],
@@ -342,7 +342,7 @@ pub struct Simulation {
     rx_moderation: Vec<Option<RxModeration>>,
     /// Per-packet receive processing of each host (None: packets reach TCP as handed up).
     rx_processing: Vec<Option<RxProcessor>>,
-    /// Per host: ICTCP on its interface, if the scenario runs it there (spec §6).
+    /// Per host: ICTCP on its interface, if the scenario runs it there (ICTCP paper §IV).
     ictcp: Vec<Option<Interface>>,
     conns: Conns,
     /// Connections that may have finished during the current event, ended after it.
@@ -500,7 +500,7 @@ impl Simulation {
                 rtt_limit: Time::from_ms_f64(ic.rtt_limit_ms),
                 initial_subslot: Time::from_us_f64(ic.initial_subslot_us).max(Time::from_ps(1)),
                 timestamp_tick: Time::from_us_f64(ic.timestamp_tick_ns / 1000.0).max(Time::from_ps(1)),
-                // Spec ASSUMPTION: "prolonged idle" = longer than RTO_min (and two slots).
+                // Our choice, the paper does not say: "prolonged idle" = longer than RTO_min (and two slots).
                 idle_restart: Time::from_ms_f64(t.rto_min_ms),
             }));
         }
@@ -779,8 +779,8 @@ impl Simulation {
     }
 
     /// The switch's shared memory, if it has one, admits `pkt` to the queue of port `p`
-    /// holding `queue_bytes(port)` (M13); a refusal is counted on the port and the packet
-    /// accounted.
+    /// holding `queue_bytes(port)` (DCTCP paper §2.3.1); a refusal is counted on the port and
+    /// the packet accounted.
     #[inline(always)]
     fn admit_to_memory(&mut self, p: u32, pkt: &Packet, queue_bytes: impl FnOnce(&mut Port) -> Bytes) -> bool {
         let port = &self.ports[p as usize];
@@ -1130,7 +1130,7 @@ impl Simulation {
         let nic = self.host_port[host as usize];
         let mut edge = None;
         for mut pkt in out.drain(..) {
-            pkt.class = class; // the host marks its packets with the flow's class (M18)
+            pkt.class = class; // the host marks its packets with the flow's class
             if let Some(k) = ictcp_entry {
                 // ICTCP rewrites the window of each segment its host sends (§VI-A).
                 let i = self.ictcp[host as usize].as_mut().expect("attached");

@@ -1,4 +1,4 @@
-//! Open-loop flow generators (DCTCP §4.3's background traffic; spec experiments.md §5): on
+//! Open-loop flow generators (DCTCP §4.3's background traffic, §2.2's distributions): on
 //! each source host, flows arrive by a Poisson or empirical process, each with a size from an
 //! empirical CDF and a destination chosen by a rule. Arrivals never wait for earlier flows.
 

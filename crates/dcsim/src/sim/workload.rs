@@ -1,6 +1,7 @@
-//! Partition/aggregate queries (M23): the state the simulation keeps per query workload.
-//! A client writes a request to each server; a server answers each complete request with a
-//! response; a query completes when every server's response has fully arrived.
+//! Partition/aggregate queries (DCTCP paper §2.1; ICTCP paper §II-A): the state the
+//! simulation keeps per query workload. A client writes a request to each server; a server
+//! answers each complete request with a response; a query completes when every server's
+//! response has fully arrived.
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -76,7 +77,7 @@ pub struct Workload {
     pub persistent: bool,
     pub cc: CcKind,
     pub rcv_buffer: Option<u64>,
-    /// Traffic class of its connections' packets (M18).
+    /// Traffic class of its connections' packets.
     pub class: u8,
     /// Persistent connections, one per server, in `servers` order.
     pub conns: Vec<u32>,
@@ -115,7 +116,7 @@ impl Workload {
         }
     }
 
-    /// The server's wait before it answers: uniform in [0, jitter] (M24).
+    /// The server's wait before it answers: uniform in [0, jitter] (DCTCP paper §2.3.2).
     pub fn response_delay(&mut self) -> Time {
         if self.jitter == Time::ZERO {
             Time::ZERO

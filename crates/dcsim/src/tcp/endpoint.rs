@@ -41,7 +41,7 @@ pub struct TcpParams {
     pub syn_retries: u32,
     /// SYN-ACKs sent again before a half-open connection gives up (`tcp_synack_retries`).
     pub synack_retries: u32,
-    /// DCTCP receiver ACK machine (M19); None = RFC 3168 receiver.
+    /// DCTCP receiver ACK machine (DCTCP paper §3.1, Fig. 10); None = RFC 3168 receiver.
     pub dctcp_receiver: Option<DctcpReceiver>,
     pub slow_start_after_idle: bool,
     pub offload_burst_segments: u32,
@@ -349,13 +349,13 @@ pub struct Endpoint {
     /// PRR and tail-loss-probe state, for the stacks that use them (boxed: an open
     /// connection of any other stack spends 8 bytes an end on it, not 48).
     loss: Option<Box<LossState>>,
-    /// M9: no further window reduction until snd_una passes this.
+    /// No further window reduction until snd_una passes this (RFC 3168 §6.1.2).
     cwr_guard: u64,
     send_cwr: bool,
     peer_rwnd: u64,
     cwnd_limited: bool,
     last_send: Option<Time>,
-    /// Packets the host's NIC queue can take during this call (M10 backpressure): the sender
+    /// Packets the host's NIC queue can take during this call (its backpressure): the sender
     /// stops, and sets `tx_blocked`, once its output holds that many.
     pub tx_room: usize,
     pub tx_blocked: bool,
@@ -739,7 +739,7 @@ impl Endpoint {
         Some(self.p.rto.ticked(pto).min(rto))
     }
 
-    // ------------------------------------------------------------------ handshake (M2)
+    // ------------------------------------------------------------------ handshake (RFC 793 §3.4)
 
     /// Active open: send the SYN, asking for ECN if the controller uses it (RFC 3168 §6.1.1).
     pub fn connect(&mut self, now: Time, out: &mut Vec<Segment>) {
@@ -887,7 +887,7 @@ impl Endpoint {
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una; // after go-back-N, skip what the peer already has
             }
-            // M9, RFC 3168 §6.1.2: ECN-Echo reduces the window at most once per window of data.
+            // RFC 3168 §6.1.2: ECN-Echo reduces the window at most once per window of data.
             let ecn_cut = ece && !self.in_recovery && self.snd_una > self.cwr_guard;
             let sample = Ack {
                 newly_acked: newly,
@@ -970,7 +970,7 @@ impl Endpoint {
     /// A duplicate ACK (RFC 5681 §2) with data outstanding.
     fn on_duplicate_ack(&mut self, now: Time, ece: bool, out: &mut Vec<Segment>) {
         if ece && !self.in_recovery && self.snd_una > self.cwr_guard {
-            self.cut_for_ecn(now); // M9, as for new data
+            self.cut_for_ecn(now); // once per window, as for new data
         }
         self.dupacks += 1;
         if self.in_recovery {
@@ -1057,7 +1057,7 @@ impl Endpoint {
         }
     }
 
-    /// The ECN-Echo response the once-per-window guard let through (M9, RFC 3168 §6.1.2): the
+    /// The ECN-Echo response the once-per-window guard let through (RFC 3168 §6.1.2): the
     /// controller reduces, the guard closes until snd_una passes snd_nxt, and the next new
     /// segment carries CWR.
     #[inline]
@@ -1112,7 +1112,7 @@ impl Endpoint {
             self.cc.win.cwnd += 3.0 * self.mss();
         }
         self.recover = self.snd_max;
-        self.cwr_guard = self.snd_max; // one reduction per window, loss or ECN (M9)
+        self.cwr_guard = self.snd_max; // one reduction per window, loss or ECN (RFC 3168 §6.1.2)
         self.in_recovery = true;
         self.events().fast_retransmits += 1;
         self.retransmit_head(now, out);
@@ -1321,9 +1321,9 @@ impl Endpoint {
             self.send_in_sack_recovery(now, out);
             return;
         }
-        // Segmentation offload (M10): once the window has room for a whole burst (or for all
-        // that is left to send), send back to back; until then, hold new data. Never wait for
-        // more than a third of the window (Linux tcp_tso_should_defer, tcp_tso_win_divisor =
+        // Segmentation offload (DCTCP paper §3.5): once the window has room for a whole burst (or
+        // for all that is left to send), send back to back; until then, hold new data. Never wait
+        // for more than a third of the window (Linux tcp_tso_should_defer, tcp_tso_win_divisor =
         // 3): a burst the receiver's delayed ACKs cannot open would wait for their timer.
         let burst = self.p.offload_burst_segments as u64;
         if burst > 0 && self.snd_nxt >= self.snd_max && self.snd_nxt > self.snd_una {

@@ -75,7 +75,7 @@ fn segments_acked(p: &Segment) -> u64 {
     (p.ack - 1) / MSS
 }
 
-// ====================================================================== 1. handshake (M2, M8)
+// ====================================================================== 1. handshake (RFC 793, RFC 3168 §6.1.1)
 
 #[test]
 fn handshake_syn_synack_ack_and_no_data_before_synack() {
@@ -85,7 +85,8 @@ fn handshake_syn_synack_ack_and_no_data_before_synack() {
     let mut out = Vec::new();
     s.connect(Time::ZERO, &mut out);
     // Only the SYN: seq 0, no payload, ECN-setup flags ECE|CWR (RFC 3168 §6.1.1); a DCTCP
-    // host sets ECT on control packets (M19 "ECT setting by a DCTCP host").
+    // host sets ECT on control packets (as Linux DCTCP does; Judd's "Connection
+    // Establishment" slide).
     assert_eq!(out.len(), 1);
     let syn = out.pop().unwrap();
     assert_eq!(syn.flags, SYN | ECE | CWR);
@@ -298,7 +299,7 @@ fn retransmitted_syn_after_lost_synack_gives_the_true_rtt_sample() {
     assert_eq!(synack2.ts_ecr, syn2.ts_val, "SYN-ACK must echo the SYN it answers");
 }
 
-// ====================================================================== 2. DCTCP receiver (M19)
+// ====================================================================== 2. DCTCP receiver (DCTCP paper §3.1, Fig. 10)
 
 /// Feeds 1-based segments with the given CE bits to an established receiver at 10 µs
 /// spacing from t = 1 ms. Returns (trigger, acked segments, ECE) per ACK, where trigger is
@@ -573,7 +574,7 @@ fn receiver_without_negotiated_ecn_never_echoes() {
     assert!(!out[0].has(ECE));
 }
 
-// ====================================================================== 4. sender ECN reaction (M9, M20)
+// ====================================================================== 4. sender ECN reaction (RFC 3168 §6.1.2, DCTCP paper §3.1)
 
 #[test]
 fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
@@ -708,7 +709,7 @@ fn ece_on_a_connection_without_ecn_is_ignored() {
     assert_eq!(s.counters().ece_acks, 0);
 }
 
-// ====================================================================== 5. NewReno (M4, RFC 6582)
+// ====================================================================== 5. NewReno (RFC 5681 §3.2, RFC 6582)
 
 /// Sender (application-limited to 10 segments) and receiver after the handshake.
 /// Delivers all 10 segments except those in `lost`; returns the receiver's ACKs.
@@ -868,7 +869,7 @@ fn newreno_partial_ack_retransmits_the_next_hole() {
     assert_eq!(r.delivered, 10 * MSS);
 }
 
-// ====================================================================== 6. RTO (M5)
+// ====================================================================== 6. RTO (RFC 6298)
 
 #[test]
 fn rto_collapses_window_backs_off_and_goes_back_n() {
@@ -965,7 +966,7 @@ fn rto_timer_with_nothing_outstanding_does_nothing() {
     assert_eq!(s.cwnd(), 14600.0);
 }
 
-// ====================================================================== 7. delayed ACKs (M6)
+// ====================================================================== 7. delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2)
 
 #[test]
 fn delayed_acks_timer_pairs_out_of_order_and_hole_filling() {
@@ -1069,8 +1070,8 @@ fn a_segment_that_fills_the_advertised_window_is_acked_at_once() {
     }
 }
 
-/// A sender with a 64-segment offload burst (M10), its peer's window `rwnd_segments`, IW
-/// `iw`; returns the ends after the handshake and the data sent with it.
+/// A sender with a 64-segment offload burst (DCTCP paper §3.5), its peer's window
+/// `rwnd_segments`, IW `iw`; returns the ends after the handshake and the data sent with it.
 fn offload_pair(rwnd_segments: u64, iw: u32) -> (Endpoint, Vec<Segment>) {
     let cc = CcKind::NewReno;
     let mut ps = params(cc, false);

@@ -1,5 +1,5 @@
-//! ICTCP: receiver-side incast congestion control (Wu et al., IEEE/ACM ToN 2013; spec
-//! algorithms.md §6, M25-M28).
+//! ICTCP: receiver-side incast congestion control (Wu et al., IEEE/ACM ToN 2013; ICTCP
+//! paper §IV and §VI).
 //!
 //! ICTCP is a filter between a host's TCP stack and its NIC (§VI-A): it watches every packet
 //! the interface receives and rewrites the receive-window field of the segments the host
@@ -42,13 +42,13 @@ pub struct IctcpParams {
     pub fairness_fraction: f64,
     /// Only connections with an RTT below this are controlled: 2 ms (§III).
     pub rtt_limit: Time,
-    /// Sub-slot length before any connection has an RTT (spec ASSUMPTION: 100 µs, the
-    /// testbed's base RTT).
+    /// Sub-slot length before any connection has an RTT (our choice, the paper does not say:
+    /// 100 µs, the testbed's base RTT, §II-B).
     pub initial_subslot: Time,
     /// The receiver's timestamp clock tick: 100 ns (§VI-C).
     pub timestamp_tick: Time,
     /// A connection idle longer than max(this, two slots) restarts in slow start (§IV-C
-    /// "prolonged idle"; spec ASSUMPTION: this = RTO_min).
+    /// "prolonged idle"; our choice, the paper gives no threshold: this = RTO_min).
     pub idle_restart: Time,
 }
 
@@ -163,7 +163,7 @@ impl Interface {
     }
 
     /// Registers a connection; returns its key. New connections start in slow start at the
-    /// minimum window (spec ASSUMPTION: the initial window is not given).
+    /// minimum window (our choice: the paper does not give the initial window).
     pub fn add_conn(&mut self, now: Time) -> u32 {
         let rwnd = self.min_rwnd();
         let key = self.next_key;
@@ -237,7 +237,7 @@ impl Interface {
     /// measured RTT below the limit and data within the prolonged-idle limit. The paper's
     /// driver drops a connection on FIN/RST (§VI-A), as the simulation does when a connection
     /// ends (`remove_conn`); one that has not ended but is quiet beyond the idle limit (a
-    /// persistent connection between queries) is not competing either (ASSUMPTION).
+    /// persistent connection between queries) is not competing either (our choice).
     fn average_active_rwnd(&self, now: Time) -> f64 {
         let idle = self.idle_limit();
         let (sum, n) = self
@@ -287,7 +287,8 @@ impl Interface {
 
     fn end_slot(&mut self, slot_end: Time) {
         // §IV-B: T = Σ w_i·RTT_i, w_i the normalised traffic of the connections that
-        // updated their RTT in the last period T; kept when none did (spec ASSUMPTION).
+        // updated their RTT in the last period T; kept when none did (our choice, the paper
+        // does not say).
         let (mut weighted, mut total) = (0.0f64, 0u64);
         for c in &mut self.conns {
             if c.slot_rtt_updated && c.slot_bytes > 0 {
@@ -333,8 +334,8 @@ impl Interface {
         c.slot_bytes += payload as u64;
         if ts_ecr != Time::ZERO {
             // §VI-C: the sender echoes the TSval of our ACK in the data it sends in reply;
-            // the receiver's clock ticks every 100 ns. Exponential filter, gain 1/8 (spec
-            // ASSUMPTION: RFC 6298's).
+            // the receiver's clock ticks every 100 ns. Exponential filter, gain 1/8 (the paper
+            // gives none; ours is RFC 6298's).
             // Saturating only as a guard: the echo is a TSval this host sent, never after now + 1.
             let ticks = ((now + super::endpoint::TS_OFFSET) / tick).saturating_sub(ts_ecr / tick);
             let sample = ticks.max(1) * tick;
@@ -391,9 +392,9 @@ impl Interface {
         let (mss, min_rwnd) = (self.p.mss as u64, self.min_rwnd());
         let (beta, gamma1, gamma2) = (self.p.beta, self.p.gamma1, self.p.gamma2);
         // §IV-D fairness: while BW_A < 0.2·C, a window above the average of the competing
-        // connections loses one MSS. At most once per control interval (spec §6.7
-        // ASSUMPTION), the same interval as an increase: a window just raised is measured
-        // before it is judged (§IV-B).
+        // connections loses one MSS. At most once per control interval (our choice, the paper
+        // gives no frequency), the same interval as an increase: a window just raised is
+        // measured before it is judged (§IV-B).
         let short = self.bw_a_bps < self.p.fairness_fraction * self.p.capacity_bps;
         let unfair = short && (self.conns[i].rwnd as f64) > self.average_active_rwnd(now);
         let c = &mut self.conns[i];

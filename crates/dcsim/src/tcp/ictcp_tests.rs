@@ -1,5 +1,5 @@
 //! ICTCP unit tests: hand-computed vectors for the throughput filter, the difference ratio,
-//! the slot clock and quota, and each window rule (spec algorithms.md §6).
+//! the slot clock and quota, and each window rule (ICTCP paper §IV).
 
 use std::collections::VecDeque;
 use std::ops::{Deref, DerefMut};
@@ -539,9 +539,9 @@ fn congestion_avoidance_adds_exactly_one_mss_per_control_interval_while_quota_la
     // little to double (4 MSS/RTT = 46.72 Mb/s), so it moves to congestion avoidance, where
     // +1 MSS needs 11.68 Mb/s: 4 → 5 MSS (BW_A then 900 − 880 = 20), 5 → 6 (BW_A 8), and
     // there it stays. Steps at least 2·RTT apart.
-    // The failed doubling itself changes nothing but the phase (spec ASSUMPTION: no +1 MSS
-    // in its place at that ACK). The connection starts with its data; its first control
-    // interval ends two RTTs later, once T (1 ms) and BW_A (32 Mb/s) have settled.
+    // The failed doubling itself changes nothing but the phase (our choice, the paper does not
+    // say: no +1 MSS in its place at that ACK). The connection starts with its data; its first
+    // control interval ends two RTTs later, once T (1 ms) and BW_A (32 Mb/s) have settled.
     let mut i = Host::new(params());
     let c = i.add_conn(T0);
     i.set_rwnd(c, 4 * MSS);

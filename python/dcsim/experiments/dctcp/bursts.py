@@ -18,12 +18,12 @@ from ..units import gbps
 from .model import bdp_packets, k_guideline
 
 RATE_GBPS = 10.0
-SENDERS = 2  # NOT GIVEN: as Figs. 1 and 13 and the CS244 reproduction
+SENDERS = 2  # not given: as Figs. 1 and 13 and the CS244 reproduction
 PAPER_KNEE = 65  # §4.1: "the recommended value of 65"
 PAPER_BURSTS = (30, 40)  # §3.5: "bursts of as many as 30-40 packets"
 # Eq. 13 at the paper's 100 µs RTT: K > C·RTT/7 ≈ 12 packets.
 K_THEORY = k_guideline(bdp_packets(RATE_GBPS, 100.0))
-# Duration NOT GIVEN; the K sweep's values are an assumption (5..100).
+# Duration not given; the K sweep's values are an assumption (5..100).
 SCALES: dict[str, Params] = {
     "quick": {"warmup_s": 0.5, "duration_s": 1.0, "k": (5, 10, 15, 20, 30, 40, 50, 65, 80, 100)},
     "full": {

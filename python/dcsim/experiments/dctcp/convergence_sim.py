@@ -5,7 +5,7 @@ required for a new flow to grab its share of the bandwidth from an existing flow
 window size". "Simulations show that the convergence times for DCTCP is on the order of
 20-30ms at 1Gbps, and 80-150ms at 10Gbps, a factor of 2-3 more than TCP", footnote 6: "For
 RTTs ranging from 100μs to 300μs". The simulations are NS-2 (§3); their setup, the
-definition of convergence and the TCP they compare with are NOT GIVEN.
+definition of convergence and the TCP they compare with are not given.
 
 Published numbers: DCTCP 20-30 ms at 1 Gbps, 80-150 ms at 10 Gbps; 2-3× TCP's. Checked
 "within 2× of the ranges": DCTCP's convergence time in [10, 60] ms at 1 Gbps and
@@ -75,7 +75,7 @@ flows still hold unequal splits for long stretches before they meet. One packet 
 (the variant beside) brings 100 µs to 39 ms, within [10, 60], but slows 200 and 300 µs to 135
 and 162 ms, outside it; the noise floor was chosen before these runs and is not moved to suit
 one point. The paper's 20-30 ms at every RTT needs runs without this phase effect; NS-2's setup,
-its source of randomness and its definition of convergence are NOT GIVEN.
+its source of randomness and its definition of convergence are not given.
 
 Outputs: convergence_runs.csv (rate_gbps, rtt_us, protocol, variant, seed, convergence_ms,
 join_s, each flow's goodput after convergence, drops), convergence_summary.csv (median, min,

@@ -4,7 +4,7 @@ Paper setup (§4.1, after the convergence test of Fig. 16: 6 hosts on 1 Gbps lin
 Triumph, K = 20, one receiver, five senders): "We have repeated this test with up to 90 flows,
 and we find that DCTCP converges quickly, and all flows achieve their fair share (Jain's
 fairness index is 0.99)". No figure; how the flows map to hosts, the flow counts below 90 and
-the schedule are NOT GIVEN.
+the schedule are not given.
 
 Published number: Jain's fairness index 0.99 (over per-flow average throughput). Checked:
 DCTCP's Jain index ≥ 0.97 at every flow count.
@@ -21,8 +21,8 @@ Assumptions:
   host per flow, would need 91 ports on a 48-port switch.
 - All flows start together (uniform start jitter of 1 ms, the testbed default), not 30 s apart:
   90 flows started 30 s apart would take 45 minutes each way.
-- Flow counts below 90 NOT GIVEN: {10, 30, 60, 90}.
-- Duration NOT GIVEN: full measures 30 s (one interval of Fig. 16) after a 2 s warm-up; quick
+- Flow counts below 90 not given: {10, 30, 60, 90}.
+- Duration not given: full measures 30 s (one interval of Fig. 16) after a 2 s warm-up; quick
   measures 4 s after 1 s. Jain's index is over the flows' goodputs in that window.
 
 What the index measures here: with N flows the window that fills the pipe up to K is

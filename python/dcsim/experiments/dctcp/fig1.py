@@ -18,7 +18,7 @@ Assumptions:
   shared, dynamic threshold α = 0.212, so one busy port can hold up to ~700 KB (an
   assumption, calibrated to the caption's 700 KB).
 - The paper samples every 125 ms, which cannot resolve the sawtooth; we sample every 1 ms.
-- Window: the paper's is NOT GIVEN; we measure 1 s after a 2 s warm-up (both scales; a 2-flow
+- Window: the paper's is not given; we measure 1 s after a 2 s warm-up (both scales; a 2-flow
   1 Gbps run is cheap). The warm-up leaves out TCP's slow-start overshoot and the losses and
   timeouts that follow it; the regular sawtooth appears after ≈ 2 s.
 

@@ -23,7 +23,7 @@ propagation plus 2.4 µs of serialisation), no framing (ns-2 has none, so a pack
 analysis's 1500 B), 2000-packet per-port buffer (never drops), ACK every packet, flows start
 within 10 µs of each other.
 
-Assumptions (all NOT GIVEN in the paper): 1500-B packets, a buffer of at least 1000 packets,
+Assumptions (none given in the paper): 1500-B packets, a buffer of at least 1000 packets,
 access links at 10 Gbps, ACK every packet (m = 1, the ns-2 DCTCP sample script's `ackRatio 1`),
 flows start together. Warm-up: 1 s at full scale, then 0.2 s measured; quick warms up 50 ms
 and measures 50 ms (≈ 60-180 sawtooth periods; the control loop settles within a few ms at a

@@ -18,7 +18,7 @@ g = 1/16; N = 2 and 20 senders; an extra DCTCP sweep K ∈ {5, 10, 20, 40} with 
 
 Assumptions:
 - The Triumph's dynamic buffer is the engine's `triumph` preset (the testbed's).
-- Duration NOT GIVEN: full scale measures 10 s after a 2 s warm-up; quick measures 3 s after
+- Duration not given: full scale measures 10 s after a 2 s warm-up; quick measures 3 s after
   2 s. The warm-up must outlast TCP's recovery from its slow-start losses (timeouts at
   RTO_min = 300 ms), so that goodput is measured in the steady state the paper describes.
 - Instead of 125-ms samples we use the engine's exact time-weighted occupancy distribution

@@ -3,7 +3,7 @@
 Paper setup (§4.1): "We then repeated the experiment with 10Gbps link": long-lived flows
 from 10 Gbps hosts to one 10 Gbps receiver through the switch; DCTCP with marking threshold
 K swept; TCP over drop-tail as the reference. Switch, number of senders and K values are
-NOT GIVEN.
+not given.
 
 Published numbers (§4.1, §3.5): "Once the value of K exceeds the recommended value of 65,
 DCTCP gets the same throughput as TCP, and is no longer sensitive to the value of K". The
@@ -20,8 +20,8 @@ docs/validation.md) and on the same host made smooth (no moderation, no offload 
 idealised sources Eq. 13 assumes.
 
 Assumptions: 2 senders (as Figs. 1/13 and CS244);
-K ∈ 5..100; the switch (Triumph 10G ports or Scorpion) is NOT GIVEN: the Scorpion preset
-(4 MB shared, ~700 KB for one busy port, as the Triumph); duration NOT GIVEN (quick: 0.5 s measured
+K ∈ 5..100; the switch (Triumph 10G ports or Scorpion) is not given: the Scorpion preset
+(4 MB shared, ~700 KB for one busy port, as the Triumph); duration not given (quick: 0.5 s measured
 after 0.5 s; full: 4 s after 1 s). "Knee" = the smallest K of the sweep from which every
 larger K reaches 0.97 × TCP. The paper's words, "once the value of K exceeds the recommended
 value of 65, DCTCP gets the same throughput as TCP" with §3.5's "a more conservative marking
@@ -34,7 +34,7 @@ TCP gets 9.63 (9.49 at full scale). The smooth host's knee is 5. The knee follow
 bursts the hosts send: dctcp-burst-k measures a median of 51 packets (99th percentile 66) on this
 host. Counter-run: the same host with the engine's 35-segment offload bursts as well sends bursts
 of 71 packets and needs K = 80 (quick). So the paper's 30-40-packet bursts, which needed K above
-60, cost more K per packet of burst than ours do. Its NICs and their settings are NOT GIVEN.
+60, cost more K per packet of burst than ours do. Its NICs and their settings are not given.
 
 TCP's 9.63 Gbps (quick) is above the 9.49 Gbps ceiling: bytes received before the window are
 delivered in it. The second sender's receive window, tuned up to 16 MB, lets it send 9.8 MB after

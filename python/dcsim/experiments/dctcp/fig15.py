@@ -23,15 +23,15 @@ ECN-Echo) over ECN-marking RED with the guideline (min_th 50, max_th 150, max_p 
 w_q = 2^-9) and with min_th = 150.
 
 Assumptions:
-- max_th at min_th = 150 is NOT GIVEN: max_th = 450 = 3·min_th (an assumption, Floyd's rule
+- max_th at min_th = 150 is not given: max_th = 450 = 3·min_th (an assumption, Floyd's rule
   of thumb; the guideline's own 50/150 has the same ratio). Note that the Scorpion preset lets
   one busy port hold ≈ 700 KB = 466 packets, so the marking ramp 150-450 ends just below the
   buffer limit (after warm-up our queue stays below ≈ 190 packets, so this does not bite).
-- "weight = 9" is w_q = 2^-9 (an assumption); thresholds are in packets (unit NOT GIVEN).
+- "weight = 9" is w_q = 2^-9 (an assumption); thresholds are in packets (unit not given).
 - Non-gentle RED (every packet marked above max_th), the count-based spacing of marks of
   Floyd & Jacobson, the average updated on every arrival (the engine's RED).
 - Host model as Fig. 14: the testbed's 10 Gbps host (receive interrupt moderation as ixgbe's
-  default under bulk load, 125 µs), for TCP and DCTCP alike. Senders and durations as Fig. 14 (NOT GIVEN: 2
+  default under bulk load, 125 µs), for TCP and DCTCP alike. Senders and durations as Fig. 14 (not given: 2
   senders; quick 0.5 s measured after 0.5 s, full 4 s after 1 s).
 - Queue statistics: the exact time-weighted occupancy distribution of the receiver port over
   the measurement window; the time series is sampled every 100 µs and plotted over 100 ms.

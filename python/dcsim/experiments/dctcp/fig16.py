@@ -17,7 +17,7 @@ long-lived flow to host 0; DCTCP with K = 20, and TCP NewReno over drop-tail. Ea
 delivered bytes are sampled every 100 ms (`measure.flow_sample_us`).
 
 Assumptions:
-- Schedule (derived): flow i (i = 0..4) starts at i·30 s; the stop order is NOT GIVEN: last
+- Schedule (derived): flow i (i = 0..4) starts at i·30 s; the stop order is not given: last
   in, first out (an assumption), so flow i stops at (9 − i)·30 s and flow 0 runs to the end,
   270 s. Flows stop writing at their stop time and finish what they have sent.
 - Quick scale compresses the schedule 15×: 2-s spacing, 18 s in all. TCP's 300 ms RTO_min,
@@ -29,7 +29,7 @@ Assumptions:
   there); Jain's index is over the active flows (phases with one flow have none).
 - Variation: the coefficient of variation (std/mean) of a flow's 100-ms throughput samples in
   the same settled part of a phase, averaged over the active flows and the phases with
-  two or more flows. The 100-ms bin is ours (the paper's plotting interval is NOT GIVEN); it is
+  two or more flows. The 100-ms bin is ours (the paper's plotting interval is not given); it is
   the same at both scales.
 
 Measured at full scale: DCTCP's Jain index ≥ 0.99993 in every phase, mean CoV 0.087 (0.035

@@ -33,9 +33,9 @@ Assumptions:
   only split for which its fair shares (50 Mbps each) follow (derived).
 - One buffer model for the three switches: the `triumph` preset (4 MB shared, one busy port
   ~700 KB); the Scorpion's preset has the same memory and α, so this is also the Scorpion.
-- Link delays NOT GIVEN: the testbed's (25 µs on a host link, 1 µs between switches: the
+- Link delays not given: the testbed's (25 µs on a host link, 1 µs between switches: the
   100 µs intra-rack RTT of §2.3.3 is the hosts').
-- Duration NOT GIVEN: full scale measures 30 s after a 2 s warm-up; quick measures 3 s after
+- Duration not given: full scale measures 30 s after a 2 s warm-up; quick measures 3 s after
   2 s.
 - Throughput is goodput (payload delivered over the measurement window), as in every other
   experiment, and is checked against the fair shares in goodput: 1460/1538 of the line-rate

@@ -28,11 +28,11 @@ benchmark experiment, docs/workloads.md "The DCTCP benchmark"):
 - Background arrivals: Poisson per server; the 200,000 flows in 10 minutes counted with the
   stand-in's flows into the rack, so one every 162 ms per rack server. With these sizes this
   offers 8.7% of each 1 Gbps link (the load offered in the window is reported: `offered_load`).
-- Inter-rack share NOT GIVEN: 20% of each server's flows go to the stand-in, which sends as
+- Inter-rack share not given: 20% of each server's flows go to the stand-in, which sends as
   many into the rack (Benson et al., IMC 2010: 80% of traffic stays in the rack).
 - Queries: Poisson per aggregator, one every 143.6 ms (188,000 in 10 minutes), 1.6 KB
   requests (§2.2) to the 44 other rack servers over persistent connections, 2,000-B responses.
-- Size buckets NOT GIVEN except 100 KB-1 MB: < 10 kB, 10-100 kB, 100 kB-1 MB, 1-10 MB, > 10 MB.
+- Size buckets not given except 100 KB-1 MB: < 10 kB, 10-100 kB, 100 kB-1 MB, 1-10 MB, > 10 MB.
 - Duration: full = the paper's 10 minutes of arrivals; quick = 10 s. Flows that start in the
   first 10 s (quick: 1 s) are left out, and the run drains for 1 s after the last arrival.
 

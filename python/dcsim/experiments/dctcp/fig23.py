@@ -19,7 +19,7 @@ response; a query times out when a retransmission timeout fires on any of its 44
 while it runs.
 
 Assumptions: those of `dctcp-fig22` (the benchmark's traffic, docs/workloads.md); the
-statistics shown (mean, median, 95th, 99th, 99.9th percentiles) are NOT GIVEN beyond "query
+statistics shown (mean, median, 95th, 99th, 99.9th percentiles) are not given beyond "query
 completion time statistics" (an assumption). Queries issued in the warm-up are left out.
 
 Known deviation: TCP's share of queries with a timeout is several times the paper's 1.15%

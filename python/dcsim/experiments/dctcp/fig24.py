@@ -23,8 +23,8 @@ Our setup: `dcsim.workloads.dctcp_benchmark(scaled=True)`: web-search background
 preset (16 MB shared, one busy port ≈ 2.8 MB); TCP RED = NewReno with RFC 3168 ECN over RED
 (min_th 20, max_th 60, max_p 0.1, w_q 2^-9, marking ECT packets, on every port). The baseline
 DCTCP run of `dctcp-fig22` gives "unchanged from baseline". Two more kinds of runs are shown,
-not checked: RED with every packet ECT, control packets too (whether the paper's were is NOT
-GIVEN), and TCP and DCTCP with the background's rate cut so that the traffic offers about 20%
+not checked: RED with every packet ECT, control packets too (whether the paper's were is not
+given), and TCP and DCTCP with the background's rate cut so that the traffic offers about 20%
 and 45% of each rack link (`fig24_by_load`), since the paper's "over 200,000 flows" with
 web-search sizes pins the load only within a factor of several.
 
@@ -122,7 +122,7 @@ UNCHANGED = 1.25  # "essentially unchanged from baseline": within 25%
 BASELINE = "DCTCP baseline"
 TCP, DCTCP, DEEP, RED = "TCP", "DCTCP", "TCP CAT4948", "TCP RED"
 # RED with ECT on the control packets too (SYNs, pure ACKs, retransmissions): whether they were
-# is NOT GIVEN, and RED-ECN drops a non-ECT packet where it would mark an ECT one.
+# is not given, and RED-ECN drops a non-ECT packet where it would mark an ECT one.
 RED_ECT = "TCP RED, every packet ECT"
 
 

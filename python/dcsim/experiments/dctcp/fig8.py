@@ -21,7 +21,7 @@ the 10 ms tick (the production stack), `response_jitter_us` = 10,000 or 0. The j
 is also `dctcp-fig7`'s.
 
 Assumptions: those of `dctcp-fig22` (docs/workloads.md "The DCTCP benchmark"). The jitter is
-uniform over the caption's 10 ms window (the shape is NOT GIVEN; §2.3.2 speaks of "a mean
+uniform over the caption's 10 ms window (the shape is not given; §2.3.2 speaks of "a mean
 value of 10ms" instead, which the caption contradicts), and applied by the workers before they
 answer (the caption jitters the forwarded requests; either way each response starts late by
 the jitter). A query's completion time runs from its issue to its last response, jitter

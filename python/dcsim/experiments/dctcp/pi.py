@@ -5,7 +5,7 @@ like RED and PI [17] that do not modify TCP's congestion control mechanism ... W
 evaluated other AQM schemes such as PI extensively using NS-2. See [3] for detailed results."
 [17] is Hollot, Misra, Towsley and Gong, "On designing improved controllers for AQM routers
 supporting TCP flows" (INFOCOM 2001). The topology, link speed, PI gains and flow counts
-beyond "few (< 5)" and "many (20)" are in the tech report [3]: NOT GIVEN.
+beyond "few (< 5)" and "many (20)" are in the tech report [3]: not given.
 
 Published numbers (§3.5, qualitative): "with few flows (< 5), PI suffers from queue
 underflows and a loss of utilization, while with many flows (20), queue oscillations get
@@ -47,12 +47,12 @@ every N:
 
 Assumptions:
 - Topology, buffers and TCP agents of the paper's other NS-2 runs (Fig. 12, the `dctcp_ns2`
-  testbed; the ns-2 setup of [3] is NOT GIVEN); TCP is TCP-ECN so PI marks rather than drops
+  testbed; the ns-2 setup of [3] is not given); TCP is TCP-ECN so PI marks rather than drops
   (the paper always uses RED with ECN, footnote 5).
 - The PI design choices above: q_ref = K of the rate, N⁻ = 2, R⁺ = base RTT + q_ref/C,
   crossover at the TCP pole, 39.36 samples per RTT (the design example's).
 - N ∈ {2, 3, 5, 10, 20}: "few (< 5)" is 2 and 3, "many" is 20.
-- Duration NOT GIVEN: quick measures 2 s after 1 s, full 10 s after 2 s.
+- Duration not given: quick measures 2 s after 1 s, full 10 s after 2 s.
 - "Queue underflow" is the fraction of the window the port is empty (the exact time-weighted
   occupancy; the packet being sent counts, so an empty port is an idle link); "utilisation"
   is the port's busy fraction, and "a loss of utilisation" at least 1% of the link;
@@ -67,7 +67,7 @@ leaves a queue (5th percentile 11 packets); at 10 Gbps (q_ref 65 against 83 pack
 halvings do reach empty, 0.09% of the time. On the hardware testbed's hosts (delayed ACK
 m = 2, the 10 Gbps NIC's 125-µs interrupts) the 10 Gbps port is empty 11.35% of the time with
 2 flows (quick): the hosts' bursts, not PI, decide it there. The paper's ns-2 setup ([3]) is
-NOT GIVEN; its underflow needs a q_ref small against the bandwidth-delay product.
+not given; its underflow needs a q_ref small against the bandwidth-delay product.
 
 Known deviation (traced), many flows (claims many-flows-oscillate-1gbps and -10gbps): the
 spread falls from N = 5 to 20 (quick: 15 → 2 packets at 1 Gbps, 81 → 40 at 10 Gbps). The design

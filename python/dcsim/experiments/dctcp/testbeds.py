@@ -16,7 +16,7 @@ from ..scenarios import DROP_TAIL, fan_in, per_port_packets, threshold
 # as Intel's ixgbe driver's default settles under bulk receive.
 TEN_GBPS_HOST = {"rx_interrupt_interval_us": 125.0}
 TEN_GBPS_HOST_SOURCE = (
-    "NOT GIVEN (no NIC named; §3.5 names interrupt moderation among the causes of bursts): Intel 82598/82599 with the "
+    "Our choice (no NIC named; §3.5 names interrupt moderation among the causes of bursts): Intel 82598/82599 with the "
     "ixgbe driver 2.0.44-k2 (Linux 2.6.32), default dynamic ITR, whose bulk-latency state, where a 10 Gb/s receive "
     "settles, allows 8000 interrupts/s: 125 µs (ixgbe_main.c, ixgbe_set_itr_msix); one interval for every host, the "
     "receiver's (a sender's ACK stream would hold its NIC at 50 µs)"
@@ -61,7 +61,7 @@ _BEFORE_CHOICE = Testbed(
         "topology.link.delay_us": "§2.3.3: 100 µs intra-rack RTT, four host links of 25 µs",
         "topology.link.framing_bytes": "Ethernet: 38 B of preamble, header, FCS and gap per frame (1500-B packets, §3.4)",
         "topology.switch_link.delay_us": (
-            "NOT GIVEN: §2.3.3's 100 µs is measured between hosts in one rack, through one switch, so it lies in the "
+            "Not given, our choice: §2.3.3's 100 µs is measured between hosts in one rack, through one switch, so it lies in the "
             "hosts and their links; a link between two switches adds its cable (5 ns a metre) and a switch's own "
             "latency, about 1 µs"
         ),
@@ -88,7 +88,7 @@ NS2 = Testbed(
         "tcp.cc": "ns-2's FullTcp agent: NewReno with SACK",
         **ENGINE_HOST_SOURCES,
         "host.tx_jitter_us": SIMULATION_NOISE_SOURCE,
-        "switch.buffer": "NOT GIVEN: a buffer of 2000 packets per port, which never drops (the analysis assumes none)",
+        "switch.buffer": "Not given, our choice: a buffer of 2000 packets per port, which never drops (the analysis assumes none)",
         "topology.link.delay_us": "Fig. 12 caption: a 100 µs round trip, four links of 25 µs",
         "topology.link.framing_bytes": "ns-2 has no framing: a packet is the analysis's 1500 B",
     },
@@ -122,13 +122,13 @@ to "Adaptive" and publishes no interval). Its Linux driver, ixgbe 2.0.44-k2 (Lin
 and moves to its bulk-latency state, 8000 interrupts/s, once more than 20 bytes/µs arrive between interrupts, which \
 a 10 Gb/s receive exceeds: a receive interrupt at most every 125 µs. LSO hands the NIC what the window allows at \
 once, which the engine's NIC sends back to back anyway, so no offload deferral is modelled. The 1 Gb/s hosts keep no \
-moderation (NOT GIVEN). The bursts this makes at the switch are measured (dctcp-burst-k), not set. Corrected after \
+moderation (not given). The bursts this makes at the switch are measured (dctcp-burst-k), not set. Corrected after \
 the runs (the value is unchanged): the engine gives every host of a scenario one fixed interval, the receiver's. A \
 sender of a two-sender fan-in takes the ACKs of about 5 Gb/s, about 13 bytes/µs, which would hold its NIC in \
 ixgbe's low-latency state, 50 µs; the senders' interval is the receiver's 125 µs here, a known deviation (at 50 µs \
 the bursts are 21 packets, dctcp-burst-k's notes).
 
-Where the sources are silent (NOT GIVEN): whether the window restarts after an idle period (RFC 5681 §4.1; Windows \
+Where the sources are silent: whether the window restarts after an idle period (RFC 5681 §4.1; Windows \
 Server 2012 added a per-template switch, off by default, and nothing is documented for 2008 R2), whether an \
 application-limited window may keep growing (no RFC 2861 or RFC 7661 named), and whether cwnd is bounded by the largest \
 window the peer can advertise.
@@ -179,8 +179,8 @@ gives 7.0% and 0%, with every short message finished; turning off receive-window
 a host that never existed, Linux's queue without Linux's limit; the claims those candidates gain (Fig. 22's short \
 messages, Fig. 24's 95th percentiles) come from that 12 ms queue (TCP's short messages average 155 ms, not a few).
 
-*Round 2: its candidates defined before their runs, its rule round 1's.* The per-connection NIC backlog is NOT \
-GIVEN, and each candidate of round 1 that rule 1 allows also runs with the engine's 128 KB a connection: `dctcp_hosts_sourced_tsq`, \
+*Round 2: its candidates defined before their runs, its rule round 1's.* The per-connection NIC backlog is not \
+given, and each candidate of round 1 that rule 1 allows also runs with the engine's 128 KB a connection: `dctcp_hosts_sourced_tsq`, \
 `dctcp_hosts_sourced_restart_tsq`, `dctcp_hosts_sourced_clamp_tsq`. Rule 1 now fixes tuned windows and F-RTO; rules \
 2 and 3 choose among the six at quick and full scale as amended above, a tie going to the fewest values changed from \
 today's hosts.
@@ -240,7 +240,7 @@ SOURCED_SOURCES = {
         "TCP/IP Protocols and Networking Components\", Windows Server 2008); its rule is unpublished, so the engine's "
         "receive-buffer tuning stands in"
     ),
-    "tcp.rcv_autotune_initial_bytes": "NOT GIVEN: 64 KB, the largest window without window scaling",
+    "tcp.rcv_autotune_initial_bytes": "Not given, our choice: 64 KB, the largest window without window scaling",
     "tcp.rcv_autotune_max_bytes": "window scale factor 8: at most 16 MB (Windows 7 Resource Kit; Microsoft KB 934430)",
     "tcp.frto": "the stack supports RFC 4138, F-RTO (Windows Vista Resource Kit, ch. 2)",
     "host.queue_bytes_per_conn": (
@@ -249,11 +249,11 @@ SOURCED_SOURCES = {
 }
 RESTART_TCP = {"slow_start_after_idle": True, "idle_restart": "rfc5681", "cwnd_validation": "rfc7661"}
 RESTART_SOURCES = {
-    "tcp.slow_start_after_idle": "NOT GIVEN for 2008 R2: the window restarts after an idle period, RFC 5681 §4.1",
+    "tcp.slow_start_after_idle": "Not documented for 2008 R2, our choice: the window restarts after an idle period, RFC 5681 §4.1",
     "tcp.idle_restart": "RFC 5681 §4.1: cwnd = min(IW, cwnd)",
-    "tcp.cwnd_validation": "NOT GIVEN (no RFC 2861 or 7661 named): the window is validated as RFC 7661",
+    "tcp.cwnd_validation": "Our choice (no RFC 2861 or 7661 named): the window is validated as RFC 7661",
 }
-CLAMP_SOURCES = {"tcp.cwnd_clamp": "NOT GIVEN: cwnd is bounded by the peer's largest window"}
+CLAMP_SOURCES = {"tcp.cwnd_clamp": "Not given, our choice: cwnd is bounded by the peer's largest window"}
 TODAY = {"frto": False}
 TODAY_SOURCES = {"tcp.frto": "off, as the testbed ran before F-RTO was modelled"}
 
@@ -289,11 +289,11 @@ ROUND1_CANDIDATES = (
     ),
 )
 
-# Round 2 (DCTCP_HOSTS_CHOICE): the per-connection NIC backlog is NOT GIVEN, so each candidate of
+# Round 2 (DCTCP_HOSTS_CHOICE): the per-connection NIC backlog is not given, so each candidate of
 # round 1 that can be chosen also runs with the engine's 128 KB (Linux's TCP Small Queues).
 BACKLOG_SOURCES = {
     "host.queue_bytes_per_conn": (
-        "NOT GIVEN: Windows documents no per-connection limit on what waits in the NIC; the engine's 128 KB (Linux's TCP Small Queues)"
+        "Our choice: Windows documents no per-connection limit on what waits in the NIC; the engine's 128 KB (Linux's TCP Small Queues)"
     ),
 }
 ROUND2_CANDIDATES = (
@@ -342,7 +342,7 @@ TESTBED = replace(
     sources={
         **_CHOSEN.sources,
         **{
-            field: _CHOSEN.sources.get(field, "NOT GIVEN: the windows_2008r2 profile's value (docs/stacks.md)") + _CHOICE_NOTE
+            field: _CHOSEN.sources.get(field, "Not given, our choice: the windows_2008r2 profile's value (docs/stacks.md)") + _CHOICE_NOTE
             for field in _CHOSEN_BY_RULE
         },
     },

@@ -20,10 +20,10 @@ scenarios, so they are simulated once for both experiments).
 
 Assumptions:
 - The UDP rate is of IP packets (1,500 B incl. IP/UDP headers; 1,538 B on the wire with the
-  testbed's 38 B of framing, so it takes 205 Mb/s of the 1 Gb/s link); packet size NOT GIVEN
+  testbed's 38 B of framing, so it takes 205 Mb/s of the 1 Gb/s link); packet size not given
   (MTU-sized assumed).
-- Per-sender amounts 64/128/256 kB and the senders grid of ictcp-fig8/fig13 (NOT GIVEN for
-  §VII-C); the UDP flow starts before the rounds (when is NOT GIVEN; a CBR source needs no
+- Per-sender amounts 64/128/256 kB and the senders grid of ictcp-fig8/fig13 (not given for
+  §VII-C); the UDP flow starts before the rounds (when is not given; a CBR source needs no
   ramp-up, the 0.2 s lead is fig13's).
 - Thresholds of the claims (the paper's claim is only qualitative, "performs well"):
   * timeouts: at every point (amount, n) where TCP's ratio of rounds with a timeout exceeds
@@ -405,7 +405,7 @@ CLAIMS = (
             f"The UDP flow (no congestion control) keeps its rate under ICTCP: ≥ {UDP_KEEP} × 200 Mb/s received in "
             "every ICTCP run where the port dropped none of its packets (losses reported per transport)"
         ),
-        paper="background UDP connection at 200 Mb/s (its rate during incast NOT GIVEN)",
+        paper="background UDP connection at 200 Mb/s (its rate during incast not given)",
         check=lambda m: udp_keeps_rate(m.tables["bg_udp_runs"]),
     ),
     Claim(

@@ -10,7 +10,7 @@ congestion is close for total traffic of 2 and 8 MB"; "ICTCP greatly improves th
 controls timeouts well".
 
 Assumptions: MB = 1024 kB = 1,048,576 B, split evenly (integer division); 100 rounds per point
-at full scale (as §VII-A, NOT GIVEN here).
+at full scale (as §VII-A, not given here).
 
 Known deviation (traced), `beats-tcp-beyond-collapse`: ICTCP's goodput is above TCP's
 everywhere beyond TCP's collapse, but at n = 46 every one of ICTCP's rounds times out (2 MB and

@@ -14,7 +14,7 @@ Our setup: the comparison sweep of the ICTCP testbed with the background flow; i
 host 47 (its own switch port), starts at 0 and the rounds start at 0.2 s. Its goodput is
 measured before the first round and over the rounds. ictcp-fig14 reads the same runs.
 
-Assumptions: incast amounts per sender as Fig. 8 (NOT GIVEN for §VII-C); the background flow
+Assumptions: incast amounts per sender as Fig. 8 (not given for §VII-C); the background flow
 runs under the same transport as the incast (TCP, DCTCP, or TCP senders under ICTCP); its
 receive buffer is 9 MSS so that alone it runs at ≈ 920 Mb/s, the paper's "900 Mb/s" (the
 comparison module's ``BACKGROUND_RCV_SEGMENTS`` gives why).
@@ -40,7 +40,7 @@ TCP's collapse, but at n = 46 every one of ICTCP's rounds times out (every amoun
 a win by timing out later is not the paper's. The LB4G preset gives one busy port 128.5 kB,
 the §V bound for 47 senders at a 2-MSS window, and the background flow's packets share it.
 A share 2.7% larger (132 kB, quick) does not move n = 46: the background flow takes the
-difference. What the LB4G gives a busy port beside another flow is NOT GIVEN.
+difference. What the LB4G gives a busy port beside another flow is not given.
 
 Outputs: fig13_14_runs.csv (incl. background_before_mbps, background_during_mbps),
 fig13_goodput.png/.svg, fig13_background.png/.svg.

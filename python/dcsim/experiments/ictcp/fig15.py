@@ -59,8 +59,8 @@ RTOs in 5 s, 8.5 Mb/s against 898.7. The lock-out works both ways: at 5.2-5.8 s 
 the port while flow 1 waits out RTOs. The full-scale 2-flow phases (334/587 Mb/s; not traced)
 are less lopsided. The paper's fair sharing needs the incumbent not to fill the port at its
 line rate. Either its window stays below the path plus the port (≈ 141 kB), or host timing
-frees slots. The paper's iperf window and Windows' receive-window tuning (not modelled) are NOT
-GIVEN. Counter-run: with a 64 kB receive window flow 1 cannot hold the port full, the 5-10 s
+frees slots. The paper's iperf window and Windows' receive-window tuning (not modelled) are not
+given. Counter-run: with a 64 kB receive window flow 1 cannot hold the port full, the 5-10 s
 phase splits 474.6 / 474.6 Mb/s, and TCP's lowest Jain index rises from 0.512 to 0.995.
 
 Outputs: fig15_phases.csv (protocol, phase, start_s, end_s, active, flow_mbps - the active

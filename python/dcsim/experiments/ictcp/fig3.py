@@ -16,9 +16,9 @@ Our setup: the ICTCP testbed (:mod:`ictcp.testbeds`: star, 1 Gbps, base RTT ≈ 
 ``quanta_lb4g`` buffer, drop-tail, NewReno + SACK, RTO_min 300 ms, delayed ACK m = 2 / 200 ms).
 
 Assumptions:
-- Amounts per sender NOT GIVEN: 64 kB, 128 kB, 256 kB (an assumption; 64 kB is named in
+- Amounts per sender not given: 64 kB, 128 kB, 256 kB (an assumption; 64 kB is named in
   §II-A, 64 kB and 256 kB in §VII-A). kB = 1024 B.
-- Rounds per point NOT GIVEN for Fig. 3: 100 at full scale (as §VII-A), fewer at quick.
+- Rounds per point not given for Fig. 3: 100 at full scale (as §VII-A), fewer at quick.
 - Goodput = per-round total bytes / round duration, averaged over rounds ("the average value
   of 100 experimental rounds", §VII-A). The time-weighted aggregate (all bytes / all time) is
   reported beside it.

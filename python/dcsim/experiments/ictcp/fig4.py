@@ -17,10 +17,10 @@ The cap is the query connections' receive buffer (``queries[].rcv_buffer_bytes``
 advertised window is the free space in it.
 
 Assumptions:
-- rw values NOT GIVEN: an assumption, {1, 2, 4, 8, 16, 32, 64} MSS and uncapped. At rw = 1 MSS
+- rw values not given: an assumption, {1, 2, 4, 8, 16, 32, 64} MSS and uncapped. At rw = 1 MSS
   the receiver ACKs each segment at once (it fills the advertised window), so delayed ACKs do
   not stall it.
-- Amount per sender NOT GIVEN: 64 kB (an assumption).
+- Amount per sender not given: 64 kB (an assumption).
 - Background: one long-lived, uncapped NewReno flow from host 47 (the 48th switch port, not an
   incast sender) to the receiver, started at t = 0; the rounds start at ``BG_QUERY_START_S``
   so that the flow is past its slow start. Goodput counts only the incast's bytes.

@@ -20,7 +20,7 @@ calibrated once by ``ictcp-host-calibration``; the claims are checked on these),
 receive interrupts at least 50 µs apart (20,000 interrupts/s, a common moderation rate).
 
 Assumptions:
-- rwnd grid NOT GIVEN beyond "1 to 20 MSS": an assumption, 1-64 MSS.
+- rwnd grid not given beyond "1 to 20 MSS": an assumption, 1-64 MSS.
 - Durations: full 10 s per connection (paper) after 0.1 s warm-up; quick 0.3 s.
 - RTT: the sender's smoothed RTT (RFC 6298 srtt, ``flows.srtt_s``) at the end of the run;
   the engine does not record a receiver-side RTT. Beside it, the RTT a receiver can infer from
@@ -60,7 +60,7 @@ from .testbeds import MSS, ceiling_mbps, frame_bytes
 
 WARMUP_S = 0.1
 # A second host model beside the testbed's: at most one receive interrupt per 50 µs
-# (20,000 interrupts/s), a common interrupt-moderation rate; the paper's is NOT GIVEN.
+# (20,000 interrupts/s), a common interrupt-moderation rate; the paper's is not given.
 MODERATION_US = 50.0
 TESTBED = "testbed hosts"
 MODERATED = f"receive interrupts ≥ {MODERATION_US:.0f} µs apart"

@@ -14,7 +14,7 @@ Our setup: the comparison sweep of the ICTCP testbed (ICTCP, TCP and DCTCP on th
 rounds); ictcp-fig9 reads the same runs.
 
 Assumptions:
-- Amounts per sender: 64, 128 and 256 kB (64 and 256 are named; the third is NOT GIVEN), as
+- Amounts per sender: 64, 128 and 256 kB (64 and 256 are named; the third is not given), as
   ictcp-fig3; kB = 1024 B.
 - The LB4G's one-busy-port share is 128.5 kB (engine preset ``quanta_lb4g``; see its doc).
 - DCTCP (K = 20, 300 ms timeout) is not in the paper's figure; it is run on the same rounds

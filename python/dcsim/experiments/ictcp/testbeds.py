@@ -17,7 +17,7 @@ Hosts: the engine's NIC model (a FIFO transmit queue of 1000 packets serialised 
 its default 1 µs transmit jitter, and one host model, :data:`HOST_PROFILE`, calibrated once by
 the ``ictcp-host-calibration`` experiment against Fig. 5 and used unchanged by every ICTCP
 experiment: receive interrupts at most every 18 µs (the BCM5709C's default coalescing in
-Linux's bnx2 driver; the Windows driver's is NOT GIVEN) and the per-packet receive processing
+Linux's bnx2 driver; the Windows driver's is not given) and the per-packet receive processing
 that fits Fig. 5's RTT with the least host delay (none: the fit cannot tell 0 to 12 µs
 apart). The link delay gives back what processing takes (:func:`link`), so the base RTT stays
 100 µs; on a testbed whose links are shorter than that, the delay stops at 0 and the base RTT
@@ -75,10 +75,10 @@ TESTBED = Testbed(
         "tcp.cc": '§VII: "TCP New Reno with SACK implementation on a Windows server"',
         **ENGINE_HOST_SOURCES,
         "host.rx_interrupt_interval_us": (
-            "NOT GIVEN: 18 µs, the BCM5709C's default receive coalescing in Linux's bnx2 driver, fitted to Fig. 5 by the "
+            "Not given, our choice: 18 µs, the BCM5709C's default receive coalescing in Linux's bnx2 driver, fitted to Fig. 5 by the "
             "ictcp-host-calibration experiment"
         ),
-        "host.rx_processing_us": "NOT GIVEN: none, the least host delay that fits Fig. 5's RTT (ictcp-host-calibration)",
+        "host.rx_processing_us": "Not given, our choice: none, the least host delay that fits Fig. 5's RTT (ictcp-host-calibration)",
         "switch.buffer": (
             "§II-C, §VII: a Quanta LB4G with 4 MB shared; the engine's preset quanta_lb4g gives one busy port 128.5 kB, "
             "the buffer §V finds a 47-server incast needs at 2 MSS"
@@ -88,7 +88,7 @@ TESTBED = Testbed(
     },
 )
 
-# What one busy port of the LB4G may hold is NOT GIVEN (LB4G_SHARE_OPEN). Two shares the sources
+# What one busy port of the LB4G may hold is not given (LB4G_SHARE_OPEN). Two shares the sources
 # do give, as testbeds beside the preset's, so that `--testbeds` reruns any ICTCP experiment on them.
 LB4G_EQUAL_SPLIT_BYTES = (4 << 20) // 48  # §II-C: "4 MB cache so that it has 85 kB for each port (if equally divided)"
 LB4G_CANDIDATES = (
@@ -121,7 +121,7 @@ LB4G_SHARE_OPEN = """\
 **The Quanta LB4G's port share (ICTCP testbed; open).** The paper gives the switch's memory, "4 MB cache so that it \
 has 85 kB for each port (if equally divided)" (§II-C), says "existing commodity switches use dynamic buffer \
 management to allocate a buffer pool shared by all ports" (§V) and points to the DCTCP paper for such allocation \
-(§II-C, footnote 1). How much one busy port may take is NOT GIVEN, and what the ICTCP experiments show depends on \
+(§II-C, footnote 1). How much one busy port may take is not given, and what the ICTCP experiments show depends on \
 it. The preset `quanta_lb4g` gives one busy port 128.5 kB, the buffer §V's Eq. 8 finds 47 senders need at 2 MSS: \
 a value taken from the paper's analysis, not from the switch. The two shares the sources do give are testbeds \
 beside it (`dcsim reproduce ictcp-fig9 --testbeds ictcp_testbed,ictcp_lb4g_equal_split,ictcp_lb4g_broadcom_dt`):

@@ -2,7 +2,7 @@
 //! "implementations can use bytes", so C is scaled by the MSS) and times in seconds.
 //!
 //! - Slow start is RFC 5681's (§4.10 allows it; HyStart++ is not modelled), with the stack's
-//!   segment counting (M3, L = 2).
+//!   segment counting (RFC 3465, L = 2).
 //! - Congestion avoidance follows W_cubic(t) = C·(t − K)³ + W_max (§4.2) towards
 //!   target = W_cubic(t + RTT) bounded to [cwnd, 1.5·cwnd], unless the Reno-friendly estimate
 //!   W_est is ahead (§4.3). The per-ACK step (target − cwnd)/cwnd of §4.4–§4.5 is taken per

@@ -1,4 +1,4 @@
-//! DCTCP sender (DCTCP paper §3.1 item 3, M20): the fraction of marked bytes per window of
+//! DCTCP sender (DCTCP paper §3.1 item 3): the fraction of marked bytes per window of
 //! data feeds α (Eq. 1); an ECN-Echo the once-per-window guard lets through cuts cwnd by α/2
 //! (Eq. 2). Growth, loss recovery, timeouts and restarts are the standard ones.
 

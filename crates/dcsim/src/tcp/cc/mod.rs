@@ -1,4 +1,4 @@
-//! Congestion control as a whole controller (style §9.3, the smoltcp/quinn pattern): the
+//! Congestion control as a whole controller (the smoltcp/quinn pattern): the
 //! controller decides the congestion window, the slow-start threshold and an optional pacing
 //! rate, and is told of every event that may change them: each ACK that advances snd_una
 //! (with the time, the RTT sample and a read-only view of the connection), an ECN-Echo the
@@ -7,9 +7,9 @@
 //!
 //! The sender (`tcp::endpoint`) keeps what every controller shares: the sequence space, the
 //! SACK scoreboard, which segment goes next, the RTO timer, the "one reduction per window"
-//! guard (M9, which also sets CWR and covers loss and ECN alike), NewReno's inflation and
-//! deflation during recovery (RFC 6582 bookkeeping of segments that left the network, undone
-//! by the full ACK) and the pacing clock that honours the controller's rate.
+//! guard (RFC 3168 §6.1.2, which also sets CWR and covers loss and ECN alike), NewReno's
+//! inflation and deflation during recovery (RFC 6582 bookkeeping of segments that left the
+//! network, undone by the full ACK) and the pacing clock that honours the controller's rate.
 //!
 //! The standard window decisions (RFC 5681, RFC 6582, RFC 6675, RFC 3168) are the trait's
 //! default methods, built from the helpers on `Window`, so a controller overrides only what
@@ -62,7 +62,7 @@ impl GrowthRules {
         }
     }
 
-    /// Segments an ACK of `acked` new bytes counts for (M3): one per ACK, the segments it
+    /// Segments an ACK of `acked` new bytes counts for: one per ACK, the segments it
     /// covers (a short final segment counting as one), or its bytes over SMSS (RFC 3465).
     #[inline]
     pub fn segments(&self, acked: u64, mss: f64) -> f64 {
@@ -199,13 +199,13 @@ pub struct Ack {
     pub rtt: Option<Time>,
     /// The ACK carried ECN-Echo (on an ECN connection).
     pub ece: bool,
-    /// The sender answers this ECN-Echo with `on_ecn_echo` right after this call (the M9
-    /// guard is open and no recovery runs): the window is being reduced, not grown.
+    /// The sender answers this ECN-Echo with `on_ecn_echo` right after this call (the
+    /// once-per-window guard is open and no recovery runs): the window is being reduced, not grown.
     pub ecn_cut: bool,
 }
 
 impl Ack {
-    /// The bytes this ACK counts for under `counting` (M3): those newly delivered (Linux's
+    /// The bytes this ACK counts for under `counting`: those newly delivered (Linux's
     /// `tcp_newly_delivered`), else those newly acknowledged (RFC 3465).
     #[inline]
     pub fn counted(&self, counting: AckCounting) -> u64 {
@@ -270,7 +270,7 @@ pub trait CongestionControl: Sized + Clone + std::fmt::Debug {
         w.grow_on(ack, c);
     }
 
-    /// ECN-Echo, once the once-per-window guard allows a reduction (M9). Default: RFC 3168
+    /// ECN-Echo, once the once-per-window guard allows a reduction. Default: RFC 3168
     /// §6.1.2 halving.
     fn on_ecn_echo(&mut self, w: &mut Window, _now: Time, c: &ConnView) {
         w.halve(c.mss);
