@@ -9,7 +9,7 @@ from typing import Any
 
 from . import _core
 from .results import Results
-from .scenario import ScenarioError, load_scenario, to_json
+from .scenario import ScenarioError, load_scenario, read_scenario, to_json
 
 Scenario = dict[str, Any] | str | Path
 
@@ -24,7 +24,9 @@ def run(scenario: Scenario, progress: Callable[[float], None] | None = None) -> 
     """
     if isinstance(scenario, (str, Path)):
         source = str(scenario)
-        scenario = load_scenario(scenario)
+        # The engine checks it as it builds the run: checking it here first would build its
+        # network twice.
+        scenario = read_scenario(scenario)
     elif isinstance(scenario, dict):
         source = scenario.get("name") or "<scenario>"
     else:
@@ -55,6 +57,7 @@ def run_many(scenarios: Iterable[Scenario], jobs: int | None = None, progress: b
 
     if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
         raise ValueError(f"dcsim.run_many: jobs must be a whole number ≥ 1 (or None for every core), got {jobs!r}")
+    # Files are checked before any run starts, so that a mistake names its file at once.
     specs = [load_scenario(s) if isinstance(s, (str, Path)) else s for s in scenarios]
     for i, s in enumerate(specs):
         if not isinstance(s, dict):

@@ -58,9 +58,16 @@ def load_scenario(path: str | Path) -> dict[str, Any]:
     Raises ScenarioError for a missing or unreadable file, bad TOML (naming the line) and
     anything the engine rejects (naming the field).
     """
+    scenario = read_scenario(path)
+    validate(scenario, str(path))
+    return scenario
+
+
+def read_scenario(path: str | Path) -> dict[str, Any]:
+    """Read a TOML scenario file and the CDF files it names, without checking it: for a
+    caller that hands it to the engine at once, which checks it then (`dcsim.run`)."""
     scenario = read_toml(path)
     load_cdf_files(scenario, Path(path).parent, str(path))
-    validate(scenario, str(path))
     return scenario
 
 

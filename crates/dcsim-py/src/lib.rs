@@ -123,12 +123,12 @@ fn results_dict(py: Python<'_>, results: &dcsim::Results, tables: Vec<(&'static 
     Ok(out.into_any().unbind())
 }
 
-/// Parses and checks a scenario without running it.
+/// Parses and checks a scenario without running it: every check a run makes before it
+/// starts, building no more than its network.
 #[pyfunction]
 fn validate_json(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
     let scenario = dcsim::Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, e))?;
-    dcsim::Simulation::for_consumer(&scenario, Consumer::Python).map_err(|e| scenario_error(py, e))?;
-    Ok(())
+    dcsim::Simulation::check(&scenario, Consumer::Python).map_err(|e| scenario_error(py, e))
 }
 
 /// The names of a scenario's ports, in port order, from its network alone (nothing runs).

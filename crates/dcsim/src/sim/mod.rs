@@ -42,6 +42,14 @@ use traffic::{Generator, HostView};
 use udp::UdpSource;
 use workload::{OpenQuery, QueryRecord, QueryRole, UnsettledQuery, Workload};
 
+/// What `Simulation::prepare` checked and built.
+struct Prepared {
+    net: Network,
+    generators: Vec<Generator>,
+    sampled_ports: Vec<u32>,
+    traced_ports: Vec<u32>,
+}
+
 /// The switch ports on the shortest paths that data takes: from each flow's source to its
 /// destination, and from each query's servers to its client (the default of
 /// `measure.queue_ports`).
@@ -393,9 +401,9 @@ impl Simulation {
         Self::for_consumer(s, memory::Consumer::Rust)
     }
 
-    /// Builds the run of `s` for `consumer`, whose copy of the results the memory estimate
-    /// counts (the Python bindings pass `Consumer::Python`).
-    pub fn for_consumer(s: &Scenario, consumer: memory::Consumer) -> Result<Self, ConfigError> {
+    /// Checks everything that building the run of `s` for `consumer` can refuse, and builds
+    /// the network (the parts of the run a scenario can make impossible).
+    fn prepare(s: &Scenario, consumer: memory::Consumer) -> Result<Prepared, ConfigError> {
         s.validate()?;
         let known = memory::Known {
             consumer,
@@ -403,6 +411,55 @@ impl Simulation {
         };
         memory::check(s, known)?;
         let net = Network::build(s)?;
+        let end = Time::from_secs_f64(s.sim.duration_s);
+        let generators = build_generators(s, &net, end)?;
+        // Their flows are known in number now: the estimate again, with them.
+        let generated: f64 = generators.iter().map(Generator::expected_flows).sum();
+        memory::check(
+            s,
+            memory::Known {
+                generated_flows: generated,
+                ..known
+            },
+        )?;
+        let sampled_ports = if s.measure.queue_ports.is_empty() {
+            data_path_ports(&net, s)
+        } else {
+            net.port_indices("measure.queue_ports", &s.measure.queue_ports)?
+        };
+        // The sampled ports are known now: the time series are checked again, before the run.
+        memory::check(
+            s,
+            memory::Known {
+                sampled_ports: Some(sampled_ports.len() as u64),
+                generated_flows: generated,
+                consumer,
+            },
+        )?;
+        let traced_ports = net.port_indices("measure.trace_ports", &s.measure.trace_ports)?;
+        Ok(Prepared {
+            net,
+            generators,
+            sampled_ports,
+            traced_ports,
+        })
+    }
+
+    /// Whether `s` can run for `consumer`: every check the run makes before it starts, without
+    /// building more than its network (no connections, no ideal-completion-time network).
+    pub fn check(s: &Scenario, consumer: memory::Consumer) -> Result<(), ConfigError> {
+        Self::prepare(s, consumer).map(drop)
+    }
+
+    /// Builds the run of `s` for `consumer`, whose copy of the results the memory estimate
+    /// counts (the Python bindings pass `Consumer::Python`).
+    pub fn for_consumer(s: &Scenario, consumer: memory::Consumer) -> Result<Self, ConfigError> {
+        let Prepared {
+            net,
+            generators,
+            sampled_ports,
+            traced_ports,
+        } = Self::prepare(s, consumer)?;
         let t = &s.tcp;
         let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
         rng.set_stream(RNG_STREAM_FLOW_START);
@@ -449,32 +506,6 @@ impl Simulation {
             }
             workloads.push(wl);
         }
-        let end = Time::from_secs_f64(s.sim.duration_s);
-        let generators = build_generators(s, &net, end)?;
-        // Their flows are known in number now: the estimate again, with them.
-        let generated: f64 = generators.iter().map(Generator::expected_flows).sum();
-        memory::check(
-            s,
-            memory::Known {
-                generated_flows: generated,
-                ..known
-            },
-        )?;
-        let sampled_ports = if s.measure.queue_ports.is_empty() {
-            data_path_ports(&net, s)
-        } else {
-            net.port_indices("measure.queue_ports", &s.measure.queue_ports)?
-        };
-        // The sampled ports are known now: the time series are checked again, before the run.
-        memory::check(
-            s,
-            memory::Known {
-                sampled_ports: Some(sampled_ports.len() as u64),
-                generated_flows: generated,
-                consumer,
-            },
-        )?;
-        let traced_ports = net.port_indices("measure.trace_ports", &s.measure.trace_ports)?;
         let mut traced_conns: Vec<(u32, u32)> = s.measure.trace_flows.iter().map(|&f| (f, s.flows[f as usize].src)).collect();
         // A query connection's data sender is its server (validated persistent, so its
         // connections exist from the start).
