@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{path_key, Scenario};
+use super::{parse::path_key, Scenario};
 use crate::error::ConfigError;
 
 /// A more precise error than serde's for a mistake at `at` (a path into `doc`) when that is a
@@ -111,10 +111,18 @@ fn check(defs: &Map<String, Value>, s: &Value, v: &Value, field: &str) -> Result
             if let Some(unknown) = table.keys().find(|k| !properties.contains_key(*k)) {
                 let mut names: Vec<&str> = properties.keys().map(String::as_str).collect();
                 names.sort_unstable();
-                return fail(child(field, unknown), format!("unknown field (expected one of {})", names.join(", ")));
+                return fail(
+                    child(field, unknown),
+                    format!("unknown field (expected one of {})", names.join(", ")),
+                );
             }
         }
-        let required = s.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
+        let required = s
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str);
         if let Some(missing) = required.into_iter().find(|r| !table.contains_key(*r)) {
             return fail(child(field, missing), "missing field".to_string());
         }
@@ -156,7 +164,10 @@ fn has_type(v: &Value, t: &str) -> bool {
 }
 
 fn one_of(values: &[&Value], v: &Value) -> String {
-    let names: Vec<String> = values.iter().map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string)).collect();
+    let names: Vec<String> = values
+        .iter()
+        .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+        .collect();
     format!("must be one of {}, got {v}", names.join(", "))
 }
 
@@ -183,12 +194,18 @@ mod tests {
     #[test]
     fn a_mistake_inside_a_kind_table_is_named_by_its_field() {
         let aqm = |body: &str| refusal(&format!("[switch.aqm]\nkind = \"threshold\"\n{body}\n"));
-        assert_eq!(aqm("k_packets = -20"), ("switch.aqm.k_packets".into(), "must be ≥ 0, got -20".into()));
+        assert_eq!(
+            aqm("k_packets = -20"),
+            ("switch.aqm.k_packets".into(), "must be ≥ 0, got -20".into())
+        );
         assert_eq!(aqm("k_packets = 5000000000").1, "must be ≤ 16777216, got 5000000000");
         assert_eq!(aqm("k_packets = 2.5").1, "must be of type integer or null, got 2.5");
         let (field, reason) = aqm("k_packet = 20");
         assert_eq!(field, "switch.aqm.k_packet");
-        assert!(reason.starts_with("unknown field (expected one of at, count_in_service, k_packets, kind"), "{reason}");
+        assert!(
+            reason.starts_with("unknown field (expected one of at, count_in_service, k_packets, kind"),
+            "{reason}"
+        );
         assert_eq!(aqm("at = \"later\"").0, "switch.aqm.at");
         let (field, reason) = refusal("[switch.aqm]\nkind = \"codel\"\n");
         assert_eq!(field, "switch.aqm.kind");
