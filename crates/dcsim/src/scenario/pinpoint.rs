@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{path_key, Scenario};
+use super::{parse::path_key, Scenario};
 use crate::error::ConfigError;
 
 /// A more precise error than serde's for a mistake at `at` (a path into `doc`) when that is a

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{limits, real, stop_after, whole, Bound, CcKind};
+use super::{limits, real, Bound, CcKind};
 use crate::error::ConfigError;
 
 /// An open-loop flow generator. On each source host, flows arrive one after another by
@@ -250,4 +250,21 @@ impl TrafficSpec {
         }
         Ok(())
     }
+}
+
+/// The generators: how many, and each one's table; `hosts`: hosts of the network, `mss`: the
+/// segment size.
+pub(super) fn check_traffic(traffic: &[TrafficSpec], hosts: u32, mss: u32) -> Result<(), ConfigError> {
+    use limits::*;
+    let err = |field: &str, reason: String| Err(ConfigError::new(field.to_string(), reason));
+    if traffic.len() > MAX_QUERY_WORKLOADS {
+        return err(
+            "traffic",
+            format!("{} generators; at most {MAX_QUERY_WORKLOADS} are allowed", traffic.len()),
+        );
+    }
+    for (i, g) in traffic.iter().enumerate() {
+        g.check(&format!("traffic[{i}]"), hosts, mss)?;
+    }
+    Ok(())
 }

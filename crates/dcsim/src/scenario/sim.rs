@@ -1,0 +1,65 @@
+//! `[sim]`: run length and randomness.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::limits;
+use crate::error::ConfigError;
+
+/// Run length and randomness.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimConfig {
+    /// Seed of every random stream in the run; the same seed gives byte-identical results.
+    pub seed: u64,
+    /// Simulated time to run, seconds.
+    #[schemars(range(max = "limits::MAX_TIME_S"))]
+    pub duration_s: f64,
+    /// Statistics (goodput, queue distribution) ignore the first `warmup_s` seconds.
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIME_S"))]
+    pub warmup_s: f64,
+    /// End the run the instant every query workload has finished all its rounds; `duration_s`
+    /// stays the upper bound. Incast sweeps can then give a generous duration without
+    /// simulating background traffic past the last round. Rounds all done within the warm-up
+    /// do not end the run (it would measure nothing): it goes on to `duration_s`.
+    pub stop_when_queries_done: bool,
+    /// A scenario whose estimated memory (network, connections, recorded time series and,
+    /// run from Python, the results' rows Python builds) is above this many gigabytes
+    /// (10^9 B) is refused before anything is built, in [0.001, 1000000]. `dcsim run
+    /// --memory-limit-gb` sets it.
+    #[schemars(range(min = 0.001, max = 1e6))]
+    pub memory_limit_gb: f64,
+    /// Check the engine's invariants as it runs (`dcsim run --check-invariants`): packets
+    /// conserved end to end and at every port, each queue's bytes those of the packets it
+    /// holds, shared memory that balances, TCP sequence and acknowledgment numbers that only
+    /// move forward, windows within their bounds, no event in the past. A violation stops
+    /// the run as an engine bug. It costs about one pass over the network every few events.
+    pub check_invariants: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            duration_s: 1.0,
+            warmup_s: 0.0,
+            stop_when_queries_done: false,
+            memory_limit_gb: 8.0,
+            check_invariants: false,
+        }
+    }
+}
+
+impl SimConfig {
+    /// Ranges of the run's length and memory budget.
+    pub(super) fn check(&self) -> Result<(), ConfigError> {
+        use limits::*;
+        let err = |field: &str, reason: String| Err(ConfigError::new(field.to_string(), reason));
+        real(&"sim.duration_s", self.duration_s, Bound::Above(0.0), MAX_TIME_S, "s")?;
+        if !(self.warmup_s >= 0.0 && self.warmup_s < self.duration_s) {
+            return err("sim.warmup_s", format!("must be in [0, duration_s), got {}", self.warmup_s));
+        }
+        real(&"sim.memory_limit_gb", self.memory_limit_gb, Bound::From(0.001), 1e6, "GB")?;
+        Ok(())
+    }
+}

@@ -1,0 +1,436 @@
+//! `[tcp]`: the hosts' TCP stack.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{limits, whole, CcKind, CubicConfig, StackProfile};
+use crate::error::ConfigError;
+
+/// Which DCTCP receiver ACK machine to run (M19).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DctcpReceiver {
+    /// DCTCP paper Fig. 10: one immediate ACK at a CE-state change.
+    #[default]
+    Paper,
+    /// Linux `dctcp_ece_ack_update`: the paper's ACK, then an immediate ACK of the new packet.
+    Linux,
+}
+
+/// How an ACK counts towards window growth (`tcp.ack_counting`; M3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AckCounting {
+    /// Every ACK that advances snd_una counts as one segment, however much it covers: slow
+    /// start adds 1 MSS per ACK (×1.5 per RTT with delayed ACKs), congestion avoidance
+    /// MSS²/cwnd (RFC 5681 §3.1 as written; Linux 2.6 with `tcp_abc` = 0, ns-2).
+    PerAck,
+    /// The segments it newly acknowledges, a short one counting as one, up to
+    /// `abc_limit_segments` per ACK in slow start (M3, the spec's assumption for the papers'
+    /// stacks).
+    #[default]
+    Segments,
+    /// The segments newly delivered by its account, as Linux ≥ 3.13 counts
+    /// (`tcp_newly_delivered`): those newly SACKed plus those newly acknowledged that were
+    /// not SACKed before (RFC 6937's DeliveredData), up to `abc_limit_segments`.
+    Delivered,
+    /// Appropriate byte counting (RFC 3465): the bytes it acknowledges, up to
+    /// `abc_limit_segments`·SMSS per ACK in slow start (§2.2), and in congestion avoidance
+    /// SMSS·bytes/cwnd (§2.1's byte counter, in its fractional form).
+    Bytes,
+}
+
+/// What restarts the window after an idle period longer than the RTO (`tcp.idle_restart`,
+/// when `slow_start_after_idle`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleRestart {
+    /// RFC 5681 §4.1: cwnd = min(IW, cwnd).
+    #[default]
+    Rfc5681,
+    /// Linux `tcp_cwnd_restart`: ssthresh = max(ssthresh, ¾·cwnd), then cwnd halves once per
+    /// RTO of idle time, not below min(IW, cwnd).
+    Linux,
+}
+
+/// When an application-limited sender may still grow cwnd (`tcp.cwnd_validation`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndValidation {
+    /// RFC 7661 §4.3: while the window is validated, what was in flight ≥ cwnd/2.
+    #[default]
+    Rfc7661,
+    /// Current Linux's `tcp_is_cwnd_limited`: in slow start while cwnd < 2 × what was in
+    /// flight; in congestion avoidance only while the sender is cwnd-limited.
+    Linux,
+    /// Linux 2.6's `tcp_is_cwnd_limited`: while cwnd − what was in flight ≤ 3 segments
+    /// (`tcp_max_burst`, the reordering degree).
+    MaxBurst,
+    /// Only a cwnd-limited sender grows, in slow start too: ns-3's `m_isCwndLimited`, set at
+    /// each send when cwnd < what is in flight + 1 SMSS, which its CUBIC checks.
+    CwndLimited,
+    /// Every ACK may grow cwnd, whether the sender used its window or not.
+    Off,
+}
+
+/// How the window is set during SACK loss recovery (`tcp.recovery`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// RFC 6675 §5: cwnd = ssthresh at once, send while pipe < cwnd.
+    #[default]
+    Rfc6675,
+    /// Proportional rate reduction (RFC 6937, PRR-SSRB): what is sent in recovery follows
+    /// what is delivered, converging on ssthresh by the end of recovery.
+    Prr,
+}
+
+/// What the slow-start threshold is computed from when loss is detected (`tcp.ssthresh_from`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshFrom {
+    /// FlightSize, the data sent and not cumulatively acknowledged (RFC 5681 §3.2 eq. (4),
+    /// RFC 6675 §5 step 4.2, RFC 9438 §4.6).
+    #[default]
+    FlightSize,
+    /// The congestion window: Linux's `tcp_reno_ssthresh` and CUBIC's
+    /// `bictcp_recalc_ssthresh` take `snd_cwnd` (RFC 9438 §4.6 notes such implementations).
+    Cwnd,
+    /// min(cwnd, the peer's receive buffer): ns-2's `slowdown()` halves `window()`, the
+    /// smaller of `cwnd_` and the receiver's configured `window_`.
+    Window,
+    /// RFC 6675's pipe, the data estimated still in the network (SACKed and lost segments
+    /// left out, retransmissions counted): ns-3's `TcpSocketBase`, which passes
+    /// `BytesInFlight()` to the controller's `GetSsThresh`.
+    Pipe,
+}
+
+/// Whether control packets (SYN, SYN-ACK, pure ACKs, retransmissions) carry ECT (M8, §7.3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EctOnControl {
+    /// DCTCP hosts mark every packet ECT, RFC 3168 hosts only new data.
+    #[default]
+    Auto,
+    /// RFC 3168 §6.1: ECT on new data only.
+    Rfc3168,
+    /// ECT on every packet.
+    All,
+}
+
+/// The TCP stack of every host (flows may override `cc`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// A named stack (`docs/stacks.md`) whose fields, each with its source, fill in what
+    /// this table does not set. Default: none, the engine's defaults (the papers' assumptions).
+    pub profile: Option<StackProfile>,
+    pub cc: CcKind,
+    /// Payload bytes per segment. Default: 1460 (MTU 1500 minus 40 B of headers), or
+    /// `mtu_bytes − header_bytes` when `mtu_bytes` is set.
+    #[schemars(range(min = 64, max = 65000))]
+    pub mss: Option<u32>,
+    /// The IP MTU, bytes, instead of `mss`: the MSS becomes `mtu_bytes − header_bytes`
+    /// (jumbo frames: 9000, so 8960-B segments). Links still add `framing_bytes` per frame,
+    /// so a 9000-B frame spends 0.4% of the wire on framing where a 1500-B one spends 2.5%.
+    /// Set `mss` or `mtu_bytes`, not both. In [576, 65040] (IPv4's minimum; the MSS bound).
+    #[schemars(range(min = 576, max = 65040))]
+    pub mtu_bytes: Option<u32>,
+    /// IP + TCP header bytes added to every segment.
+    #[schemars(range(max = 10000))]
+    pub header_bytes: u32,
+    /// Initial congestion window, segments (ASSUMPTION 2, as ns-2 `windowInit_`).
+    #[schemars(range(min = 1, max = "limits::MAX_SEGMENTS"))]
+    pub init_cwnd_segments: u32,
+    /// Minimum retransmission timeout, ms (300 = DCTCP testbed default, 10 = tuned).
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
+    pub rto_min_ms: f64,
+    /// Initial RTO before any RTT sample, also for SYNs, ms (RFC 6298: 1 s).
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
+    pub rto_initial_ms: f64,
+    /// Upper bound of the backed-off RTO, ms.
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
+    pub rto_max_ms: f64,
+    /// Timer granularity: RTOs round up to a multiple of this, ms (0 = exact).
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
+    pub timer_tick_ms: f64,
+    /// Delayed ACKs: one ACK every m in-order segments (DCTCP paper §3.1: m = 2).
+    #[schemars(range(min = 1, max = "limits::MAX_SEGMENTS"))]
+    pub delayed_ack_segments: u32,
+    /// Delayed-ACK timeout, ms.
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
+    pub delayed_ack_timeout_ms: f64,
+    /// Receive buffer, bytes: the advertised window is the free space in it. With
+    /// `rcv_autotune` on, only the connections whose flow, query or generator sets its own
+    /// `rcv_buffer_bytes` keep a fixed buffer (as Linux's SO_RCVBUF turns tuning off).
+    #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
+    pub rcv_buffer_bytes: u64,
+    /// Receive-buffer auto-tuning, Linux's dynamic right-sizing (`tcp_rcv_space_adjust`,
+    /// spec §7.5): each receiver starts at `rcv_autotune_initial_bytes` and, once per RTT it
+    /// measures from echoed timestamps, grows its buffer to twice the bytes it read in that
+    /// RTT plus 16 segments (more while the sender's rate grows), up to
+    /// `rcv_autotune_max_bytes`.
+    /// Off (the default): every buffer is `rcv_buffer_bytes` ("Receive Buffer Tuning Off").
+    pub rcv_autotune: bool,
+    /// Auto-tuning's initial buffer, bytes: 43,690, the window Linux (≥ 3.4, whose
+    /// `tcp_adv_win_scale` = 1 offers half of a socket's memory as window) gets from its
+    /// default `tcp_rmem[1]` = 87,380 B.
+    #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
+    pub rcv_autotune_initial_bytes: u64,
+    /// Auto-tuning's cap, bytes: 3 MiB, the window of Linux's `tcp_rmem[2]` = 6 MiB of memory
+    /// (half of it, as for the initial buffer; spec §7.5 names the 6 MiB).
+    #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
+    pub rcv_autotune_max_bytes: u64,
+    /// DCTCP estimation gain g (DCTCP paper §3.5: 1/16).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub dctcp_g: f64,
+    /// DCTCP initial alpha (ASSUMPTION 1.0, Linux `dctcp_alpha_on_init`).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub dctcp_alpha_init: f64,
+    /// Smallest cwnd after a DCTCP cut, segments (ASSUMPTION 2, Linux).
+    #[schemars(range(max = "limits::MAX_SEGMENTS"))]
+    pub dctcp_min_cwnd_segments: u32,
+    pub dctcp_receiver: DctcpReceiver,
+    pub ect_on_control: EctOnControl,
+    /// ECT on SYN and SYN-ACK, overriding `ect_on_control` (default: as it). `true` is
+    /// Linux's later fix for DCTCP (ECT(0) SYNs); RFC 3168 §6.1.1 hosts send none, and a
+    /// RED-ECN queue above K drops them (spec §7.3).
+    pub ect_on_syn: Option<bool>,
+    /// ECT on pure ACKs, overriding `ect_on_control` (default: as it; RFC 3168 §6.1.4: none).
+    pub ect_on_ack: Option<bool>,
+    /// SYNs sent again, with the RTO doubling from `rto_initial_ms` up to `rto_max_ms`,
+    /// before the connection gives up: Linux's `tcp_syn_retries`, 6. With a 1 s initial RTO
+    /// Linux gives up 127 s after the first SYN; with the default `rto_max_ms` of 60 s (RFC
+    /// 6298's floor for a cap; Linux's is 120 s) the last wait is 60 s, so 123 s. At most
+    /// 127 (Linux's bound).
+    #[schemars(range(max = 127))]
+    pub syn_retries: u32,
+    /// SYN-ACKs sent again before the listener drops a half-open connection (and listens
+    /// again, as Linux drops the request): Linux's `tcp_synack_retries`, 5. At most 127.
+    #[schemars(range(max = 127))]
+    pub synack_retries: u32,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery; off = NewReno recovery (RFC 6582). Both
+    /// papers' baselines were "NewReno with SACK" (DCTCP §4, ICTCP §VII).
+    pub sack: bool,
+    /// Limited transmit (RFC 3042). Not mentioned by the papers: off by default (spec §1.4).
+    pub limited_transmit: bool,
+    /// DupThresh: duplicate ACKs (or SACKed segments above a hole) that start loss recovery,
+    /// in [1, 1000] (RFC 5681 §3.2 and RFC 6675 §2: 3). Networks that reorder, such as packet
+    /// spraying (`switch.ecmp = "per_packet"`), need more (Linux raises its `reordering` up to
+    /// `tcp_max_reordering` = 300 as it sees reordering).
+    #[schemars(range(min = 1, max = 1000))]
+    pub dupack_threshold: u32,
+    /// RFC 5681 §4.1: restart from the initial window after an idle period longer than the RTO.
+    pub slow_start_after_idle: bool,
+    /// How the window restarts after idle (`slow_start_after_idle`): RFC 5681 §4.1, or
+    /// Linux's halving per idle RTO.
+    pub idle_restart: IdleRestart,
+    /// How ACKs count towards window growth: per ACK, per segment acknowledged, or
+    /// appropriate byte counting (RFC 3465).
+    pub ack_counting: AckCounting,
+    /// L: the most an ACK may add in slow start, segments (RFC 3465 §2.2: 2), with
+    /// `ack_counting` = `segments`, `delivered` or `bytes`; 0 = no limit, as current Linux, whose slow start
+    /// then stops at ssthresh and counts the rest of the ACK in congestion avoidance. At most
+    /// 1000.
+    #[schemars(range(max = 1000))]
+    pub abc_limit_segments: u32,
+    /// When an application-limited sender may still grow cwnd.
+    pub cwnd_validation: CwndValidation,
+    /// The window during SACK loss recovery: RFC 6675, or proportional rate reduction
+    /// (RFC 6937). Without SACK, recovery is NewReno's (RFC 6582) either way.
+    pub recovery: Recovery,
+    /// Tail loss probe (RFC 8985 §7): with SACK, outside recovery and with an RTT sample, a
+    /// probe timeout of 2·SRTT (plus the worst-case delayed ACK, 200 ms, when one segment
+    /// is out; never beyond the RTO) sends new data or resends the last segment, so a tail
+    /// loss is repaired by SACK recovery instead of the RTO. Loss detection stays RFC 6675's
+    /// (RACK's time-based detection, RFC 8985 §6, is not modelled).
+    pub tail_loss_probe: bool,
+    /// Early retransmit (RFC 5827): with fewer than 4 segments out and nothing new the
+    /// windows let it send, DupThresh falls to the segments out minus one, so a short
+    /// response's loss is repaired by fast retransmit instead of the RTO. With it, as in
+    /// Linux, any ACK bringing new SACK information (not only a duplicate) may start
+    /// recovery when the segment after it is deemed lost.
+    pub early_retransmit: bool,
+    /// What a loss's reduction (the slow-start threshold on entering recovery and at a
+    /// timeout, and PRR's RecoverFS) is computed from: FlightSize (RFC 5681 §3.2 eq. (4)),
+    /// RFC 6675's pipe (ns-3), cwnd (Linux) or min(cwnd, the peer's buffer) (ns-2). The
+    /// controller's rule is unchanged: NewReno halves it, CUBIC multiplies it by β. With many
+    /// segments SACKed when recovery starts, pipe is the smallest. A timeout of data that
+    /// already timed out holds ssthresh (RFC 5681 §3.1), except under ns-2's rule.
+    pub ssthresh_from: SsthreshFrom,
+    /// cwnd never grows past the largest window the peer can advertise: its receive buffer,
+    /// or auto-tuning's cap (as FreeBSD's NewReno bounds cwnd by `TCP_MAXWIN << snd_scale`,
+    /// the largest window the peer's window scale allows). A window beyond it can never be
+    /// used, yet without the clamp a sender whose growth is not validated (`cwnd_validation`
+    /// = "off") keeps growing it while its NIC or the peer's window holds it back, and a
+    /// halving then leaves it above what the network can take. Linux has no such clamp
+    /// (`snd_cwnd_clamp` is unlimited unless a route sets it) but grows only a cwnd-limited
+    /// window; ns-2 clamps only when `maxcwnd_` is set. Default: on.
+    pub cwnd_clamp: bool,
+    /// F-RTO (RFC 5682 §3, the SACK-enhanced algorithm, which also runs without SACK): after
+    /// a retransmission timeout the sender resends only the first unacknowledged segment; if
+    /// the first new ACK does not cover everything outstanding, it sends up to two new
+    /// segments instead of further retransmissions, and if the next ACK acknowledges data
+    /// sent before the timeout without showing a loss, the timeout was spurious: the sender
+    /// goes on with new data and restores the window and threshold saved at the timeout
+    /// (the Eifel response, RFC 4015 §3). Otherwise, or when no new data can be sent, the
+    /// usual RTO recovery goes on. Off (the default): the papers assume plain RFC 6298 and
+    /// RFC 5681 timeouts. Every timeout is classified as spurious or not either way
+    /// (`spurious_timeouts` in the results).
+    pub frto: bool,
+    /// CUBIC's parameters (`cc = "cubic"`).
+    pub cubic: CubicConfig,
+}
+
+const DEFAULT_MSS: u32 = 1460;
+
+impl TcpConfig {
+    /// Payload bytes per segment: `mss`, or from `mtu_bytes`, or 1460.
+    pub fn segment_bytes(&self) -> u32 {
+        match (self.mss, self.mtu_bytes) {
+            (Some(mss), _) => mss,
+            (None, Some(mtu)) => mtu.saturating_sub(self.header_bytes),
+            (None, None) => DEFAULT_MSS,
+        }
+    }
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        Self {
+            profile: None,
+            cc: CcKind::NewReno,
+            mss: None,
+            mtu_bytes: None,
+            header_bytes: 40,
+            init_cwnd_segments: 2,
+            rto_min_ms: 300.0,
+            rto_initial_ms: 1000.0,
+            rto_max_ms: 60_000.0,
+            timer_tick_ms: 0.0,
+            delayed_ack_segments: 2,
+            delayed_ack_timeout_ms: 40.0,
+            rcv_buffer_bytes: 8_000_000,
+            rcv_autotune: false,
+            rcv_autotune_initial_bytes: 43_690,
+            rcv_autotune_max_bytes: 3 << 20,
+            dctcp_g: 1.0 / 16.0,
+            dctcp_alpha_init: 1.0,
+            dctcp_min_cwnd_segments: 2,
+            dctcp_receiver: DctcpReceiver::Paper,
+            ect_on_control: EctOnControl::Auto,
+            ect_on_syn: None,
+            ect_on_ack: None,
+            syn_retries: 6,
+            synack_retries: 5,
+            sack: true,
+            limited_transmit: false,
+            dupack_threshold: 3,
+            slow_start_after_idle: true,
+            idle_restart: IdleRestart::Rfc5681,
+            ack_counting: AckCounting::Segments,
+            abc_limit_segments: 2,
+            cwnd_validation: CwndValidation::Rfc7661,
+            recovery: Recovery::Rfc6675,
+            tail_loss_probe: false,
+            early_retransmit: false,
+            ssthresh_from: SsthreshFrom::FlightSize,
+            cwnd_clamp: true,
+            frto: false,
+            cubic: CubicConfig::default(),
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Ranges of the stack's settings, and the receive buffers against the segment size.
+    pub(super) fn check(&self) -> Result<(), ConfigError> {
+        use limits::*;
+        let err = |field: &str, reason: String| Err(ConfigError::new(field.to_string(), reason));
+        if let Some(mss) = self.mss {
+            whole(&"tcp.mss", mss as u64, 64, 65_000, "bytes")?;
+        }
+        if let Some(mtu) = self.mtu_bytes {
+            if let Some(mss) = self.mss {
+                return err(
+                    "tcp.mtu_bytes",
+                    format!("set either tcp.mss ({mss}) or tcp.mtu_bytes ({mtu}), not both"),
+                );
+            }
+            whole(&"tcp.mtu_bytes", mtu as u64, 576, 65_040, "bytes")?;
+            let mss = mtu.saturating_sub(self.header_bytes);
+            if !(64..=65_000).contains(&mss) {
+                return err(
+                    "tcp.mtu_bytes",
+                    format!(
+                        "{mtu} B minus {} B of headers leaves an MSS of {mss} B, outside [64, 65000]",
+                        self.header_bytes
+                    ),
+                );
+            }
+        }
+        whole(&"tcp.header_bytes", self.header_bytes as u64, 0, 10_000, "bytes")?;
+        whole(
+            &"tcp.init_cwnd_segments",
+            self.init_cwnd_segments as u64,
+            1,
+            MAX_SEGMENTS as u64,
+            "segments",
+        )?;
+        for (name, v) in [
+            ("tcp.rto_min_ms", self.rto_min_ms),
+            ("tcp.rto_initial_ms", self.rto_initial_ms),
+            ("tcp.rto_max_ms", self.rto_max_ms),
+            ("tcp.delayed_ack_timeout_ms", self.delayed_ack_timeout_ms),
+        ] {
+            real(&name, v, Bound::Above(0.0), MAX_TIMER_MS, "ms")?;
+        }
+        real(&"tcp.timer_tick_ms", self.timer_tick_ms, Bound::From(0.0), MAX_TIMER_MS, "ms")?;
+        whole(
+            &"tcp.delayed_ack_segments",
+            self.delayed_ack_segments as u64,
+            1,
+            MAX_SEGMENTS as u64,
+            "segments (1 = ACK every segment)",
+        )?;
+        check_rcv_buffer("tcp.rcv_buffer_bytes", self.rcv_buffer_bytes, self.segment_bytes())?;
+        // Auto-tuning's sizes matter (and must hold a segment) only when it is on.
+        let autotune_mss = if self.rcv_autotune { self.segment_bytes() } else { 1 };
+        check_rcv_buffer("tcp.rcv_autotune_initial_bytes", self.rcv_autotune_initial_bytes, autotune_mss)?;
+        check_rcv_buffer("tcp.rcv_autotune_max_bytes", self.rcv_autotune_max_bytes, autotune_mss)?;
+        if self.rcv_autotune_max_bytes < self.rcv_autotune_initial_bytes {
+            return err(
+                "tcp.rcv_autotune_max_bytes",
+                format!(
+                    "{} is below rcv_autotune_initial_bytes ({})",
+                    self.rcv_autotune_max_bytes, self.rcv_autotune_initial_bytes
+                ),
+            );
+        }
+        whole(&"tcp.dupack_threshold", self.dupack_threshold as u64, 1, 1000, "")?;
+        whole(&"tcp.abc_limit_segments", self.abc_limit_segments as u64, 0, 1000, "")?;
+        whole(&"tcp.syn_retries", self.syn_retries as u64, 0, 127, "resends")?;
+        whole(&"tcp.synack_retries", self.synack_retries as u64, 0, 127, "resends")?;
+        real(&"tcp.dctcp_g", self.dctcp_g, Bound::Above(0.0), 1.0, "")?;
+        real(&"tcp.dctcp_alpha_init", self.dctcp_alpha_init, Bound::From(0.0), 1.0, "")?;
+        whole(
+            &"tcp.dctcp_min_cwnd_segments",
+            self.dctcp_min_cwnd_segments as u64,
+            0,
+            MAX_SEGMENTS as u64,
+            "segments",
+        )?;
+        self.cubic.check("tcp.cubic")?;
+        Ok(())
+    }
+}
+
+pub(crate) fn check_rcv_buffer(field: &str, bytes: u64, mss: u32) -> Result<(), ConfigError> {
+    if bytes < mss as u64 {
+        return Err(ConfigError::new(
+            field.to_string(),
+            format!("must hold at least 1 segment ({mss} B), got {bytes}"),
+        ));
+    }
+    whole(&field, bytes, 1, limits::MAX_RCV_BUFFER, "bytes")
+}
