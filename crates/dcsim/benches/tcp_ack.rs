@@ -20,7 +20,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use dcsim::net::packet::{Segment, ACK, ECE};
 use dcsim::scenario::{CcKind, TcpConfig};
 use dcsim::tcp::cc::Cc;
-use dcsim::tcp::{Endpoint, State, TcpParams};
+use dcsim::tcp::{Endpoint, State};
 use dcsim::units::{Bytes, Rate, Time};
 
 const RTT: Time = Time::from_us(100);
@@ -34,8 +34,8 @@ fn established_sender(cc: CcKind) -> Endpoint {
         cc,
         ..TcpConfig::default()
     };
-    let p = TcpParams::new(&t, cc, None, 0);
-    let end = |e: u8| Endpoint::new(p.clone(), Cc::new(cc, &t), 0, e, (e as u32, 1 - e as u32));
+    let p = t.endpoint_params(cc, None, 0);
+    let end = |e: u8| Endpoint::new(p.clone(), Cc::new(cc, &t.cc_params()), 0, e, (e as u32, 1 - e as u32));
     let (mut sender, mut receiver) = (end(0), end(1));
     sender.write(u64::MAX); // "unlimited"
     let mut out = Vec::new();

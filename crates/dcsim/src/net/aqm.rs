@@ -6,8 +6,10 @@
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::packet::Ecn;
-use crate::scenario::NonEctPolicy;
 use crate::units::Time;
 
 /// What AQM decides for an admitted packet.
@@ -262,6 +264,26 @@ impl Pi {
             _ => Verdict::Drop,
         }
     }
+}
+
+/// When the threshold AQM looks at the queue.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkAt {
+    #[default]
+    Enqueue,
+    Dequeue,
+}
+
+/// Treatment of non-ECN-capable packets when a marking queue is above K (§7.1–7.2).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NonEctPolicy {
+    /// RED-ECN hardware: a packet that cannot be marked is dropped.
+    #[default]
+    Drop,
+    /// Mark-only: the packet is queued (up to the buffer limit).
+    Enqueue,
 }
 
 #[cfg(test)]

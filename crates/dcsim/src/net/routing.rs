@@ -11,10 +11,11 @@ use std::collections::{HashMap, VecDeque};
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use super::packet::{Packet, UDP};
 use crate::error::ConfigError;
-use crate::scenario::Ecmp;
 
 const NONE: u32 = u32::MAX;
 
@@ -252,6 +253,22 @@ fn mix(mut z: u64) -> u64 {
 #[inline]
 fn pick(h: u64, n: usize) -> usize {
     (((h >> 32) * n as u64) >> 32) as usize
+}
+
+/// Equal-cost multi-path forwarding (RFC 2992).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Ecmp {
+    /// Hash of the packet's 5-tuple (source and destination host, TCP ports, protocol) and
+    /// `sim.seed`, salted per switch: every packet of a connection's direction takes one path.
+    #[default]
+    PerFlow,
+    /// Each packet picks a next hop at random (seeded): random packet spraying (Dixit et al.,
+    /// INFOCOM 2013).
+    PerPacket,
+    /// Each packet takes the next of the switch's equal-cost next hops in turn: deterministic
+    /// spraying (round robin, as DRB, Cao et al., CoNEXT 2013).
+    RoundRobin,
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::limits;
 use crate::error::ConfigError;
 
-/// End-host NIC model (M10).
+/// End-host NIC model (DCTCP paper §3.5, ICTCP paper §II-B).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct HostConfig {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{check_host, limits};
 use crate::error::ConfigError;
 
-/// ICTCP (ICTCP paper §IV-VI; spec algorithms.md §6): a driver on each named host that
+/// ICTCP (ICTCP paper §IV-VI, IEEE/ACM ToN 2013): a driver on each named host that
 /// measures the interface's incoming traffic and rewrites the receive window of the segments
 /// the host sends, for every TCP connection whose RTT is below `rtt_limit_ms`. It composes with
 /// any sender congestion control. Defaults are the paper's values.
@@ -43,8 +43,8 @@ pub struct IctcpConfig {
     /// Connections with an RTT at or above this are left alone (§III).
     #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
     pub rtt_limit_ms: f64,
-    /// Sub-slot length before any connection has an RTT, µs (spec ASSUMPTION: the testbed's
-    /// 100 µs base RTT; afterwards T is the traffic-weighted mean RTT, §IV-B).
+    /// Sub-slot length before any connection has an RTT, µs (our choice, the paper does not
+    /// say: the testbed's 100 µs base RTT; afterwards T is the traffic-weighted mean RTT, §IV-B).
     #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_US"))]
     pub initial_subslot_us: f64,
     /// Tick of the receiver's timestamp clock, ns (§VI-C).

@@ -65,7 +65,7 @@ pub struct Scenario {
     pub ictcp: IctcpConfig,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
-    /// Partition/aggregate query workloads (M23).
+    /// Partition/aggregate query workloads (DCTCP §2.1).
     #[serde(default)]
     pub queries: Vec<QuerySpec>,
     /// Open-loop flow generators: flows arriving by a random process, with sizes from a

@@ -90,12 +90,13 @@ const WINDOWS_ABOUT: &str = "The \"Next Generation TCP/IP stack\" of Windows Vis
 DCTCP paper's testbed (§4) and the ICTCP paper's (§VII: \"TCP New Reno with SACK implementation on a Windows server\") \
 ran. Both papers call their baseline NewReno with SACK; Server 2008's default add-on provider was Compound TCP (off in \
 Vista and 7), so the papers' hosts ran without it. Microsoft documents few of the stack's internals: the fields marked \
-NOT GIVEN take the value the papers imply, or the simplest standard behaviour, and say why. Its F-RTO (RFC 4138) runs as RFC 5682's SACK-enhanced \
+\"Not given\" or \"Not documented\" take the value the papers imply, or the simplest standard behaviour, and say why. \
+Its F-RTO (RFC 4138) runs as RFC 5682's SACK-enhanced \
 algorithm with the Eifel response (RFC 4015), Microsoft not saying which response it takes. Not modelled: D-SACK \
 (RFC 2883), which the stack supports; timestamps are off by default on Windows, while the engine samples the RTT on \
 every ACK (and classifies timeouts by them).";
 
-const LINUX26_ABOUT: &str = "Mainline Linux 2.6.32-2.6.38 (2009-2011), the kernels of the Pitfalls slides' era, \
+const LINUX26_ABOUT: &str = "Mainline Linux 2.6.32-2.6.38 (2009-2011), the kernels of Judd's slides' era, \
 read in 2.6.32.67 and 2.6.38.3. Its default congestion control was CUBIC with HyStart. Not modelled: CUBIC's scaling \
 of its per-ACK step by the measured segments per ACK (with per-ACK counting the engine's CUBIC counts one per ACK, \
 so with delayed ACKs it grows about half as fast in congestion avoidance), HyStart, FACK with rate-halving recovery \
@@ -137,28 +138,28 @@ SegmentSize); RFC 6298's clock granularity G (1 ms), far below the 1 s RTO_min. 
 const NETSH_2008R2: &str = "`netsh interface tcp show supplemental` on 2008 R2 (andydavies.me/blog/2011/11/21/increasing-the-tcp-initial-congestion-window-on-windows-2008-server-r2)";
 
 const WINDOWS_2008R2: [PresetField; 23] = [
-    f("ack_counting", "\"bytes\"", "NOT GIVEN (no Microsoft document lists RFC 3465). The ICTCP paper (§VII-A-1: TCP \"doubles its congestion window every RTT\") implies growth by what each delayed ACK covers, as RFC 3465 counts"),
+    f("ack_counting", "\"bytes\"", "Not documented (no Microsoft document lists RFC 3465). The ICTCP paper (§VII-A-1: TCP \"doubles its congestion window every RTT\") implies growth by what each delayed ACK covers, as RFC 3465 counts"),
     f("abc_limit_segments", "2", "RFC 3465 §2.2's L = 2: the least that doubles the window per RTT with an ACK every 2 segments"),
     f("init_cwnd_segments", "2", NETSH_2008R2),
-    f("slow_start_after_idle", "false", "NOT GIVEN for 2008 R2; later Windows makes it a per-template switch, CwndRestart, False by default (Get-NetTCPSetting output in Microsoft's Networking Blog, \"TCP Templates for Windows Server 2019\", 2018)"),
+    f("slow_start_after_idle", "false", "Not documented for 2008 R2; later Windows makes it a per-template switch, CwndRestart, False by default (Get-NetTCPSetting output in Microsoft's Networking Blog, \"TCP Templates for Windows Server 2019\", 2018)"),
     f("idle_restart", "\"rfc5681\"", "used only if slow_start_after_idle is set"),
     f("delayed_ack_segments", "2", "KB328890 (TcpAckFrequency): \"an acknowledgment is sent for every other TCP segment\""),
     f("delayed_ack_timeout_ms", "200.0", NETSH_2008R2),
     f("rto_min_ms", "300.0", "DCTCP paper §2.3.2 (\"RTO_min is set to 300ms\"), ICTCP paper §VII (\"default timeout value of TCP on a Windows server is 300 ms\"); also the netsh capture"),
     f("rto_initial_ms", "3000.0", "TcpInitialRTT default 3 s (Windows 2000 Server documentation, cc938207; RFC 2988's value); no later document found"),
-    f("rto_max_ms", "60000.0", "NOT GIVEN; RFC 6298 §2.5's least allowed cap"),
+    f("rto_max_ms", "60000.0", "Not given, our choice: RFC 6298 §2.5's least allowed cap"),
     f("timer_tick_ms", "10.0", "DCTCP paper §4.2.1: 10 ms \"is the tick granularity of our system\""),
     f("sack", "true", "both papers' baseline, \"New Reno with SACK\""),
     f("recovery", "\"rfc6675\"", "SACK-based recovery, RFC 3517 (now RFC 6675), and NewReno, RFC 2582: Windows Vista Resource Kit, ch. \"Next Generation TCP/IP stack\""),
     f("rcv_autotune", "false", "Vista and later tune the receive window (netsh autotuninglevel = normal); Microsoft does not publish the rule, so it is not modelled: buffers stay at rcv_buffer_bytes"),
-    f("limited_transmit", "false", "NOT GIVEN (not among the RFCs Microsoft lists); spec M4: no paper mentions it"),
+    f("limited_transmit", "false", "Not documented (not among the RFCs Microsoft lists), and no paper mentions it"),
     f("tail_loss_probe", "false", "TLP and RACK came to Windows with Windows 10 / Server 2016"),
-    f("early_retransmit", "false", "NOT GIVEN (not among the RFCs Microsoft lists)"),
-    f("cwnd_validation", "\"off\"", "NOT GIVEN (no document names RFC 2861 or 7661): every ACK may grow the window"),
+    f("early_retransmit", "false", "Not documented (not among the RFCs Microsoft lists)"),
+    f("cwnd_validation", "\"off\"", "Not documented (no document names RFC 2861 or 7661): every ACK may grow the window"),
     f("syn_retries", "2", "TcpMaxConnectRetransmissions default 2 (a connect gives up after 3 + 6 + 12 = 21 s)"),
     f("synack_retries", "2", "TcpMaxConnectResponseRetransmissions default 2 (Windows 2000 Server documentation; no later value found)"),
-    f("ssthresh_from", "\"flight_size\"", "NOT GIVEN: the stack implements RFC 2581 and RFC 3782 (Windows Vista Resource Kit, ch. \"Next Generation TCP/IP stack\"), whose ssthresh is max(FlightSize/2, 2·SMSS)"),
-    f("cwnd_clamp", "false", "NOT GIVEN (Microsoft documents no bound on cwnd): every ACK may grow the window, as cwnd_validation off"),
+    f("ssthresh_from", "\"flight_size\"", "Not documented: the stack implements RFC 2581 and RFC 3782 (Windows Vista Resource Kit, ch. \"Next Generation TCP/IP stack\"), whose ssthresh is max(FlightSize/2, 2·SMSS)"),
+    f("cwnd_clamp", "false", "Not documented (Microsoft documents no bound on cwnd): every ACK may grow the window, as cwnd_validation off"),
     f("frto", "true", "\"the Next Generation TCP/IP stack supports industry standard Requests For Comments (RFCs) 2582, 2883, 3517, and 4138\", RFC 4138 being F-RTO (Windows Vista Resource Kit, ch. 2)"),
 ];
 

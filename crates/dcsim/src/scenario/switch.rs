@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{default_true, limits, TcpConfig};
 use crate::error::ConfigError;
+pub use crate::net::aqm::{MarkAt, NonEctPolicy};
+pub use crate::net::routing::Ecmp;
 
 /// Switch egress ports: buffer limit and active queue management.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -15,7 +17,7 @@ pub struct SwitchConfig {
     pub aqm: AqmConfig,
     /// How a switch chooses among equal-cost next hops.
     pub ecmp: Ecmp,
-    /// Several class queues per switch port (M18; none: one FIFO queue per port).
+    /// Several class queues per switch port (DCTCP paper §1; none: one FIFO queue per port).
     pub classes: Option<ClassesConfig>,
 }
 
@@ -30,7 +32,7 @@ impl Default for SwitchConfig {
     }
 }
 
-/// Class queues on every switch port (M18: DCTCP paper §1 "Ethernet priorities (Class of
+/// Class queues on every switch port (DCTCP paper §1: "Ethernet priorities (Class of
 /// Service)"). A packet is classified on arrival, joins its class queue (the class's limit
 /// and AQM apply, within the port's buffer or the switch's shared memory), and the scheduler
 /// picks the class the link serves next.
@@ -57,7 +59,7 @@ pub struct ClassesConfig {
 #[serde(rename_all = "snake_case")]
 pub enum SchedulerKind {
     /// Deficit round robin by `weight` (Shreedhar and Varghese 1995); equal weights by
-    /// default (M18's assumption).
+    /// default (our choice; the papers name no scheduler).
     #[default]
     Drr,
     /// Always the lowest-numbered backlogged class (IEEE 802.1Q strict priority).
@@ -119,27 +121,11 @@ fn default_weight() -> u32 {
     1
 }
 
-/// Equal-cost multi-path forwarding (RFC 2992).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Ecmp {
-    /// Hash of the packet's 5-tuple (source and destination host, TCP ports, protocol) and
-    /// `sim.seed`, salted per switch: every packet of a connection's direction takes one path.
-    #[default]
-    PerFlow,
-    /// Each packet picks a next hop at random (seeded): random packet spraying (Dixit et al.,
-    /// INFOCOM 2013).
-    PerPacket,
-    /// Each packet takes the next of the switch's equal-cost next hops in turn: deterministic
-    /// spraying (round robin, as DRB, Cao et al., CoNEXT 2013).
-    RoundRobin,
-}
-
-/// How much a port may hold (M11, M12). A packet that does not fit is dropped.
+/// How much a port may hold (DCTCP paper §2.3.1). A packet that does not fit is dropped.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum BufferConfig {
-    /// A fixed allocation per port, in packets and/or bytes (whichever is hit first) (M12).
+    /// A fixed allocation per port, in packets and/or bytes (whichever is hit first) (DCTCP §4.2.1).
     PerPort {
         /// Packets a port may hold (none = no packet limit).
         #[serde(default)]
@@ -150,7 +136,7 @@ pub enum BufferConfig {
         #[schemars(range(min = 1, max = "limits::MAX_BUFFER_BYTES"))]
         limit_bytes: Option<u64>,
     },
-    /// One memory shared by all ports of a switch, with dynamic per-port thresholds (M13,
+    /// One memory shared by all ports of a switch, with dynamic per-port thresholds (DCTCP §2.3.1;
     /// Choudhury–Hahne): a packet of s bytes joins port p iff q_p + s ≤ alpha·(B − Σq) and
     /// Σq + s ≤ B, where B = `total_bytes` and Σq is what all ports hold.
     Shared {
@@ -180,8 +166,8 @@ impl Default for BufferConfig {
 }
 
 /// Switches of the papers' testbeds. Each is a shared buffer with a dynamic threshold; the
-/// allocation policy is NOT GIVEN in the papers, so α comes from calibrating the
-/// Choudhury–Hahne model to the one number given (spec algorithms.md §2.3).
+/// allocation policy is not given in the papers, so α comes from calibrating the
+/// Choudhury–Hahne model to the one number given for each (below).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SwitchPreset {
@@ -189,13 +175,13 @@ pub enum SwitchPreset {
     /// port gets "up to ~700KB" (DCTCP §4.1): α = 700/3300 = 0.212 with B = 4,000,000 B.
     Triumph,
     /// Broadcom Scorpion, 24 × 10 Gbps, 4 MB shared (DCTCP Table 1); α as the Triumph
-    /// (ASSUMPTION: same vendor MMU).
+    /// (our choice, the papers do not say: same vendor MMU).
     Scorpion,
     /// Cisco CAT4948, 48 × 1 Gbps + 2 × 10 Gbps, 16 MB, no ECN (DCTCP Table 1, footnote 12);
-    /// α as the Triumph (ASSUMPTION, spec §2.4): one busy port gets ≈ 2.8 MB.
+    /// α as the Triumph (our choice, the papers do not say): one busy port gets ≈ 2.8 MB.
     Cat4948,
     /// Quanta LB4G, 48 × 1 Gbps, 4 MB (ICTCP §II-C), "dynamic buffer management to allocate a
-    /// buffer pool shared by all ports" (ICTCP §V). ASSUMPTION: one busy port holds 128.5 kB,
+    /// buffer pool shared by all ports" (ICTCP §V). Our choice: one busy port holds 128.5 kB,
     /// α = 128,500/3,871,500 = 0.0332. §V gives 85 kB as the equal split (the limit when every
     /// port incasts at once: ≤ 32 senders at 2 MSS) and 128.5 kB as what its own 47-server
     /// experiment needs at 2 MSS; the shared pool is what lets its Figs. 8-9 run up to 46
@@ -216,7 +202,7 @@ impl SwitchPreset {
     }
 }
 
-/// What an egress port does on arrival besides the buffer check (M16, M17).
+/// What an egress port does on arrival besides the buffer check (DCTCP paper §3.1).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AqmConfig {
@@ -289,15 +275,6 @@ pub enum AqmConfig {
     },
 }
 
-/// When the threshold AQM looks at the queue.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum MarkAt {
-    #[default]
-    Enqueue,
-    Dequeue,
-}
-
 fn default_pi_a() -> f64 {
     1.822e-5
 }
@@ -309,17 +286,6 @@ fn default_pi_q_ref() -> f64 {
 }
 fn default_pi_hz() -> f64 {
     160.0
-}
-
-/// Treatment of non-ECN-capable packets when a marking queue is above K (§7.1–7.2).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum NonEctPolicy {
-    /// RED-ECN hardware: a packet that cannot be marked is dropped.
-    #[default]
-    Drop,
-    /// Mark-only: the packet is queued (up to the buffer limit).
-    Enqueue,
 }
 
 fn default_max_p() -> f64 {

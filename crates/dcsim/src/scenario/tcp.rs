@@ -5,118 +5,12 @@ use serde::{Deserialize, Serialize};
 
 use super::{limits, whole, CcKind, CubicConfig, StackProfile};
 use crate::error::ConfigError;
-
-/// Which DCTCP receiver ACK machine to run (M19).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum DctcpReceiver {
-    /// DCTCP paper Fig. 10: one immediate ACK at a CE-state change.
-    #[default]
-    Paper,
-    /// Linux `dctcp_ece_ack_update`: the paper's ACK, then an immediate ACK of the new packet.
-    Linux,
-}
-
-/// How an ACK counts towards window growth (`tcp.ack_counting`; M3).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum AckCounting {
-    /// Every ACK that advances snd_una counts as one segment, however much it covers: slow
-    /// start adds 1 MSS per ACK (×1.5 per RTT with delayed ACKs), congestion avoidance
-    /// MSS²/cwnd (RFC 5681 §3.1 as written; Linux 2.6 with `tcp_abc` = 0, ns-2).
-    PerAck,
-    /// The segments it newly acknowledges, a short one counting as one, up to
-    /// `abc_limit_segments` per ACK in slow start (M3, the spec's assumption for the papers'
-    /// stacks).
-    #[default]
-    Segments,
-    /// The segments newly delivered by its account, as Linux ≥ 3.13 counts
-    /// (`tcp_newly_delivered`): those newly SACKed plus those newly acknowledged that were
-    /// not SACKed before (RFC 6937's DeliveredData), up to `abc_limit_segments`.
-    Delivered,
-    /// Appropriate byte counting (RFC 3465): the bytes it acknowledges, up to
-    /// `abc_limit_segments`·SMSS per ACK in slow start (§2.2), and in congestion avoidance
-    /// SMSS·bytes/cwnd (§2.1's byte counter, in its fractional form).
-    Bytes,
-}
-
-/// What restarts the window after an idle period longer than the RTO (`tcp.idle_restart`,
-/// when `slow_start_after_idle`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum IdleRestart {
-    /// RFC 5681 §4.1: cwnd = min(IW, cwnd).
-    #[default]
-    Rfc5681,
-    /// Linux `tcp_cwnd_restart`: ssthresh = max(ssthresh, ¾·cwnd), then cwnd halves once per
-    /// RTO of idle time, not below min(IW, cwnd).
-    Linux,
-}
-
-/// When an application-limited sender may still grow cwnd (`tcp.cwnd_validation`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CwndValidation {
-    /// RFC 7661 §4.3: while the window is validated, what was in flight ≥ cwnd/2.
-    #[default]
-    Rfc7661,
-    /// Current Linux's `tcp_is_cwnd_limited`: in slow start while cwnd < 2 × what was in
-    /// flight; in congestion avoidance only while the sender is cwnd-limited.
-    Linux,
-    /// Linux 2.6's `tcp_is_cwnd_limited`: while cwnd − what was in flight ≤ 3 segments
-    /// (`tcp_max_burst`, the reordering degree).
-    MaxBurst,
-    /// Only a cwnd-limited sender grows, in slow start too: ns-3's `m_isCwndLimited`, set at
-    /// each send when cwnd < what is in flight + 1 SMSS, which its CUBIC checks.
-    CwndLimited,
-    /// Every ACK may grow cwnd, whether the sender used its window or not.
-    Off,
-}
-
-/// How the window is set during SACK loss recovery (`tcp.recovery`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Recovery {
-    /// RFC 6675 §5: cwnd = ssthresh at once, send while pipe < cwnd.
-    #[default]
-    Rfc6675,
-    /// Proportional rate reduction (RFC 6937, PRR-SSRB): what is sent in recovery follows
-    /// what is delivered, converging on ssthresh by the end of recovery.
-    Prr,
-}
-
-/// What the slow-start threshold is computed from when loss is detected (`tcp.ssthresh_from`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SsthreshFrom {
-    /// FlightSize, the data sent and not cumulatively acknowledged (RFC 5681 §3.2 eq. (4),
-    /// RFC 6675 §5 step 4.2, RFC 9438 §4.6).
-    #[default]
-    FlightSize,
-    /// The congestion window: Linux's `tcp_reno_ssthresh` and CUBIC's
-    /// `bictcp_recalc_ssthresh` take `snd_cwnd` (RFC 9438 §4.6 notes such implementations).
-    Cwnd,
-    /// min(cwnd, the peer's receive buffer): ns-2's `slowdown()` halves `window()`, the
-    /// smaller of `cwnd_` and the receiver's configured `window_`.
-    Window,
-    /// RFC 6675's pipe, the data estimated still in the network (SACKed and lost segments
-    /// left out, retransmissions counted): ns-3's `TcpSocketBase`, which passes
-    /// `BytesInFlight()` to the controller's `GetSsThresh`.
-    Pipe,
-}
-
-/// Whether control packets (SYN, SYN-ACK, pure ACKs, retransmissions) carry ECT (M8, §7.3).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum EctOnControl {
-    /// DCTCP hosts mark every packet ECT, RFC 3168 hosts only new data.
-    #[default]
-    Auto,
-    /// RFC 3168 §6.1: ECT on new data only.
-    Rfc3168,
-    /// ECT on every packet.
-    All,
-}
+pub use crate::tcp::cc::{AckCounting, IdleRestart};
+use crate::tcp::cc::{CcParams, GrowthRules};
+use crate::tcp::endpoint::TcpParams;
+pub use crate::tcp::options::{CwndValidation, DctcpReceiver, EctOnControl, Recovery, SsthreshFrom};
+use crate::tcp::rtt::RtoBounds;
+use crate::units::Time;
 
 /// The TCP stack of every host (flows may override `cc`).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -139,7 +33,7 @@ pub struct TcpConfig {
     /// IP + TCP header bytes added to every segment.
     #[schemars(range(max = 10000))]
     pub header_bytes: u32,
-    /// Initial congestion window, segments (ASSUMPTION 2, as ns-2 `windowInit_`).
+    /// Initial congestion window, segments (our choice, the papers do not say: 2, as ns-2 `windowInit_`).
     #[schemars(range(min = 1, max = "limits::MAX_SEGMENTS"))]
     pub init_cwnd_segments: u32,
     /// Minimum retransmission timeout, ms (300 = DCTCP testbed default, 10 = tuned).
@@ -165,8 +59,8 @@ pub struct TcpConfig {
     /// `rcv_buffer_bytes` keep a fixed buffer (as Linux's SO_RCVBUF turns tuning off).
     #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
     pub rcv_buffer_bytes: u64,
-    /// Receive-buffer auto-tuning, Linux's dynamic right-sizing (`tcp_rcv_space_adjust`,
-    /// spec §7.5): each receiver starts at `rcv_autotune_initial_bytes` and, once per RTT it
+    /// Receive-buffer auto-tuning, Linux's dynamic right-sizing (`tcp_rcv_space_adjust`):
+    /// each receiver starts at `rcv_autotune_initial_bytes` and, once per RTT it
     /// measures from echoed timestamps, grows its buffer to twice the bytes it read in that
     /// RTT plus 16 segments (more while the sender's rate grows), up to
     /// `rcv_autotune_max_bytes`.
@@ -178,23 +72,23 @@ pub struct TcpConfig {
     #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
     pub rcv_autotune_initial_bytes: u64,
     /// Auto-tuning's cap, bytes: 3 MiB, the window of Linux's `tcp_rmem[2]` = 6 MiB of memory
-    /// (half of it, as for the initial buffer; spec §7.5 names the 6 MiB).
+    /// (half of it, as for the initial buffer).
     #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
     pub rcv_autotune_max_bytes: u64,
     /// DCTCP estimation gain g (DCTCP paper §3.5: 1/16).
     #[schemars(range(min = 0.0, max = 1.0))]
     pub dctcp_g: f64,
-    /// DCTCP initial alpha (ASSUMPTION 1.0, Linux `dctcp_alpha_on_init`).
+    /// DCTCP initial alpha (our choice, the papers do not say: 1.0, Linux `dctcp_alpha_on_init`).
     #[schemars(range(min = 0.0, max = 1.0))]
     pub dctcp_alpha_init: f64,
-    /// Smallest cwnd after a DCTCP cut, segments (ASSUMPTION 2, Linux).
+    /// Smallest cwnd after a DCTCP cut, segments (our choice, the papers do not say: 2, as Linux).
     #[schemars(range(max = "limits::MAX_SEGMENTS"))]
     pub dctcp_min_cwnd_segments: u32,
     pub dctcp_receiver: DctcpReceiver,
     pub ect_on_control: EctOnControl,
     /// ECT on SYN and SYN-ACK, overriding `ect_on_control` (default: as it). `true` is
     /// Linux's later fix for DCTCP (ECT(0) SYNs); RFC 3168 §6.1.1 hosts send none, and a
-    /// RED-ECN queue above K drops them (spec §7.3).
+    /// RED-ECN queue above K drops them (Judd's "Connection Establishment" slide).
     pub ect_on_syn: Option<bool>,
     /// ECT on pure ACKs, overriding `ect_on_control` (default: as it; RFC 3168 §6.1.4: none).
     pub ect_on_ack: Option<bool>,
@@ -212,7 +106,7 @@ pub struct TcpConfig {
     /// SACK (RFC 2018) with RFC 6675 loss recovery; off = NewReno recovery (RFC 6582). Both
     /// papers' baselines were "NewReno with SACK" (DCTCP §4, ICTCP §VII).
     pub sack: bool,
-    /// Limited transmit (RFC 3042). Not mentioned by the papers: off by default (spec §1.4).
+    /// Limited transmit (RFC 3042). Not mentioned by the papers: off by default (our choice).
     pub limited_transmit: bool,
     /// DupThresh: duplicate ACKs (or SACKed segments above a hole) that start loss recovery,
     /// in [1, 1000] (RFC 5681 §3.2 and RFC 6675 §2: 3). Networks that reorder, such as packet
@@ -291,6 +185,76 @@ impl TcpConfig {
             (Some(mss), _) => mss,
             (None, Some(mtu)) => mtu.saturating_sub(self.header_bytes),
             (None, None) => DEFAULT_MSS,
+        }
+    }
+
+    /// The settings of a connection's ends under this table, with controller `cc`, the
+    /// receive buffer its application set (if any) and the hosts' offload bursts.
+    pub fn endpoint_params(&self, cc: CcKind, rcv_buffer: Option<u64>, offload_burst_segments: u32) -> TcpParams {
+        let t = self;
+        let ect_on_control = match t.ect_on_control {
+            EctOnControl::Auto => cc == CcKind::Dctcp,
+            EctOnControl::Rfc3168 => false,
+            EctOnControl::All => true,
+        };
+        // A buffer the application set is fixed (Linux: SO_RCVBUF locks it); otherwise the
+        // stack's, auto-tuned from its initial size if `tcp.rcv_autotune`.
+        let rcv_autotune_max = (rcv_buffer.is_none() && t.rcv_autotune).then_some(t.rcv_autotune_max_bytes);
+        let rcv_buffer = rcv_buffer.unwrap_or(if t.rcv_autotune {
+            t.rcv_autotune_initial_bytes
+        } else {
+            t.rcv_buffer_bytes
+        });
+        TcpParams {
+            mss: t.segment_bytes(),
+            header_bytes: t.header_bytes,
+            init_cwnd_segments: t.init_cwnd_segments,
+            rto: RtoBounds {
+                min: Time::from_ms_f64(t.rto_min_ms),
+                initial: Time::from_ms_f64(t.rto_initial_ms),
+                max: Time::from_ms_f64(t.rto_max_ms),
+                tick: Time::from_ms_f64(t.timer_tick_ms),
+            },
+            delack_segments: t.delayed_ack_segments,
+            delack_timeout: Time::from_ms_f64(t.delayed_ack_timeout_ms),
+            rcv_buffer,
+            rcv_autotune_max,
+            ect_on_syn: t.ect_on_syn.unwrap_or(ect_on_control),
+            ect_on_ack: t.ect_on_ack.unwrap_or(ect_on_control),
+            ect_on_retransmit: ect_on_control,
+            syn_retries: t.syn_retries,
+            synack_retries: t.synack_retries,
+            dctcp_receiver: (cc == CcKind::Dctcp).then_some(t.dctcp_receiver),
+            slow_start_after_idle: t.slow_start_after_idle,
+            offload_burst_segments,
+            sack: t.sack,
+            limited_transmit: t.limited_transmit,
+            dupthresh: t.dupack_threshold,
+            cwnd_validation: t.cwnd_validation,
+            recovery: t.recovery,
+            tail_loss_probe: t.tail_loss_probe,
+            early_retransmit: t.early_retransmit,
+            ssthresh_from: t.ssthresh_from,
+            // Both ends share these settings, so the peer's largest buffer is this end's.
+            cwnd_clamp: if t.cwnd_clamp {
+                rcv_autotune_max.unwrap_or(rcv_buffer) as f64
+            } else {
+                f64::INFINITY
+            },
+            frto: t.frto,
+        }
+    }
+
+    /// What the congestion controllers are built from, resolved from this table.
+    pub fn cc_params(&self) -> CcParams {
+        CcParams {
+            mss: self.segment_bytes(),
+            init_cwnd_segments: self.init_cwnd_segments,
+            rules: GrowthRules::new(self.ack_counting, self.abc_limit_segments, self.idle_restart),
+            dctcp_g: self.dctcp_g,
+            dctcp_alpha_init: self.dctcp_alpha_init,
+            dctcp_min_cwnd_segments: self.dctcp_min_cwnd_segments,
+            cubic: self.cubic.clone(),
         }
     }
 }
@@ -420,7 +384,9 @@ impl TcpConfig {
             MAX_SEGMENTS as u64,
             "segments",
         )?;
-        self.cubic.check("tcp.cubic")?;
+        // CUBIC's bounds (the schema's): C in (0, 100], β in (0, 1].
+        real(&"tcp.cubic.c", self.cubic.c, Bound::Above(0.0), 100.0, "segments/s³")?;
+        real(&"tcp.cubic.beta", self.cubic.beta, Bound::Above(0.0), 1.0, "")?;
         Ok(())
     }
 }

@@ -1,5 +1,5 @@
 //! Open-loop traffic: flows that arrive on their own, with sizes and gaps drawn from
-//! distributions (DCTCP §2.2 and §4.3; spec experiments.md §5). The generators themselves
+//! distributions (DCTCP §2.2 and §4.3). The generators themselves
 //! run in `sim::traffic`.
 
 use schemars::JsonSchema;
@@ -84,7 +84,7 @@ pub enum SizeDist {
         #[serde(default)]
         file: Option<String>,
     },
-    /// The "web search" flow sizes (DCTCP §2.2 as distributed with pFabric; spec §5):
+    /// The "web search" flow sizes (DCTCP §2.2 as distributed with pFabric, Alizadeh et al. 2013):
     /// `data/web_search.csv`.
     WebSearch,
     /// The "data mining" flow sizes (VL2, Greenberg et al. 2009, Fig. 2): `data/data_mining.csv`.

@@ -47,8 +47,8 @@ pub struct FlowSpec {
     pub class: u8,
 }
 
-/// Partition/aggregate (M23): a client sends a small request to each server, each server
-/// answers with `response_bytes`; a query completes when every response has arrived.
+/// Partition/aggregate (DCTCP §2.1, §2.3.2): a client sends a small request to each server,
+/// each server answers with `response_bytes`; a query completes when every response has arrived.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuerySpec {
@@ -57,7 +57,7 @@ pub struct QuerySpec {
     pub client: u32,
     /// The workers.
     pub servers: Vec<u32>,
-    /// Request size, bytes (NOT GIVEN in the papers; ASSUMPTION one 100-B segment).
+    /// Request size, bytes (our choice, the papers do not say: one 100-B segment).
     #[serde(default = "default_request_bytes")]
     #[schemars(range(min = 1, max = "limits::MAX_BYTES"))]
     pub request_bytes: u64,
@@ -81,7 +81,7 @@ pub struct QuerySpec {
     #[serde(default)]
     pub arrival: Arrival,
     /// Each server waits a uniform random time in [0, response_jitter_us] before answering
-    /// (application jitter, M24).
+    /// (application jitter, DCTCP §2.3.2).
     #[serde(default)]
     #[schemars(range(min = 0.0, max = "limits::MAX_DELAY_US"))]
     pub response_jitter_us: f64,

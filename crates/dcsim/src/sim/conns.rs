@@ -6,7 +6,7 @@ use std::ops::{Index, IndexMut};
 
 use super::Conn;
 use crate::results::{FlowSamples, FlowStats};
-use crate::scenario::CcKind;
+use crate::tcp::cc::CcKind;
 use crate::tcp::endpoint::EndpointCounters;
 use crate::tcp::ictcp::ConnState;
 use crate::units::Time;

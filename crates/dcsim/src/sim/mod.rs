@@ -31,7 +31,7 @@ use crate::results::{
     SwitchStats,
 };
 use crate::scenario::{CcKind, MeasureConfig, Scenario, TcpConfig, Topology};
-use crate::tcp::cc::Cc;
+use crate::tcp::cc::{Cc, CcParams};
 use crate::tcp::ictcp::{IctcpParams, Interface};
 use crate::tcp::{Endpoint, TcpParams};
 use crate::units::{Bytes, Time};
@@ -279,6 +279,8 @@ impl Conn {
 #[derive(Clone)]
 struct ConnFactory {
     tcp: TcpConfig,
+    /// What every connection's controllers are built from.
+    cc_params: CcParams,
     offload_burst_segments: u32,
     /// The settings built so far, by controller and receive buffer: connections built alike
     /// share one copy.
@@ -299,13 +301,13 @@ impl ConnFactory {
         let params = match self.params.iter().find(|(c, b, _)| (*c, *b) == (cc, rcv_buffer)) {
             Some((_, _, p)) => Arc::clone(p),
             None => {
-                let p = Arc::new(TcpParams::new(&self.tcp, cc, rcv_buffer, self.offload_burst_segments));
+                let p = Arc::new(self.tcp.endpoint_params(cc, rcv_buffer, self.offload_burst_segments));
                 self.params.push((cc, rcv_buffer, Arc::clone(&p)));
                 p
             }
         };
-        let t = &self.tcp;
-        let make = |end: u8, hosts: (u32, u32)| Endpoint::new(Arc::clone(&params), Cc::new(cc, t), id, end, hosts);
+        let p = &self.cc_params;
+        let make = |end: u8, hosts: (u32, u32)| Endpoint::new(Arc::clone(&params), Cc::new(cc, p), id, end, hosts);
         Conn {
             ends: [make(0, (src, dst)), make(1, (dst, src))],
             hosts: [src, dst],
@@ -465,6 +467,7 @@ impl Simulation {
         rng.set_stream(RNG_STREAM_FLOW_START);
         let mut factory = ConnFactory {
             tcp: t.clone(),
+            cc_params: t.cc_params(),
             offload_burst_segments: s.host.offload_burst_segments,
             params: Vec::new(),
         };

@@ -11,10 +11,10 @@
 use std::sync::Arc;
 
 use super::cc::{Ack, Cc, ConnView, IdleSpell};
+use super::options::{CwndValidation, DctcpReceiver, Recovery, SsthreshFrom};
 use super::ranges::RangeSet;
 use super::rtt::{RtoBounds, RttEstimator};
 use crate::net::packet::{Ecn, Segment, ACK, CWR, ECE, PSH, RETX, SYN};
-use crate::scenario::{CcKind, CwndValidation, DctcpReceiver, EctOnControl, Recovery, SsthreshFrom, TcpConfig};
 use crate::units::{Bytes, Time};
 
 /// Per-connection constants, resolved from the scenario.
@@ -69,64 +69,6 @@ pub struct TcpParams {
     /// F-RTO (RFC 5682 §3.1, the SACK-enhanced algorithm) after a retransmission timeout,
     /// with the Eifel response (RFC 4015 §3.1) to a timeout it finds spurious.
     pub frto: bool,
-}
-
-impl TcpParams {
-    /// The settings of a connection's ends for the scenario's `tcp` table `t`, controller
-    /// `cc`, the receive buffer its application set (if any) and the hosts' offload bursts.
-    pub fn new(t: &TcpConfig, cc: CcKind, rcv_buffer: Option<u64>, offload_burst_segments: u32) -> Self {
-        let ect_on_control = match t.ect_on_control {
-            EctOnControl::Auto => cc == CcKind::Dctcp,
-            EctOnControl::Rfc3168 => false,
-            EctOnControl::All => true,
-        };
-        // A buffer the application set is fixed (Linux: SO_RCVBUF locks it); otherwise the
-        // stack's, auto-tuned from its initial size if `tcp.rcv_autotune`.
-        let rcv_autotune_max = (rcv_buffer.is_none() && t.rcv_autotune).then_some(t.rcv_autotune_max_bytes);
-        let rcv_buffer = rcv_buffer.unwrap_or(if t.rcv_autotune {
-            t.rcv_autotune_initial_bytes
-        } else {
-            t.rcv_buffer_bytes
-        });
-        TcpParams {
-            mss: t.segment_bytes(),
-            header_bytes: t.header_bytes,
-            init_cwnd_segments: t.init_cwnd_segments,
-            rto: RtoBounds {
-                min: Time::from_ms_f64(t.rto_min_ms),
-                initial: Time::from_ms_f64(t.rto_initial_ms),
-                max: Time::from_ms_f64(t.rto_max_ms),
-                tick: Time::from_ms_f64(t.timer_tick_ms),
-            },
-            delack_segments: t.delayed_ack_segments,
-            delack_timeout: Time::from_ms_f64(t.delayed_ack_timeout_ms),
-            rcv_buffer,
-            rcv_autotune_max,
-            ect_on_syn: t.ect_on_syn.unwrap_or(ect_on_control),
-            ect_on_ack: t.ect_on_ack.unwrap_or(ect_on_control),
-            ect_on_retransmit: ect_on_control,
-            syn_retries: t.syn_retries,
-            synack_retries: t.synack_retries,
-            dctcp_receiver: (cc == CcKind::Dctcp).then_some(t.dctcp_receiver),
-            slow_start_after_idle: t.slow_start_after_idle,
-            offload_burst_segments,
-            sack: t.sack,
-            limited_transmit: t.limited_transmit,
-            dupthresh: t.dupack_threshold,
-            cwnd_validation: t.cwnd_validation,
-            recovery: t.recovery,
-            tail_loss_probe: t.tail_loss_probe,
-            early_retransmit: t.early_retransmit,
-            ssthresh_from: t.ssthresh_from,
-            // Both ends share these settings, so the peer's largest buffer is this end's.
-            cwnd_clamp: if t.cwnd_clamp {
-                rcv_autotune_max.unwrap_or(rcv_buffer) as f64
-            } else {
-                f64::INFINITY
-            },
-            frto: t.frto,
-        }
-    }
 }
 
 /// What a probe timeout adds to 2·SRTT with more than one segment out (Linux's

@@ -9,6 +9,7 @@ mod frto_tests;
 pub mod ictcp;
 #[cfg(test)]
 mod ictcp_tests;
+pub mod options;
 pub mod ranges;
 #[cfg(test)]
 mod recovery_tests;

@@ -364,7 +364,7 @@ fn cwnd_clamp_stops_growth_at_the_peers_largest_window() {
 fn cwnd_clamp_is_the_largest_buffer_the_peer_can_have() {
     use crate::scenario::{CcKind, TcpConfig};
     let t = TcpConfig::default();
-    let clamp = |t: &TcpConfig, app: Option<u64>| TcpParams::new(t, CcKind::NewReno, app, 0).cwnd_clamp;
+    let clamp = |t: &TcpConfig, app: Option<u64>| t.endpoint_params(CcKind::NewReno, app, 0).cwnd_clamp;
     assert_eq!(clamp(&t, None), 8_000_000.0, "rcv_buffer_bytes");
     assert_eq!(clamp(&t, Some(65_536)), 65_536.0, "a buffer the application set");
     let tuned = TcpConfig {

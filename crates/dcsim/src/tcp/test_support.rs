@@ -81,7 +81,7 @@ pub fn endpoint_with(p: TcpParams, cc: CcKind, alpha_init: f64, end: u8) -> Endp
         dctcp_min_cwnd_segments: 2,
         ..TcpConfig::default()
     };
-    let c = Cc::new(cc, &t);
+    let c = Cc::new(cc, &t.cc_params());
     Endpoint::new(p, c, 0, end, (end as u32, 1 - end as u32))
 }
 

@@ -18,9 +18,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Ack, CongestionControl, ConnView, Window};
-use crate::error::ConfigError;
-use crate::scenario::{real, Bound, TcpConfig};
+use super::{Ack, CcParams, CongestionControl, ConnView, Window};
 use crate::units::Time;
 
 /// CUBIC's parameters (RFC 9438; used by connections with `cc = "cubic"`).
@@ -49,14 +47,6 @@ impl Default for CubicConfig {
             fast_convergence: true,
             ecn: false,
         }
-    }
-}
-
-impl CubicConfig {
-    /// The bounds of the schema (`Scenario::validate`): C in (0, 100], β in (0, 1].
-    pub fn check(&self, field: &str) -> Result<(), ConfigError> {
-        real(&format!("{field}.c"), self.c, Bound::Above(0.0), 100.0, "segments/s³")?;
-        real(&format!("{field}.beta"), self.beta, Bound::Above(0.0), 1.0, "")
     }
 }
 
@@ -173,8 +163,8 @@ impl CubicState {
 }
 
 impl CongestionControl for Cubic {
-    fn new(t: &TcpConfig) -> Self {
-        Cubic::with(&t.cubic)
+    fn new(p: &CcParams) -> Self {
+        Cubic::with(&p.cubic)
     }
 
     fn ecn_capable(&self) -> bool {
@@ -426,7 +416,12 @@ mod tests {
 
     #[test]
     fn parameters_are_checked_against_their_bounds() {
-        let with = |c: f64, beta: f64| CubicConfig { c, beta, ..CubicConfig::default() }.check("tcp.cubic");
+        // The scenario checks the table's bounds.
+        let with = |c: f64, beta: f64| {
+            crate::Scenario::from_toml(&format!(
+                "[sim]\nduration_s = 0.01\n[topology]\nkind = \"star\"\nhosts = 2\n[tcp.cubic]\nc = {c:?}\nbeta = {beta:?}\n"
+            ))
+        };
         assert!(with(0.4, 0.7).is_ok() && with(100.0, 1.0).is_ok() && with(1e-9, 1e-9).is_ok());
         for (c, beta, field) in [(0.0, 0.7, "tcp.cubic.c"), (100.5, 0.7, "tcp.cubic.c"), (0.4, 0.0, "tcp.cubic.beta"), (0.4, 1.5, "tcp.cubic.beta")] {
             let e = with(c, beta).expect_err("out of bounds");

@@ -2,8 +2,7 @@
 //! data feeds α (Eq. 1); an ECN-Echo the once-per-window guard lets through cuts cwnd by α/2
 //! (Eq. 2). Growth, loss recovery, timeouts and restarts are the standard ones.
 
-use super::{Ack, CongestionControl, ConnView, Window};
-use crate::scenario::TcpConfig;
+use super::{Ack, CcParams, CongestionControl, ConnView, Window};
 use crate::units::Time;
 
 #[derive(Debug, Clone)]
@@ -32,8 +31,8 @@ impl Dctcp {
 }
 
 impl CongestionControl for Dctcp {
-    fn new(t: &TcpConfig) -> Self {
-        Dctcp::with(t.dctcp_g, t.dctcp_alpha_init, (t.dctcp_min_cwnd_segments * t.segment_bytes()) as f64)
+    fn new(p: &CcParams) -> Self {
+        Dctcp::with(p.dctcp_g, p.dctcp_alpha_init, (p.dctcp_min_cwnd_segments * p.mss) as f64)
     }
 
     fn ecn_capable(&self) -> bool {

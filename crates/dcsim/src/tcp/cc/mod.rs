@@ -24,8 +24,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::{AckCounting, IdleRestart, TcpConfig};
 use crate::units::{Rate, Time};
+use cubic::CubicConfig;
 
 /// What a controller decides: congestion window and slow-start threshold, bytes (fractional:
 /// DCTCP cuts by α/2, CUBIC grows by fractions of a segment), and the pacing rate the host
@@ -49,16 +49,33 @@ pub struct GrowthRules {
     pub idle_restart: IdleRestart,
 }
 
+/// What a controller is built from, resolved once from the scenario's `tcp` table
+/// (`TcpConfig::cc_params`): the segment size, the initial window, the stack's growth rules
+/// and each built-in controller's parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CcParams {
+    /// SMSS, bytes.
+    pub mss: u32,
+    pub init_cwnd_segments: u32,
+    pub rules: GrowthRules,
+    /// DCTCP's g, its α before the first window of ACKs, and its cwnd floor in segments.
+    pub dctcp_g: f64,
+    pub dctcp_alpha_init: f64,
+    pub dctcp_min_cwnd_segments: u32,
+    pub cubic: CubicConfig,
+}
+
 impl GrowthRules {
-    pub fn of(t: &TcpConfig) -> Self {
+    /// `abc_limit_segments` = 0 is no limit.
+    pub fn new(counting: AckCounting, abc_limit_segments: u32, idle_restart: IdleRestart) -> Self {
         GrowthRules {
-            counting: t.ack_counting,
-            abc_limit: if t.abc_limit_segments == 0 {
+            counting,
+            abc_limit: if abc_limit_segments == 0 {
                 f64::INFINITY
             } else {
-                t.abc_limit_segments as f64
+                abc_limit_segments as f64
             },
-            idle_restart: t.idle_restart,
+            idle_restart,
         }
     }
 
@@ -83,12 +100,12 @@ impl GrowthRules {
 
 impl Window {
     /// RFC 5681 §3.1: IW segments, no threshold until the first congestion event.
-    pub fn initial(t: &TcpConfig) -> Self {
+    pub fn initial(p: &CcParams) -> Self {
         Window {
-            cwnd: t.init_cwnd_segments as f64 * t.segment_bytes() as f64,
+            cwnd: p.init_cwnd_segments as f64 * p.mss as f64,
             ssthresh: f64::INFINITY,
             pacing: None,
-            rules: GrowthRules::of(t),
+            rules: p.rules,
         }
     }
 
@@ -258,8 +275,8 @@ pub struct ConnView {
 /// the connection's facts; the defaults are NewReno's decisions (RFC 5681, RFC 6582 and
 /// RFC 6675, RFC 3168), so a controller overrides only what it changes.
 pub trait CongestionControl: Sized + Clone + std::fmt::Debug {
-    /// Built from the scenario's TCP settings (a controller's parameters live there).
-    fn new(t: &TcpConfig) -> Self;
+    /// Built from the controllers' parameters (the scenario's `tcp` table, resolved).
+    fn new(p: &CcParams) -> Self;
 
     /// Whether the sender negotiates ECN and marks its data ECT (RFC 3168 §6.1.1).
     fn ecn_capable(&self) -> bool;
@@ -364,11 +381,11 @@ macro_rules! controllers {
         }
 
         impl Cc {
-            pub fn new(kind: CcKind, t: &TcpConfig) -> Self {
+            pub fn new(kind: CcKind, p: &CcParams) -> Self {
                 let algo = match kind {
-                    $(CcKind::$ty => Algo::$ty(<$ty as CongestionControl>::new(t)),)+
+                    $(CcKind::$ty => Algo::$ty(<$ty as CongestionControl>::new(p)),)+
                 };
-                Cc { win: Window::initial(t), algo }
+                Cc { win: Window::initial(p), algo }
             }
 
             pub fn ecn_capable(&self) -> bool {
@@ -409,6 +426,42 @@ controllers! {
 #[cfg(test)]
 mod model_tests;
 
+/// How an ACK counts towards window growth (`tcp.ack_counting`; RFC 5681 §3.1, RFC 3465).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AckCounting {
+    /// Every ACK that advances snd_una counts as one segment, however much it covers: slow
+    /// start adds 1 MSS per ACK (×1.5 per RTT with delayed ACKs), congestion avoidance
+    /// MSS²/cwnd (RFC 5681 §3.1 as written; Linux 2.6 with `tcp_abc` = 0, ns-2).
+    PerAck,
+    /// The segments it newly acknowledges, a short one counting as one, up to
+    /// `abc_limit_segments` per ACK in slow start (our choice for the papers' stacks,
+    /// which they do not describe).
+    #[default]
+    Segments,
+    /// The segments newly delivered by its account, as Linux ≥ 3.13 counts
+    /// (`tcp_newly_delivered`): those newly SACKed plus those newly acknowledged that were
+    /// not SACKed before (RFC 6937's DeliveredData), up to `abc_limit_segments`.
+    Delivered,
+    /// Appropriate byte counting (RFC 3465): the bytes it acknowledges, up to
+    /// `abc_limit_segments`·SMSS per ACK in slow start (§2.2), and in congestion avoidance
+    /// SMSS·bytes/cwnd (§2.1's byte counter, in its fractional form).
+    Bytes,
+}
+
+/// What restarts the window after an idle period longer than the RTO (`tcp.idle_restart`,
+/// when `slow_start_after_idle`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleRestart {
+    /// RFC 5681 §4.1: cwnd = min(IW, cwnd).
+    #[default]
+    Rfc5681,
+    /// Linux `tcp_cwnd_restart`: ssthresh = max(ssthresh, ¾·cwnd), then cwnd halves once per
+    /// RTO of idle time, not below min(IW, cwnd).
+    Linux,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -420,7 +473,7 @@ mod tests {
             cwnd,
             ssthresh,
             pacing: None,
-            rules: GrowthRules::of(&TcpConfig::default()),
+            rules: crate::scenario::TcpConfig::default().cc_params().rules,
         }
     }
 
@@ -574,7 +627,7 @@ mod tests {
         for (name, json) in &names {
             assert_eq!(json, &format!("\"{name}\""));
         }
-        let t = TcpConfig::default();
+        let t = crate::scenario::TcpConfig::default().cc_params();
         let caps: Vec<bool> = [CcKind::NewReno, CcKind::TcpEcn, CcKind::Dctcp, CcKind::Cubic]
             .into_iter()
             .map(|k| Cc::new(k, &t).ecn_capable())

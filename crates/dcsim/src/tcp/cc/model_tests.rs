@@ -104,7 +104,7 @@ fn run(kind: CcKind, ops: &[Op]) -> Result<(), TestCaseError> {
         cc: kind,
         ..TcpConfig::default()
     };
-    let mut cc = Cc::new(kind, &t);
+    let mut cc = Cc::new(kind, &t.cc_params());
     let mut s = Sender {
         una: 1,
         nxt: 1,

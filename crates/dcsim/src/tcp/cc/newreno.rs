@@ -1,13 +1,12 @@
 //! NewReno (RFC 5681, RFC 6582; with SACK, RFC 6675): every decision is the trait's default.
 
-use super::CongestionControl;
-use crate::scenario::TcpConfig;
+use super::{CcParams, CongestionControl};
 
 #[derive(Debug, Clone)]
 pub struct NewReno;
 
 impl CongestionControl for NewReno {
-    fn new(_: &TcpConfig) -> Self {
+    fn new(_: &CcParams) -> Self {
         NewReno
     }
 

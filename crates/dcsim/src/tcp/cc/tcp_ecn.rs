@@ -1,14 +1,13 @@
 //! NewReno with RFC 3168 ECN: negotiates ECN and halves once per window on ECN-Echo (the
 //! trait's default response, RFC 3168 §6.1.2).
 
-use super::CongestionControl;
-use crate::scenario::TcpConfig;
+use super::{CcParams, CongestionControl};
 
 #[derive(Debug, Clone)]
 pub struct TcpEcn;
 
 impl CongestionControl for TcpEcn {
-    fn new(_: &TcpConfig) -> Self {
+    fn new(_: &CcParams) -> Self {
         TcpEcn
     }
 
