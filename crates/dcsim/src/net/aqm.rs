@@ -275,7 +275,8 @@ pub enum MarkAt {
     Dequeue,
 }
 
-/// Treatment of non-ECN-capable packets when a marking queue is above K (§7.1–7.2).
+/// Treatment of non-ECN-capable packets when a marking queue is above K (Judd, "Coexistence
+/// with TCP" and "RED-ECN AQM Implementation").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NonEctPolicy {

@@ -37,51 +37,82 @@ pub(super) fn record(s: &Scenario, net: &Network) -> Value {
 /// Ports alike in every setting, as one entry each: how many, the first one's name, and the
 /// settings (a limit the port does not have is null). A host NIC's rate is its link's off by
 /// the host's clock error (`host.clock_ppm`, drawn from the seed), so NICs are grouped without
-/// it and their entry gives the lowest and highest.
+/// it and their entry gives the lowest and highest. Grouped by plain values, so that a large
+/// network's record costs a few operations per port.
 fn port_groups(ports: &[Port]) -> Vec<Value> {
-    struct Group<'a> {
-        settings: Value,
-        count: u64,
-        first: &'a str,
-        rates: (f64, f64),
+    type Key = (bool, u64, u64, u64, u32, u64, (u8, [u64; 5]));
+    // Per group: ports, the first port's index, the lowest and highest rate (bit/s).
+    let mut groups: BTreeMap<Key, (u64, usize, u64, u64)> = BTreeMap::new();
+    for (i, p) in ports.iter().enumerate() {
+        let rate = p.rate.bps();
+        let key = (
+            p.is_switch,
+            if p.is_switch { rate } else { 0 },
+            p.delay.as_ps(),
+            p.framing.as_u64(),
+            p.limit_packets,
+            p.limit_bytes.as_u64(),
+            aqm_key(&p.aqm),
+        );
+        let g = groups.entry(key).or_insert((0, i, rate, rate));
+        g.0 += 1;
+        g.2 = g.2.min(rate);
+        g.3 = g.3.max(rate);
     }
-    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
-    for p in ports {
-        let limit_bytes = p.limit_bytes.as_u64();
-        let rate = p.rate.bps() as f64 / 1e9;
-        let mut settings = json!({
-            "switch": p.is_switch,
-            "delay_us": p.delay.as_secs_f64() * 1e6,
-            "framing_bytes": p.framing.as_u64(),
-            "limit_packets": (p.limit_packets != u32::MAX).then_some(p.limit_packets),
-            "limit_bytes": (limit_bytes != u64::MAX).then_some(limit_bytes),
-            "aqm": aqm(&p.aqm),
-        });
-        if p.is_switch {
-            settings["rate_gbps"] = json!(rate);
-        }
-        let g = groups.entry(settings.to_string()).or_insert(Group {
-            settings,
-            count: 0,
-            first: &p.name,
-            rates: (rate, rate),
-        });
-        g.count += 1;
-        g.rates = (g.rates.0.min(rate), g.rates.1.max(rate));
-    }
-    let mut out: Vec<Group> = groups.into_values().collect();
-    out.sort_by_key(|g| ports.iter().position(|p| p.name == g.first));
+    let mut out: Vec<(u64, usize, u64, u64)> = groups.into_values().collect();
+    out.sort_by_key(|g| g.1);
     out.into_iter()
-        .map(|mut g| {
-            if g.settings["switch"] == false {
-                g.settings["rate_gbps_min"] = json!(g.rates.0);
-                g.settings["rate_gbps_max"] = json!(g.rates.1);
+        .map(|(count, first, lowest, highest)| {
+            let p = &ports[first];
+            let limit_bytes = p.limit_bytes.as_u64();
+            let mut settings = json!({
+                "switch": p.is_switch,
+                "delay_us": p.delay.as_secs_f64() * 1e6,
+                "framing_bytes": p.framing.as_u64(),
+                "limit_packets": (p.limit_packets != u32::MAX).then_some(p.limit_packets),
+                "limit_bytes": (limit_bytes != u64::MAX).then_some(limit_bytes),
+                "aqm": aqm(&p.aqm),
+                "ports": count,
+                "first_port": p.name,
+            });
+            let gbps = |bps: u64| bps as f64 / 1e9;
+            if p.is_switch {
+                settings["rate_gbps"] = json!(gbps(lowest));
+            } else {
+                settings["rate_gbps_min"] = json!(gbps(lowest));
+                settings["rate_gbps_max"] = json!(gbps(highest));
             }
-            g.settings["ports"] = json!(g.count);
-            g.settings["first_port"] = json!(g.first);
-            g.settings
+            settings
         })
         .collect()
+}
+
+/// An AQM's settings as plain values, to group ports by (its running state left out).
+fn aqm_key(a: &Aqm) -> (u8, [u64; 5]) {
+    match a {
+        Aqm::DropTail => (0, [0; 5]),
+        Aqm::Threshold(t) => (
+            1,
+            [
+                t.k_packets as u64,
+                t.at_dequeue as u64,
+                t.count_in_service as u64,
+                t.nonect as u64,
+                0,
+            ],
+        ),
+        Aqm::Red(r) => (
+            2,
+            [
+                r.min_th.to_bits(),
+                r.max_th.to_bits(),
+                r.max_p.to_bits(),
+                r.w_q.to_bits(),
+                r.ecn as u64 | (r.gentle as u64) << 1,
+            ],
+        ),
+        Aqm::Pi(p) => (3, [p.a.to_bits(), p.b.to_bits(), p.q_ref.to_bits(), p.period.as_ps(), p.ecn as u64]),
+    }
 }
 
 /// An AQM as it runs on a port (K resolved from the port's rate when the scenario left it out).

@@ -31,9 +31,9 @@ pub struct TcpParams {
     /// Receive-buffer auto-tuning (Linux's dynamic right-sizing) up to this many bytes; None
     /// = the fixed `rcv_buffer` (auto-tuning off, or a buffer the application set).
     pub rcv_autotune_max: Option<u64>,
-    /// ECT on SYN and SYN-ACK (RFC 3168 §6.1.1 forbids it; Linux's DCTCP sets it, §7.3).
+    /// ECT on SYN and SYN-ACK (RFC 3168 §6.1.1 forbids it; Linux's DCTCP sets it: Judd, "Connection Establishment").
     pub ect_on_syn: bool,
-    /// ECT on pure ACKs (RFC 3168 §6.1.4 forbids it; DCTCP hosts set it, §7.2).
+    /// ECT on pure ACKs (RFC 3168 §6.1.4 forbids it; DCTCP hosts set it: Judd, "RED-ECN AQM Implementation").
     pub ect_on_ack: bool,
     /// ECT on retransmissions (RFC 3168 §6.1.5 forbids it; DCTCP hosts set it).
     pub ect_on_retransmit: bool,
