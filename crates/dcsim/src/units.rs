@@ -249,9 +249,13 @@ impl fmt::Debug for Time {
     }
 }
 
+/// The most bytes a connection carries (2^50 B, 1 PiB; the scenario's `limits::MAX_BYTES`
+/// bounds every size by it): TCP sequence numbers are `u64` byte offsets that never wrap.
+pub const MAX_SEQUENCE_BYTES: u64 = 1 << 50;
+
 /// A byte count of the network layer: packet and frame sizes where they meet a rate, buffer
 /// occupancy and limits. (TCP sequence numbers and windows stay `u64`: they are byte offsets
-/// bounded by `scenario::limits::MAX_BYTES` = 2^50 and never wrap. `Packet::size` stays a
+/// bounded by `MAX_SEQUENCE_BYTES` = 2^50 and never wrap. `Packet::size` stays a
 /// `u32` to keep packets small; it becomes `Bytes` where a port or memory counts it.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Bytes(u64);

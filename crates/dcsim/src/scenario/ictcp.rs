@@ -3,8 +3,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{check_host, limits};
+use super::{check_host, limits, TcpConfig};
 use crate::error::ConfigError;
+use crate::tcp::ictcp::IctcpParams;
+use crate::units::Time;
 
 /// ICTCP (ICTCP paper §IV-VI, IEEE/ACM ToN 2013): a driver on each named host that
 /// measures the interface's incoming traffic and rewrites the receive window of the segments
@@ -50,6 +52,30 @@ pub struct IctcpConfig {
     /// Tick of the receiver's timestamp clock, ns (§VI-C).
     #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_NS"))]
     pub timestamp_tick_ns: f64,
+}
+
+impl IctcpConfig {
+    /// ICTCP's parameters on an interface of `capacity_bps` under the `tcp` table `t`: the
+    /// table's values in the engine's units, with the segment size and idle threshold of `t`.
+    pub fn params(&self, capacity_bps: f64, t: &TcpConfig) -> IctcpParams {
+        IctcpParams {
+            capacity_bps,
+            alpha: self.alpha,
+            beta: self.beta,
+            gamma1: self.gamma1,
+            gamma2: self.gamma2,
+            decrease_after_rtts: self.decrease_after_rtts,
+            control_interval_rtts: self.control_interval_rtts,
+            mss: t.segment_bytes(),
+            min_rwnd_segments: self.min_rwnd_segments,
+            fairness_fraction: self.fairness_fraction,
+            rtt_limit: Time::from_ms_f64(self.rtt_limit_ms),
+            initial_subslot: Time::from_us_f64(self.initial_subslot_us).max(Time::from_ps(1)),
+            timestamp_tick: Time::from_us_f64(self.timestamp_tick_ns / 1000.0).max(Time::from_ps(1)),
+            // Our choice, the paper does not say: "prolonged idle" = longer than RTO_min (and two slots).
+            idle_restart: Time::from_ms_f64(t.rto_min_ms),
+        }
+    }
 }
 
 impl Default for IctcpConfig {

@@ -26,7 +26,7 @@ pub const MAX_TIMER_NS: f64 = 3.6e12;
 /// Sampling intervals, µs: the longest run.
 pub const MAX_SAMPLE_US: f64 = 1e12;
 /// Flow, request and response sizes (2^50 B, 1 PiB).
-pub const MAX_BYTES: u64 = 1 << 50;
+pub const MAX_BYTES: u64 = crate::units::MAX_SEQUENCE_BYTES;
 /// Switch buffers (2^40 B).
 pub const MAX_BUFFER_BYTES: u64 = 1 << 40;
 /// Packet counts of queues.

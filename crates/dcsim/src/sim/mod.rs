@@ -32,7 +32,7 @@ use crate::results::{
 };
 use crate::scenario::{CcKind, MeasureConfig, Scenario, TcpConfig, Topology};
 use crate::tcp::cc::{Cc, CcParams};
-use crate::tcp::ictcp::{IctcpParams, Interface};
+use crate::tcp::ictcp::Interface;
 use crate::tcp::{Endpoint, TcpParams};
 use crate::units::{Bytes, Time};
 use calendar::Calendar;
@@ -519,24 +519,8 @@ impl Simulation {
         let tracer = Tracer::new(net.ports.len(), &traced_ports, conns.len(), &traced_conns);
         let mut ictcp: Vec<Option<Interface>> = vec![None; net.host_port.len()];
         for &h in &s.ictcp.hosts {
-            let ic = &s.ictcp;
-            ictcp[h as usize] = Some(Interface::new(IctcpParams {
-                capacity_bps: net.ports[net.host_port[h as usize] as usize].rate.bps() as f64,
-                alpha: ic.alpha,
-                beta: ic.beta,
-                gamma1: ic.gamma1,
-                gamma2: ic.gamma2,
-                decrease_after_rtts: ic.decrease_after_rtts,
-                control_interval_rtts: ic.control_interval_rtts,
-                mss: t.segment_bytes(),
-                min_rwnd_segments: ic.min_rwnd_segments,
-                fairness_fraction: ic.fairness_fraction,
-                rtt_limit: Time::from_ms_f64(ic.rtt_limit_ms),
-                initial_subslot: Time::from_us_f64(ic.initial_subslot_us).max(Time::from_ps(1)),
-                timestamp_tick: Time::from_us_f64(ic.timestamp_tick_ns / 1000.0).max(Time::from_ps(1)),
-                // Our choice, the paper does not say: "prolonged idle" = longer than RTO_min (and two slots).
-                idle_restart: Time::from_ms_f64(t.rto_min_ms),
-            }));
+            let capacity_bps = net.ports[net.host_port[h as usize] as usize].rate.bps() as f64;
+            ictcp[h as usize] = Some(Interface::new(s.ictcp.params(capacity_bps, t)));
         }
         let parameters = parameters::record(s, &net);
         let rx_moderation = per_host(&net.nodes, s.host.rx_interrupt_interval_us, RxModeration::new);

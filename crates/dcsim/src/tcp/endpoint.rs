@@ -458,7 +458,7 @@ impl Endpoint {
         if self.delivered > self.rcv_nxt {
             return Err(format!("delivered {} bytes but rcv_nxt is {}", self.delivered, self.rcv_nxt));
         }
-        let bound = crate::scenario::limits::MAX_BYTES as f64;
+        let bound = crate::units::MAX_SEQUENCE_BYTES as f64;
         let (cwnd, ssthresh) = (self.cwnd(), self.ssthresh());
         if !(cwnd > 0.0 && cwnd <= bound && ssthresh > 0.0) {
             return Err(format!("cwnd {cwnd}, ssthresh {ssthresh}"));
