@@ -49,7 +49,7 @@ impl InvariantChecker {
             return Err(format!("an event is due at {t}, in the past"));
         }
         self.since_pass += 1;
-        let period = ((sim.ports.len() + sim.conns.live()) / 16).max(1) as u64;
+        let period = ((sim.fabric.ports.len() + sim.conns.live()) / 16).max(1) as u64;
         if self.since_pass >= period {
             self.since_pass = 0;
             self.pass(sim)?;
@@ -67,20 +67,21 @@ impl InvariantChecker {
                 c.injected, c.delivered, c.dropped, c.in_flight
             ));
         }
-        let on_ports: u64 = sim.ports.iter().map(|p| p.in_flight() as u64).sum();
-        if on_ports != sim.headers.in_network() as u64 {
+        let on_ports = sim.fabric.in_flight();
+        if on_ports != sim.fabric.headers.in_network() as u64 {
             return Err(format!(
                 "{on_ports} packets on ports but {} headers in the network",
-                sim.headers.in_network()
+                sim.fabric.headers.in_network()
             ));
         }
-        for port in &mut sim.ports {
+        let fabric = &mut sim.fabric;
+        for port in &mut fabric.ports {
             port.check_invariants(now, ws).map_err(|e| format!("port {}: {e}", port.name))?;
         }
-        for node in &mut sim.nodes {
+        for node in &mut fabric.nodes {
             if let Some(shared) = &mut node.shared {
                 shared
-                    .check_invariants(now, &mut sim.ports, ws)
+                    .check_invariants(now, &mut fabric.ports, ws)
                     .map_err(|e| format!("shared memory of {}: {e}", node.name))?;
             }
         }

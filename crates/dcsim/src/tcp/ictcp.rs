@@ -3,7 +3,8 @@
 //!
 //! ICTCP is a filter between a host's TCP stack and its NIC (§VI-A): it watches every packet
 //! the interface receives and rewrites the receive-window field of the segments the host
-//! sends. It is therefore not part of a TCP end: the simulation hands an [`Interface`] each
+//! sends. It is therefore not part of a TCP end but a receive-window policy
+//! ([`super::receive_window`]): the simulation hands an [`Interface`] each
 //! arriving packet ([`Interface::on_receive`]) and each departing segment
 //! ([`Interface::on_send`]), and the sender's congestion control is untouched (so ICTCP
 //! composes with NewReno and DCTCP alike).
@@ -14,6 +15,7 @@
 //! compares it with what its window would allow, and is judged once per control interval of
 //! 2·RTT (§IV-B, §IV-C). Slots are advanced lazily at each call: no calendar events.
 
+use super::receive_window::ReceiveWindowPolicy;
 use crate::net::packet::Segment;
 use crate::units::{Time, PS_PER_S};
 
@@ -453,5 +455,31 @@ impl Interface {
                 c.phase = Phase::CongestionAvoidance; // rules 2 (not yet 3 RTTs) and 3: keep
             }
         }
+    }
+}
+
+/// ICTCP as a host's receive-window policy: its driver sees every packet the interface
+/// receives and rewrites the window of every segment the host sends (§VI-A).
+impl ReceiveWindowPolicy for Interface {
+    fn add_conn(&mut self, now: Time) -> u32 {
+        Interface::add_conn(self, now)
+    }
+
+    fn remove_conn(&mut self, key: u32) {
+        Interface::remove_conn(self, key);
+    }
+
+    #[inline]
+    fn on_receive(&mut self, now: Time, size: u32, conn: Option<u32>, payload: u32, ts_ecr: Time) {
+        Interface::on_receive(self, now, size, conn, payload, ts_ecr);
+    }
+
+    #[inline]
+    fn on_send(&mut self, now: Time, conn: u32, pkt: &mut Segment) {
+        Interface::on_send(self, now, conn, pkt);
+    }
+
+    fn len(&self) -> usize {
+        Interface::len(self)
     }
 }

@@ -1,4 +1,5 @@
-//! TCP: the connection end state machine, RTO computation and congestion control.
+//! TCP: the connection end state machine, RTO computation, congestion control, and the
+//! receive-window policies that run beside the stack on a host's interface.
 
 pub mod cc;
 pub mod endpoint;
@@ -11,6 +12,7 @@ pub mod ictcp;
 mod ictcp_tests;
 pub mod options;
 pub mod ranges;
+pub mod receive_window;
 #[cfg(test)]
 mod recovery_tests;
 pub mod rtt;

@@ -1,0 +1,287 @@
+//! Building a run: every check a scenario can fail before it starts, then the parts, each
+//! from its own tables, with their first events in the calendar.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::apps::Applications;
+use super::calendar::Calendar;
+use super::conn::ConnFactory;
+use super::conns::Conns;
+use super::fabric::Fabric;
+use super::hosts::{HostQueueLimit, Hosts};
+use super::measure::Measurement;
+use super::trace::Tracer;
+use super::traffic::{Generator, HostView};
+use super::udp::UdpSource;
+use super::workload::{QueryRole, Workload};
+use super::{memory, parameters, Event, Simulation};
+use crate::error::ConfigError;
+use crate::net::topology::{Network, RNG_STREAM_FLOW_START, RNG_STREAM_TRAFFIC_BASE, RNG_STREAM_WORKLOAD_BASE};
+use crate::scenario::{MeasureConfig, Scenario, Topology};
+use crate::tcp::ictcp::Interface;
+use crate::tcp::receive_window::HostPolicy;
+use crate::units::Time;
+
+/// What `Simulation::prepare` checked and built.
+struct Prepared {
+    net: Network,
+    generators: Vec<Generator>,
+    sampled_ports: Vec<u32>,
+    traced_ports: Vec<u32>,
+}
+
+/// The switch ports on the shortest paths that data takes: from each flow's source to its
+/// destination, and from each query's servers to its client (the default of
+/// `measure.queue_ports`).
+fn data_path_ports(net: &Network, s: &Scenario) -> Vec<u32> {
+    if !s.traffic.is_empty() {
+        // Generated flows may go between any of their hosts: every switch port may carry data.
+        return (0..net.ports.len() as u32).filter(|&p| net.ports[p as usize].is_switch).collect();
+    }
+    let mut pairs: Vec<(u32, u32)> = s.flows.iter().map(|f| (f.src, f.dst)).collect();
+    pairs.extend(s.queries.iter().flat_map(|q| q.servers.iter().map(|&server| (server, q.client))));
+    pairs.extend(s.udp.iter().map(|u| (u.src, u.dst)));
+    pairs.sort_unstable();
+    pairs.dedup();
+    net.path_ports(&pairs)
+}
+
+/// The traffic generators of `s`, on the built network `net`.
+fn build_generators(s: &Scenario, net: &Network, end: Time) -> Result<Vec<Generator>, ConfigError> {
+    if s.traffic.is_empty() {
+        return Ok(Vec::new());
+    }
+    let hosts = net.host_port.len();
+    // A host's rack is the switch it hangs off; a rack topology's stand-ins for the rest of
+    // the datacenter are each a rack of their own.
+    let stand_ins_from = match s.topology {
+        Topology::Rack { hosts, .. } => hosts,
+        _ => u32::MAX,
+    };
+    let rack: Vec<u32> = (0..hosts as u32)
+        .map(|h| {
+            if h >= stand_ins_from {
+                u32::MAX - h
+            } else {
+                net.ports[net.host_port[h as usize] as usize].peer
+            }
+        })
+        .collect();
+    let nic = |h: usize| &net.ports[net.host_port[h] as usize];
+    let rate_bps: Vec<f64> = (0..hosts).map(|h| nic(h).rate.bps() as f64).collect();
+    let per_packet: Vec<f64> = (0..hosts)
+        .map(|h| (s.tcp.header_bytes as u64 + nic(h).framing.as_u64()) as f64)
+        .collect();
+    let view = HostView {
+        rack: &rack,
+        rate_bps: &rate_bps,
+        per_packet: &per_packet,
+        mss: s.tcp.segment_bytes() as f64,
+        default_cc: s.tcp.cc,
+        end,
+    };
+    s.traffic
+        .iter()
+        .enumerate()
+        .map(|(g, spec)| {
+            let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
+            rng.set_stream(RNG_STREAM_TRAFFIC_BASE + g as u64);
+            Generator::new(&format!("traffic[{g}]"), spec, &view, rng)
+        })
+        .collect()
+}
+
+/// The network of `s` with nothing on it, to run flows alone (`measure.ideal_fct`): built
+/// when a flow may have a size, else None.
+fn idle_network(s: &Scenario) -> Result<Option<Box<Simulation>>, ConfigError> {
+    let sized = !s.traffic.is_empty() || s.flows.iter().any(|f| f.bytes.is_some());
+    if !s.measure.ideal_fct || !sized {
+        return Ok(None);
+    }
+    let mut idle = s.clone();
+    idle.flows.clear();
+    idle.queries.clear();
+    idle.traffic.clear();
+    idle.udp.clear();
+    idle.sim.warmup_s = 0.0;
+    idle.measure = MeasureConfig {
+        queue_sample_us: 0.0,
+        ideal_fct: false,
+        ..MeasureConfig::default()
+    };
+    Ok(Some(Box::new(Simulation::new(&idle)?)))
+}
+
+impl Simulation {
+    /// Checks everything that building the run of `s` for `consumer` can refuse, and builds
+    /// the network (the parts of the run a scenario can make impossible).
+    fn prepare(s: &Scenario, consumer: memory::Consumer) -> Result<Prepared, ConfigError> {
+        s.validate()?;
+        let known = memory::Known {
+            consumer,
+            ..Default::default()
+        };
+        memory::check(s, known)?;
+        let net = Network::build(s)?;
+        let end = Time::from_secs_f64(s.sim.duration_s);
+        let generators = build_generators(s, &net, end)?;
+        // Their flows are known in number now: the estimate again, with them.
+        let generated: f64 = generators.iter().map(Generator::expected_flows).sum();
+        memory::check(
+            s,
+            memory::Known {
+                generated_flows: generated,
+                ..known
+            },
+        )?;
+        let sampled_ports = if s.measure.queue_ports.is_empty() {
+            data_path_ports(&net, s)
+        } else {
+            net.port_indices("measure.queue_ports", &s.measure.queue_ports)?
+        };
+        // The sampled ports are known now: the time series are checked again, before the run.
+        memory::check(
+            s,
+            memory::Known {
+                sampled_ports: Some(sampled_ports.len() as u64),
+                generated_flows: generated,
+                consumer,
+            },
+        )?;
+        let traced_ports = net.port_indices("measure.trace_ports", &s.measure.trace_ports)?;
+        Ok(Prepared {
+            net,
+            generators,
+            sampled_ports,
+            traced_ports,
+        })
+    }
+
+    /// Whether `s` can run for `consumer`: every check the run makes before it starts, without
+    /// building more than its network (no connections, no ideal-completion-time network).
+    pub fn check(s: &Scenario, consumer: memory::Consumer) -> Result<(), ConfigError> {
+        Self::prepare(s, consumer).map(drop)
+    }
+
+    /// Builds the run of `s` for `consumer`, whose copy of the results the memory estimate
+    /// counts (the Python bindings pass `Consumer::Python`).
+    pub fn for_consumer(s: &Scenario, consumer: memory::Consumer) -> Result<Self, ConfigError> {
+        let Prepared {
+            net,
+            generators,
+            sampled_ports,
+            traced_ports,
+        } = Self::prepare(s, consumer)?;
+        let t = &s.tcp;
+        let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
+        rng.set_stream(RNG_STREAM_FLOW_START);
+        let mut factory = ConnFactory::new(t, s.host.offload_burst_segments);
+        let mut conns = Conns::default();
+        for (i, f) in s.flows.iter().enumerate() {
+            let jitter = if f.start_jitter_us > 0.0 {
+                rng.gen_range(0.0..=f.start_jitter_us)
+            } else {
+                0.0
+            };
+            let start = Time::from_secs_f64(f.start_s) + Time::from_us_f64(jitter);
+            let mut conn = factory.make(i as u32, f.src, f.dst, f.cc.unwrap_or(t.cc), start, f.rcv_buffer_bytes);
+            conn.ends[0].write(f.bytes.unwrap_or(u64::MAX));
+            conn.class = f.class;
+            conn.bytes = f.bytes;
+            conn.stop = f.stop_s.map(Time::from_secs_f64);
+            conns.push(conn);
+        }
+        let mut workloads = Vec::with_capacity(s.queries.len());
+        for (w, q) in s.queries.iter().enumerate() {
+            let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
+            rng.set_stream(RNG_STREAM_WORKLOAD_BASE + w as u64);
+            let mut wl = Workload::new(q, t.cc, rng);
+            if wl.persistent {
+                // Long-lived connections, opened at time 0 (DCTCP §4.2.2, ICTCP §II-A).
+                for &server in &q.servers {
+                    let id = conns.len() as u32;
+                    let mut conn = factory.make(id, q.client, server, wl.cc, Time::ZERO, wl.rcv_buffer);
+                    conn.class = wl.class;
+                    conn.query = Some(Box::new(QueryRole::new(w as u32, None)));
+                    conns.push(conn);
+                    wl.conns.push(id);
+                }
+            }
+            workloads.push(wl);
+        }
+        let mut traced_conns: Vec<(u32, u32)> = s.measure.trace_flows.iter().map(|&f| (f, s.flows[f as usize].src)).collect();
+        // A query connection's data sender is its server (validated persistent, so its
+        // connections exist from the start).
+        for &w in &s.measure.trace_queries {
+            let q = &s.queries[w as usize];
+            traced_conns.extend(workloads[w as usize].conns.iter().zip(&q.servers).map(|(&c, &server)| (c, server)));
+        }
+        let tracer = Tracer::new(net.ports.len(), &traced_ports, conns.len(), &traced_conns);
+        let mut policies: Vec<Option<HostPolicy>> = vec![None; net.host_port.len()];
+        for &h in &s.ictcp.hosts {
+            let capacity_bps = net.ports[net.host_port[h as usize] as usize].rate.bps() as f64;
+            policies[h as usize] = Some(HostPolicy::Ictcp(Interface::new(s.ictcp.params(capacity_bps, t))));
+        }
+        let parameters = parameters::record(s, &net);
+        let queue_limit = HostQueueLimit {
+            bytes_per_conn: s.host.queue_bytes_per_conn,
+            max_packet: (s.tcp.segment_bytes() + s.tcp.header_bytes) as u64,
+        };
+        let hosts = Hosts::new(
+            &net.nodes,
+            net.host_port.len(),
+            s.host.rx_interrupt_interval_us,
+            s.host.rx_processing_us,
+            queue_limit,
+            policies,
+        );
+        let end = Time::from_secs_f64(s.sim.duration_s);
+        let warmup = Time::from_secs_f64(s.sim.warmup_s);
+        let rounds_left = (s.sim.stop_when_queries_done && !s.queries.is_empty()).then(|| s.queries.iter().map(|q| q.rounds as u64).sum());
+        let udp = s.udp.iter().map(UdpSource::new).collect();
+        let mut sim = Simulation {
+            name: s.name.clone(),
+            seed: s.sim.seed,
+            now: Time::ZERO,
+            end,
+            warmup,
+            cal: Calendar::default(),
+            fabric: Fabric::new(net, warmup),
+            hosts,
+            conns,
+            ending: Vec::new(),
+            factory,
+            apps: Applications::new(workloads, generators, udp, rounds_left),
+            measure: Measurement::new(s.measure.queue_sample_us, sampled_ports, s.measure.flow_sample_us, tracer),
+            idle: idle_network(s)?,
+            out: Vec::with_capacity(64),
+            events: 0,
+            injected: 0,
+            delivered: 0,
+            checker: s.sim.check_invariants.then(Box::default),
+            parameters,
+        };
+        for c in 0..sim.conns.len() {
+            sim.hosts.attach(&mut sim.conns[c]);
+        }
+        for i in 0..sim.conns.len() {
+            let c = &sim.conns[i];
+            let (start, stop) = (c.start, c.stop);
+            sim.cal.schedule(start, Event::Open(i as u32));
+            if let Some(stop) = stop {
+                sim.cal.schedule(stop, Event::StopWriting(i as u32));
+            }
+        }
+        sim.apps.schedule_starts(sim.end, &mut sim.cal);
+        if sim.warmup > Time::ZERO {
+            sim.cal.schedule(sim.warmup, Event::WarmupEnd);
+        }
+        // Query workloads may open their connections only later (one at a request).
+        // ICTCP's interfaces are sampled with the flows, also when only UDP reaches them.
+        let policy_sees_udp = sim.apps.has_udp() && sim.hosts.policies.iter().any(Option::is_some);
+        let flows_to_sample = policy_sees_udp || !sim.conns.is_empty() || sim.apps.opens_connections();
+        sim.measure.schedule_first(sim.warmup, flows_to_sample, &mut sim.cal);
+        Ok(sim)
+    }
+}

@@ -1,0 +1,258 @@
+//! The fabric: the nodes, their ports with links and queues, switches' shared memories,
+//! routes, and the transport headers of the packets inside. It moves packets from port to
+//! port; what reaches a host goes back to the simulation, and so does what a port refused
+//! or dropped (`Fabric::take_dropped`), for its sender to hear.
+
+use super::calendar::Calendar;
+use super::trace::Tracer;
+use super::Event;
+use crate::net::buffer::Refusal;
+use crate::net::packet::{HeaderPool, Packet, Segment};
+use crate::net::port::Port;
+use crate::net::routing::Routes;
+use crate::net::topology::{Network, Node};
+use crate::units::{Bytes, Time};
+
+#[derive(Clone)]
+pub(super) struct Fabric {
+    pub(super) nodes: Vec<Node>,
+    pub(super) ports: Vec<Port>,
+    /// Each host's NIC port.
+    pub(super) host_port: Vec<u32>,
+    routes: Routes,
+    /// The transport headers of the packets in the network.
+    pub(super) headers: HeaderPool,
+    /// The start of the measurement window, for the ports' counters.
+    warmup: Time,
+    /// Packets refused or dropped during the current operation whose senders have not heard
+    /// yet, oldest first (reused: no allocation per event).
+    dropped: Vec<Packet>,
+    /// Packets that crossed a link.
+    pub(super) hops: u64,
+}
+
+impl Fabric {
+    pub(super) fn new(net: Network, warmup: Time) -> Self {
+        Fabric {
+            nodes: net.nodes,
+            ports: net.ports,
+            host_port: net.host_port,
+            routes: net.routes,
+            headers: HeaderPool::default(),
+            warmup,
+            dropped: Vec::new(),
+            hops: 0,
+        }
+    }
+
+    /// Host `h`'s NIC port.
+    #[inline]
+    pub(super) fn nic(&self, h: u32) -> &Port {
+        &self.ports[self.host_port[h as usize] as usize]
+    }
+
+    /// Packets host `h`'s NIC queue can take now.
+    #[inline]
+    pub(super) fn nic_free_slots(&mut self, h: u32, now: Time) -> usize {
+        self.ports[self.host_port[h as usize] as usize].free_slots(now, self.warmup)
+    }
+
+    /// A host sends a packet: its header joins the network and it is offered to the host's
+    /// NIC; its departure time if the NIC took it.
+    #[inline]
+    pub(super) fn send(&mut self, now: Time, host: u32, seg: &Segment, cal: &mut Calendar<Event>, tracer: &mut Tracer) -> Option<Time> {
+        let pkt = self.headers.send(seg);
+        self.enqueue(now, self.host_port[host as usize], pkt, cal, tracer)
+    }
+
+    /// The packets refused or dropped since the last call, oldest first: `f` is told each.
+    #[inline]
+    pub(super) fn take_dropped(&mut self, mut f: impl FnMut(&Packet)) {
+        if self.dropped.is_empty() {
+            return;
+        }
+        let mut dropped = std::mem::take(&mut self.dropped);
+        dropped.iter().for_each(&mut f);
+        dropped.clear();
+        self.dropped = dropped;
+    }
+
+    #[inline]
+    /// Offers a packet to FIFO port `p` (a host NIC, or a switch port without a queue
+    /// discipline); its departure time if admitted.
+    fn enqueue(&mut self, now: Time, p: u32, pkt: Packet, cal: &mut Calendar<Event>, tracer: &mut Tracer) -> Option<Time> {
+        let ws = self.warmup;
+        let size = pkt.bytes();
+        if !self.admit_to_memory(now, p, &pkt, |port| port.occupancy_bytes(now, ws), tracer) {
+            return None;
+        }
+        let Ok((departure, next_arrival)) = self.ports[p as usize].offer(now, pkt, ws) else {
+            self.refused(now, p, &pkt, tracer);
+            return None;
+        };
+        let port = &self.ports[p as usize];
+        if let Some(slot) = port.memory_slot {
+            self.nodes[port.node as usize]
+                .shared
+                .as_mut()
+                .expect("a port with a memory slot has a shared memory")
+                .hold(slot, size, departure);
+        }
+        if let Some(arrive) = next_arrival {
+            cal.schedule(arrive, Event::LinkArrive(p));
+        }
+        Some(departure)
+    }
+
+    /// The switch's shared memory, if it has one, admits `pkt` to the queue of port `p`
+    /// holding `queue_bytes(port)` (DCTCP paper §2.3.1); a refusal is counted on the port and
+    /// the packet accounted.
+    #[inline(always)]
+    fn admit_to_memory(
+        &mut self,
+        now: Time,
+        p: u32,
+        pkt: &Packet,
+        queue_bytes: impl FnOnce(&mut Port) -> Bytes,
+        tracer: &mut Tracer,
+    ) -> bool {
+        let port = &self.ports[p as usize];
+        if port.memory_slot.is_none() {
+            return true;
+        }
+        let shared = self.nodes[port.node as usize]
+            .shared
+            .as_mut()
+            .expect("a port with a memory slot has a shared memory");
+        let used = shared.used_at(now, &mut self.ports, self.warmup);
+        let held = queue_bytes(&mut self.ports[p as usize]);
+        match shared.admit(used, held, pkt.bytes()) {
+            Ok(()) => true,
+            Err(refusal) => {
+                self.ports[p as usize].refuse(refusal == Refusal::PoolFull);
+                self.refused(now, p, pkt, tracer);
+                false
+            }
+        }
+    }
+
+    /// `enqueue` on a port with a queue discipline: the packet waits in its class queue
+    /// (holding the shared memory until it leaves), and starts at once if the link is idle.
+    #[cold]
+    #[inline(never)]
+    fn enqueue_to_discipline(&mut self, now: Time, p: u32, pkt: Packet, cal: &mut Calendar<Event>, tracer: &mut Tracer) {
+        let ws = self.warmup;
+        if self.ports[p as usize].tx_due(now) {
+            self.tx_done(now, p, cal, tracer); // a tie: the transmission ending now goes first
+        }
+        if !self.admit_to_memory(now, p, &pkt, |port| port.threshold_bytes(&pkt), tracer) {
+            return;
+        }
+        let Ok((tx_done, arrive)) = self.ports[p as usize].offer_to_discipline(now, pkt, ws) else {
+            self.refused(now, p, &pkt, tracer);
+            return;
+        };
+        let node = self.ports[p as usize].node as usize;
+        if let Some(shared) = &mut self.nodes[node].shared {
+            shared.hold_until_released(pkt.bytes());
+        }
+        if let Some(t) = arrive {
+            cal.schedule(t, Event::LinkArrive(p));
+        }
+        self.after_discipline(now, p, tx_done, cal, tracer);
+    }
+
+    /// A port with a queue discipline acted: its next transmission end goes in the calendar,
+    /// and the packets its AQM dropped at dequeue leave the switch's memory and their
+    /// connections' flight. Out of line: the FIFO fast path never comes here.
+    #[cold]
+    #[inline(never)]
+    fn after_discipline(&mut self, now: Time, p: u32, tx_done: Option<Time>, cal: &mut Calendar<Event>, tracer: &mut Tracer) {
+        if let Some(t) = tx_done {
+            cal.schedule(t, Event::TxDone(p));
+        }
+        while let Some(pkt) = self.ports[p as usize].pop_dequeue_drop() {
+            let node = self.ports[p as usize].node as usize;
+            if let Some(shared) = &mut self.nodes[node].shared {
+                shared.release(pkt.bytes());
+            }
+            self.refused(now, p, &pkt, tracer);
+        }
+    }
+
+    /// A port with a queue discipline finished sending a packet: it leaves the buffer (and the
+    /// switch's memory) and the next one starts.
+    pub(super) fn tx_done(&mut self, now: Time, p: u32, cal: &mut Calendar<Event>, tracer: &mut Tracer) {
+        if !self.ports[p as usize].tx_due(now) {
+            return; // completed already, by an arrival at the same instant
+        }
+        let (size, tx_done, arrive) = self.ports[p as usize].tx_done(now, self.warmup);
+        let node = self.ports[p as usize].node as usize;
+        if let Some(shared) = &mut self.nodes[node].shared {
+            shared.release(size);
+        }
+        if let Some(t) = arrive {
+            cal.schedule(t, Event::LinkArrive(p));
+        }
+        self.after_discipline(now, p, tx_done, cal, tracer);
+    }
+
+    /// Port `p` refused `pkt`: counted on the port, recorded if the port is traced, its header
+    /// freed, and its sender told later (`take_dropped`).
+    #[inline]
+    fn refused(&mut self, now: Time, p: u32, pkt: &Packet, tracer: &mut Tracer) {
+        self.ports[p as usize].counters.drops_by_kind.count(pkt);
+        if tracer.on {
+            tracer.on_drop(now, p, pkt, self.headers.get(pkt));
+        }
+        self.headers.dropped(pkt);
+        self.dropped.push(*pkt);
+    }
+
+    /// The head packet on port `p`'s link reaches the peer node: a switch forwards it; a host's
+    /// NIC holds it whole, and it is returned with the host.
+    #[inline]
+    pub(super) fn link_arrive(&mut self, now: Time, p: u32, cal: &mut Calendar<Event>, tracer: &mut Tracer) -> Option<(u32, Segment)> {
+        self.hops += 1;
+        let port = &mut self.ports[p as usize];
+        let (pkt, next) = port.pop_wire(now, self.warmup);
+        let node = port.peer as usize;
+        if tracer.on {
+            tracer.on_link_arrival(now, p, &self.ports[p as usize], &pkt, self.headers.get(&pkt));
+        }
+        if self.nodes[node].is_switch {
+            if let Some(t) = next {
+                cal.schedule(t, Event::LinkArrive(p));
+            }
+            let egress = self.routes.egress(node as u32, &pkt);
+            if self.ports[egress as usize].discipline().is_some() {
+                self.enqueue_to_discipline(now, egress, pkt, cal, tracer);
+            } else {
+                self.enqueue(now, egress, pkt, cal, tracer);
+            }
+            return None;
+        }
+        // The packet leaves the network at a host's NIC, which holds it whole. Its header (a
+        // cold line in a large network) is read before the calendar work, which overlaps it.
+        let seg = self.headers.receive(&pkt);
+        if let Some(t) = next {
+            cal.schedule(t, Event::LinkArrive(p));
+        }
+        Some((node as u32, seg))
+    }
+
+    /// Packets on ports: queued or on a wire.
+    pub(super) fn in_flight(&self) -> u64 {
+        self.ports.iter().map(|p| p.in_flight() as u64).sum()
+    }
+
+    /// Packets ports refused or dropped.
+    pub(super) fn dropped_packets(&self) -> u64 {
+        self.ports.iter().map(|p| p.counters.drops()).sum()
+    }
+
+    /// The warm-up ends: the ports' counters start the measurement window.
+    pub(super) fn mark_warmup(&mut self) {
+        self.ports.iter_mut().for_each(|p| p.counters.mark_warmup());
+    }
+}
