@@ -13,6 +13,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use dcsim::ids::NodeId;
 use dcsim::net::aqm::{Aqm, Threshold};
 use dcsim::net::packet::{Ecn, Packet};
 use dcsim::net::port::Port;
@@ -29,8 +30,8 @@ const WINDOW_START: Time = Time::ZERO;
 fn switch_port(aqm: Aqm) -> Port {
     Port::new(
         "s0->h1".to_string(),
-        0,
-        1,
+        NodeId(0),
+        NodeId(1),
         true,
         Rate::from_gbps(10.0),
         Time::from_us(1),

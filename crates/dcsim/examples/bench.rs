@@ -18,6 +18,7 @@
 
 use std::time::Instant;
 
+use dcsim::ids::NodeId;
 use dcsim::net::aqm::Aqm;
 use dcsim::net::packet::{Ecn, HeaderPool, Segment};
 use dcsim::net::port::Port;
@@ -236,8 +237,8 @@ fn memory_per_queued_packet() -> f64 {
     const N: u32 = 1_000_000;
     let mut port = Port::new(
         "bench".into(),
-        0,
-        1,
+        NodeId(0),
+        NodeId(1),
         true,
         Rate::from_gbps(1.0),
         Time::from_us(1),

@@ -1,7 +1,8 @@
 //! dcsim: a packet-level simulator of datacenter transport.
 //!
 //! Layers, bottom up:
-//! - [`units`]: picosecond `Time` and `Bytes` with checked arithmetic, line rates.
+//! - [`units`]: picosecond `Time` and `Bytes` with checked arithmetic, line rates;
+//!   [`ids`]: typed ids of ports, nodes, hosts and connections.
 //! - [`sim::calendar`]: the event calendar, (time, sequence) ordered.
 //! - [`net`]: packets, egress ports (buffer + AQM + link), topologies from a graph, routing
 //!   with ECMP.
@@ -11,6 +12,7 @@
 //! - [`scenario`] in, [`results`] out.
 
 pub mod error;
+pub mod ids;
 pub mod net;
 pub mod results;
 pub mod scenario;

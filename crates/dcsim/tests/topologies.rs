@@ -2,6 +2,7 @@
 //! connection direction, spread within binomial bounds, spraying), explicit graphs, and the
 //! mistakes and extremes a user can write.
 
+use dcsim::ids::{HostId, NodeId, PortId};
 use dcsim::net::packet::{Ecn, Packet};
 use dcsim::net::topology::Network;
 use dcsim::units::Time;
@@ -32,17 +33,17 @@ fn error(toml: &str) -> String {
 
 /// Counts the shortest paths from host `src` to host `dst` through the routing tables.
 fn paths(net: &Network, src: u32, dst: u32) -> u64 {
-    fn from(net: &Network, node: u32, dst: u32) -> u64 {
-        if node == dst {
+    fn from(net: &Network, node: NodeId, dst: HostId) -> u64 {
+        if node == dst.node() {
             return 1;
         }
         net.routes
             .next_hops(node, dst)
             .iter()
-            .map(|&p| from(net, net.ports[p as usize].peer, dst))
+            .map(|&p| from(net, net.ports[p].peer, dst))
             .sum()
     }
-    from(net, net.ports[net.host_port[src as usize] as usize].peer, dst)
+    from(net, net.ports[net.host_port[HostId(src)]].peer, HostId(dst))
 }
 
 /// (hosts, switches, ports) of a built network.
@@ -186,13 +187,13 @@ fn packet(conn: u32, src: u32, dst: u32) -> Packet {
 }
 
 /// The path (ports) a packet takes from its source's switch to its destination.
-fn walk(net: &mut Network, pkt: &Packet) -> Vec<u32> {
-    let mut node = net.ports[net.host_port[pkt.src as usize] as usize].peer;
+fn walk(net: &mut Network, pkt: &Packet) -> Vec<PortId> {
+    let mut node = net.ports[net.host_port[HostId(pkt.src)]].peer;
     let mut path = Vec::new();
-    while node != pkt.dst {
+    while node != HostId(pkt.dst).node() {
         let p = net.routes.egress(node, pkt);
         path.push(p);
-        node = net.ports[p as usize].peer;
+        node = net.ports[p].peer;
     }
     path
 }

@@ -8,6 +8,7 @@ use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 use super::port::Port;
+use crate::ids::PortId;
 use crate::units::{Bytes, Time};
 
 /// Why the shared memory refused a packet.
@@ -25,7 +26,7 @@ pub struct SharedBuffer {
     pub total: Bytes,
     pub alpha: f64,
     /// The switch's egress ports that draw from this memory.
-    pub ports: Vec<u32>,
+    pub ports: Vec<PortId>,
     /// Highest occupancy seen.
     pub max_used: Bytes,
     /// Bytes held, as of the last `used_at`.
@@ -53,7 +54,7 @@ impl SharedBuffer {
     }
 
     /// Port `id` draws from this memory; returns its slot (what `hold` takes).
-    pub fn add_port(&mut self, id: u32) -> u32 {
+    pub fn add_port(&mut self, id: PortId) -> u32 {
         self.ports.push(id);
         self.counted.push(Bytes::ZERO);
         (self.ports.len() - 1) as u32
@@ -68,7 +69,7 @@ impl SharedBuffer {
             if t > now {
                 break;
             }
-            let port = &mut ports[self.ports[slot as usize] as usize];
+            let port = &mut ports[self.ports[slot as usize]];
             let left = port.occupancy_bytes(now, window_start);
             let counted = &mut self.counted[slot as usize];
             self.used -= *counted - left;
@@ -93,7 +94,7 @@ impl SharedBuffer {
         }
         let mut counted = Bytes::ZERO;
         for (slot, &id) in self.ports.iter().enumerate() {
-            let port = &mut ports[id as usize];
+            let port = &mut ports[id];
             if port.discipline().is_some() {
                 continue;
             }
@@ -186,13 +187,14 @@ mod tests {
 
     #[test]
     fn the_invariant_check_catches_memory_that_does_not_balance() {
+        use crate::ids::NodeId;
         use crate::net::aqm::Aqm;
         use crate::net::packet::{Ecn, Packet};
         use crate::units::Rate;
         let mut ports = vec![Port::new(
             "s0->h0".into(),
-            0,
-            1,
+            NodeId(0),
+            NodeId(1),
             true,
             Rate::from_gbps(1.0),
             Time::from_us(1),
@@ -202,7 +204,7 @@ mod tests {
             Aqm::DropTail,
         )];
         let mut b = SharedBuffer::new(bytes(100_000), ALPHA);
-        let slot = b.add_port(0);
+        let slot = b.add_port(PortId(0));
         for i in 0..3 {
             let (end, _) = ports[0].offer(Time::ZERO, Packet::data(i, 1500, Ecn::Ect), Time::ZERO).unwrap();
             b.hold(slot, bytes(1500), end);

@@ -154,8 +154,8 @@ impl LinkCfg {
     fn port(&self, aqm: Aqm) -> Port {
         Port::new(
             "model".into(),
-            0,
-            1,
+            crate::ids::NodeId(0),
+            crate::ids::NodeId(1),
             true,
             Rate::from_gbps(self.gbps as f64),
             self.delay,
@@ -2041,7 +2041,7 @@ fn run_shared(cfg: &SharedCfg, ops: &[SharedOp]) -> Result<(), TestCaseError> {
         models.push(AnyPort::Classes(ClassesModel::new(&q)));
     }
     for (id, port) in ports.iter_mut().enumerate() {
-        port.memory_slot = Some(shared.add_port(id as u32));
+        port.memory_slot = Some(shared.add_port(crate::ids::PortId::at(id)));
     }
     let (ws, mut now, mut max_used) = (Time::ZERO, Time::ZERO, 0u64);
     for (step, op) in ops.iter().enumerate() {

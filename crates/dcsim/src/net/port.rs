@@ -15,6 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use super::aqm::{Aqm, Verdict};
 use super::packet::{Ecn, Packet, RETX, SYN};
 use super::qdisc::{Discipline, PortView, QueueDisc};
+use crate::ids::NodeId;
 use crate::units::{Bytes, Rate, Time};
 
 /// Why a port refused a packet.
@@ -88,8 +89,8 @@ impl DropKinds {
 #[derive(Debug, Clone)]
 pub struct Port {
     pub name: String,
-    pub node: u32,
-    pub peer: u32,
+    pub node: NodeId,
+    pub peer: NodeId,
     pub is_switch: bool,
     pub rate: Rate,
     pub delay: Time,
@@ -156,8 +157,8 @@ impl Port {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
-        node: u32,
-        peer: u32,
+        node: NodeId,
+        peer: NodeId,
         is_switch: bool,
         rate: Rate,
         delay: Time,
@@ -610,8 +611,8 @@ mod tests {
         let name = "s0->h0".to_string();
         Port::new(
             name,
-            0,
-            1,
+            NodeId(0),
+            NodeId(1),
             true,
             Rate::from_gbps(1.0),
             Time::from_us(5),

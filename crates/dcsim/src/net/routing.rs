@@ -16,23 +16,24 @@ use serde::{Deserialize, Serialize};
 
 use super::packet::{Packet, UDP};
 use crate::error::ConfigError;
+use crate::ids::{HostId, NodeId, PortId};
 
 const NONE: u32 = u32::MAX;
 
 /// A switch port and the switch it leads to.
 #[derive(Debug, Clone, Copy)]
 pub struct SwitchLink {
-    pub from: u32,
-    pub port: u32,
-    pub to: u32,
+    pub from: NodeId,
+    pub port: PortId,
+    pub to: NodeId,
 }
 
 #[derive(Debug, Clone)]
 pub struct Routes {
     hosts: u32,
-    /// Per host: its switch (node id) and that switch's port down to it.
-    host_switch: Vec<u32>,
-    host_down: Vec<u32>,
+    /// Per host: its switch and that switch's port down to it.
+    host_switch: Vec<NodeId>,
+    host_down: Vec<PortId>,
     /// Per switch (node − hosts): its index among the leaves, or NONE if it has no hosts.
     leaf_index: Vec<u32>,
     leaves: u32,
@@ -41,7 +42,7 @@ pub struct Routes {
     table: Vec<u32>,
     /// Next-hop groups as (start, len) into `group_ports`.
     groups: Vec<(u32, u32)>,
-    group_ports: Vec<u32>,
+    group_ports: Vec<PortId>,
     ecmp: Ecmp,
     seed: u64,
     spray: ChaCha8Rng,
@@ -54,8 +55,8 @@ impl Routes {
     /// nodes `0..host_switch.len()`); `links` lists every switch-to-switch port.
     pub fn build(
         switches: u32,
-        host_switch: Vec<u32>,
-        host_down: Vec<u32>,
+        host_switch: Vec<NodeId>,
+        host_down: Vec<PortId>,
         links: &[SwitchLink],
         ecmp: Ecmp,
         seed: u64,
@@ -66,22 +67,22 @@ impl Routes {
         // Adjacency of the switch graph, compressed: ports of switch i are adj[start[i]..start[i+1]].
         let mut start = vec![0u32; s + 1];
         for l in links {
-            start[(l.from - hosts) as usize + 1] += 1;
+            start[(l.from.0 - hosts) as usize + 1] += 1;
         }
         for i in 0..s {
             start[i + 1] += start[i];
         }
         let mut fill = start.clone();
-        let mut adj = vec![(0u32, 0u32); links.len()];
+        let mut adj = vec![(PortId(0), 0u32); links.len()];
         for l in links {
-            let i = (l.from - hosts) as usize;
-            adj[fill[i] as usize] = (l.port, l.to - hosts);
+            let i = (l.from.0 - hosts) as usize;
+            adj[fill[i] as usize] = (l.port, l.to.0 - hosts);
             fill[i] += 1;
         }
         let mut leaf_index = vec![NONE; s];
         let mut leaf_switches = Vec::new();
         for &sw in &host_switch {
-            let i = (sw - hosts) as usize;
+            let i = (sw.0 - hosts) as usize;
             if leaf_index[i] == NONE {
                 leaf_index[i] = leaf_switches.len() as u32;
                 leaf_switches.push(i as u32);
@@ -91,7 +92,7 @@ impl Routes {
         let mut table = vec![NONE; s * leaves];
         let mut groups = Vec::new();
         let mut group_ports = Vec::new();
-        let mut group_of: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut group_of: HashMap<Vec<PortId>, u32> = HashMap::new();
         let mut dist = vec![NONE; s];
         let mut queue = VecDeque::with_capacity(s);
         let mut hops = Vec::new();
@@ -109,7 +110,7 @@ impl Routes {
                 }
             }
             if let Some(&other) = leaf_switches.iter().find(|&&l| dist[l as usize] == NONE) {
-                let host_of = |sw: u32| host_switch.iter().position(|&x| x - hosts == sw).unwrap_or(0);
+                let host_of = |sw: u32| host_switch.iter().position(|&x| x.0 - hosts == sw).unwrap_or(0);
                 return Err(ConfigError::new(
                     "topology".into(),
                     format!(
@@ -161,13 +162,13 @@ impl Routes {
 
     /// The equal-cost ports of switch `node` towards host `dst` (one port: the way down).
     #[inline]
-    pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
-        let leaf = self.host_switch[dst as usize];
+    pub fn next_hops(&self, node: NodeId, dst: HostId) -> &[PortId] {
+        let leaf = self.host_switch[dst];
         if leaf == node {
-            return std::slice::from_ref(&self.host_down[dst as usize]);
+            return std::slice::from_ref(&self.host_down[dst]);
         }
-        let row = (node - self.hosts) as usize * self.leaves as usize;
-        let g = self.table[row + self.leaf_index[(leaf - self.hosts) as usize] as usize];
+        let row = (node.0 - self.hosts) as usize * self.leaves as usize;
+        let g = self.table[row + self.leaf_index[(leaf.0 - self.hosts) as usize] as usize];
         if g == NONE {
             return &[];
         }
@@ -177,17 +178,20 @@ impl Routes {
 
     /// The port switch `node` forwards `pkt` on.
     #[inline]
-    pub fn egress(&mut self, node: u32, pkt: &Packet) -> u32 {
+    pub fn egress(&mut self, node: NodeId, pkt: &Packet) -> PortId {
         // The last hop, down to one of the switch's own hosts, first: every packet takes it.
-        if self.host_switch[pkt.dst as usize] == node {
-            return self.host_down[pkt.dst as usize];
+        let dst = HostId(pkt.dst);
+        if self.host_switch[dst] == node {
+            return self.host_down[dst];
         }
         self.egress_up(node, pkt)
     }
 
     /// The next hop of a packet whose destination hangs off another switch.
-    fn egress_up(&mut self, node: u32, pkt: &Packet) -> u32 {
-        let hops = self.next_hops(node, pkt.dst);
+    #[inline]
+    fn egress_up(&mut self, node: NodeId, pkt: &Packet) -> PortId {
+        let dst = HostId(pkt.dst);
+        let hops = self.next_hops(node, dst);
         match hops.len() {
             // Build checked that every leaf reaches every other.
             0 => unreachable!("switch {node} has no route to host {}", pkt.dst),
@@ -197,12 +201,12 @@ impl Routes {
                     Ecmp::PerFlow => pick(flow_hash(self.seed, node, pkt), n),
                     Ecmp::PerPacket => self.spray.gen_range(0..n),
                     Ecmp::RoundRobin => {
-                        let turn = &mut self.turn[(node - self.hosts) as usize];
+                        let turn = &mut self.turn[(node.0 - self.hosts) as usize];
                         *turn = turn.wrapping_add(1);
                         *turn as usize % n
                     }
                 };
-                self.next_hops(node, pkt.dst)[i]
+                self.next_hops(node, dst)[i]
             }
         }
     }
@@ -229,11 +233,11 @@ pub fn tcp_port(conn: u32, end: u8) -> u16 {
 /// the switch: one path per connection direction; the switch salt keeps the tiers of a
 /// multi-stage network from making the same choice (hash polarisation).
 #[inline]
-pub fn flow_hash(seed: u64, switch: u32, pkt: &Packet) -> u64 {
+pub fn flow_hash(seed: u64, switch: NodeId, pkt: &Packet) -> u64 {
     let ports = (tcp_port(pkt.conn, pkt.from_end) as u64) << 16 | tcp_port(pkt.conn, 1 - pkt.from_end) as u64;
     let protocol: u64 = if pkt.has(UDP) { 17 } else { 6 };
     let mut h = mix(seed ^ 0x5bd1_e995_9e37_79b9);
-    for word in [(pkt.src as u64) << 32 | pkt.dst as u64, ports | protocol << 32, switch as u64] {
+    for word in [(pkt.src as u64) << 32 | pkt.dst as u64, ports | protocol << 32, switch.0 as u64] {
         h = mix(h ^ word);
     }
     h

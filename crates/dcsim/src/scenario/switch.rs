@@ -313,7 +313,7 @@ impl SwitchConfig {
                     whole(&"switch.buffer.limit_packets", *p as u64, 1, MAX_PACKETS as u64, "packets")?;
                 }
                 if let Some(b) = limit_bytes {
-                    let pkt = (tcp.segment_bytes() + tcp.header_bytes) as u64;
+                    let pkt = tcp.packet_bytes() as u64;
                     if *b < pkt {
                         return err("switch.buffer.limit_bytes", format!("{b} B cannot hold one {pkt}-B packet"));
                     }
@@ -325,7 +325,7 @@ impl SwitchConfig {
                 alpha,
                 limit_packets,
             } => {
-                let pkt = (tcp.segment_bytes() + tcp.header_bytes) as u64;
+                let pkt = tcp.packet_bytes() as u64;
                 if *total_bytes < pkt {
                     return err(
                         "switch.buffer.total_bytes",

@@ -188,6 +188,12 @@ impl TcpConfig {
         }
     }
 
+    /// Bytes of a full-size packet: a segment's payload with its headers (what a port's
+    /// packet limits, K in bytes and a host's queue limit count in).
+    pub fn packet_bytes(&self) -> u32 {
+        self.segment_bytes() + self.header_bytes
+    }
+
     /// The settings of a connection's ends under this table, with controller `cc`, the
     /// receive buffer its application set (if any) and the hosts' offload bursts.
     pub fn endpoint_params(&self, cc: CcKind, rcv_buffer: Option<u64>, offload_burst_segments: u32) -> TcpParams {

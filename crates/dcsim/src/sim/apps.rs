@@ -9,6 +9,7 @@ use super::traffic::{Arrival, Generator};
 use super::udp::UdpSource;
 use super::workload::{OpenQuery, QueryRecord, QueryRole, UnsettledQuery, Workload};
 use super::Event;
+use crate::ids::ConnId;
 use crate::net::packet::{Packet, Segment};
 use crate::results::{ProbeSamples, QueryStats, UdpStats};
 use crate::tcp::cc::CcKind;
@@ -166,7 +167,7 @@ impl Applications {
 
     /// Query `index` of workload `w` is issued now on connections `ids` (one per server, in
     /// order): its record starts, counting the timeouts its connections had so far.
-    pub(super) fn open_query(&mut self, now: Time, w: u32, index: u32, ids: &[u32], conns: &Conns) {
+    pub(super) fn open_query(&mut self, now: Time, w: u32, index: u32, ids: &[ConnId], conns: &Conns) {
         let timeouts_at_issue = ids.iter().map(|&c| conns.timeouts(c)).sum();
         let rto_at_issue = ids.iter().map(|&c| conns.get(c).map_or([0; 2], Conn::rto_counts)).collect();
         let wl = &mut self.workloads[w as usize];
@@ -187,8 +188,8 @@ impl Applications {
 
     /// After end `e` of query connection `c` took in data: a server answers each newly
     /// complete request; a client counts each newly complete response towards its query.
-    pub(super) fn query_progress(&mut self, now: Time, c: u32, e: u8, conns: &mut Conns, cal: &mut Calendar<Event>) {
-        let conn = &conns[c as usize];
+    pub(super) fn query_progress(&mut self, now: Time, c: ConnId, e: u8, conns: &mut Conns, cal: &mut Calendar<Event>) {
+        let conn = &conns[c];
         let mut role = *conn.query.as_deref().expect("a query connection");
         let wl = &mut self.workloads[role.workload as usize];
         if e == 1 {
@@ -214,10 +215,8 @@ impl Applications {
                     if let Some(left) = &mut self.rounds_left {
                         *left -= 1;
                     }
-                    let ids = match open.first_conn {
-                        Some(first) => first..first + servers,
-                        None => wl.conns[0]..wl.conns[0] + servers,
-                    };
+                    let first = open.first_conn.unwrap_or_else(|| wl.conns[0]);
+                    let ids = (first.0..first.0 + servers).map(ConnId);
                     let timeouts: u64 = ids.clone().map(|c| conns.timeouts(c)).sum();
                     let record = &mut wl.queries[q as usize];
                     record.done = Some(now);
@@ -240,7 +239,7 @@ impl Applications {
                 }
             }
         }
-        if let Some(kept) = conns[c as usize].query.as_deref_mut() {
+        if let Some(kept) = conns[c].query.as_deref_mut() {
             *kept = role;
         }
     }
@@ -253,8 +252,8 @@ impl Applications {
 
     /// Query connection `conn` ends: its timeouts are all classified (everything is
     /// acknowledged), so its workload settles them.
-    pub(super) fn on_conn_end(&mut self, c: u32, conns: &Conns) {
-        if let Some(w) = conns[c as usize].query.as_ref().map(|q| q.workload) {
+    pub(super) fn on_conn_end(&mut self, c: ConnId, conns: &Conns) {
+        if let Some(w) = conns[c].query.as_ref().map(|q| q.workload) {
             self.workloads[w as usize].settle_spurious(conns, Some(c), true);
         }
     }
@@ -272,7 +271,7 @@ impl Applications {
                 wl.queries.iter().enumerate().map(move |(q, r)| QueryStats {
                     workload: w as u32,
                     query: q as u32,
-                    client: wl.client,
+                    client: wl.client.0,
                     servers: wl.servers.len() as u32,
                     issued_s: r.issued.as_secs_f64(),
                     completed_s: nan_or(r.done),

@@ -17,6 +17,7 @@ use super::udp::UdpSource;
 use super::workload::{QueryRole, Workload};
 use super::{memory, parameters, Event, Simulation};
 use crate::error::ConfigError;
+use crate::ids::{ConnId, HostId, PortId};
 use crate::net::topology::{Network, RNG_STREAM_FLOW_START, RNG_STREAM_TRAFFIC_BASE, RNG_STREAM_WORKLOAD_BASE};
 use crate::scenario::{MeasureConfig, Scenario, Topology};
 use crate::tcp::ictcp::Interface;
@@ -27,21 +28,25 @@ use crate::units::Time;
 struct Prepared {
     net: Network,
     generators: Vec<Generator>,
-    sampled_ports: Vec<u32>,
-    traced_ports: Vec<u32>,
+    sampled_ports: Vec<PortId>,
+    traced_ports: Vec<PortId>,
 }
 
 /// The switch ports on the shortest paths that data takes: from each flow's source to its
 /// destination, and from each query's servers to its client (the default of
 /// `measure.queue_ports`).
-fn data_path_ports(net: &Network, s: &Scenario) -> Vec<u32> {
+fn data_path_ports(net: &Network, s: &Scenario) -> Vec<PortId> {
     if !s.traffic.is_empty() {
         // Generated flows may go between any of their hosts: every switch port may carry data.
-        return (0..net.ports.len() as u32).filter(|&p| net.ports[p as usize].is_switch).collect();
+        return PortId::all(net.ports.len()).filter(|&p| net.ports[p].is_switch).collect();
     }
-    let mut pairs: Vec<(u32, u32)> = s.flows.iter().map(|f| (f.src, f.dst)).collect();
-    pairs.extend(s.queries.iter().flat_map(|q| q.servers.iter().map(|&server| (server, q.client))));
-    pairs.extend(s.udp.iter().map(|u| (u.src, u.dst)));
+    let mut pairs: Vec<(HostId, HostId)> = s.flows.iter().map(|f| (HostId(f.src), HostId(f.dst))).collect();
+    pairs.extend(
+        s.queries
+            .iter()
+            .flat_map(|q| q.servers.iter().map(|&server| (HostId(server), HostId(q.client)))),
+    );
+    pairs.extend(s.udp.iter().map(|u| (HostId(u.src), HostId(u.dst))));
     pairs.sort_unstable();
     pairs.dedup();
     net.path_ports(&pairs)
@@ -64,11 +69,11 @@ fn build_generators(s: &Scenario, net: &Network, end: Time) -> Result<Vec<Genera
             if h >= stand_ins_from {
                 u32::MAX - h
             } else {
-                net.ports[net.host_port[h as usize] as usize].peer
+                net.ports[net.host_port[HostId(h)]].peer.0
             }
         })
         .collect();
-    let nic = |h: usize| &net.ports[net.host_port[h] as usize];
+    let nic = |h: usize| &net.ports[net.host_port[h]];
     let rate_bps: Vec<f64> = (0..hosts).map(|h| nic(h).rate.bps() as f64).collect();
     let per_packet: Vec<f64> = (0..hosts)
         .map(|h| (s.tcp.header_bytes as u64 + nic(h).framing.as_u64()) as f64)
@@ -185,7 +190,14 @@ impl Simulation {
                 0.0
             };
             let start = Time::from_secs_f64(f.start_s) + Time::from_us_f64(jitter);
-            let mut conn = factory.make(i as u32, f.src, f.dst, f.cc.unwrap_or(t.cc), start, f.rcv_buffer_bytes);
+            let mut conn = factory.make(
+                ConnId::at(i),
+                HostId(f.src),
+                HostId(f.dst),
+                f.cc.unwrap_or(t.cc),
+                start,
+                f.rcv_buffer_bytes,
+            );
             conn.ends[0].write(f.bytes.unwrap_or(u64::MAX));
             conn.class = f.class;
             conn.bytes = f.bytes;
@@ -199,9 +211,9 @@ impl Simulation {
             let mut wl = Workload::new(q, t.cc, rng);
             if wl.persistent {
                 // Long-lived connections, opened at time 0 (DCTCP §4.2.2, ICTCP §II-A).
-                for &server in &q.servers {
-                    let id = conns.len() as u32;
-                    let mut conn = factory.make(id, q.client, server, wl.cc, Time::ZERO, wl.rcv_buffer);
+                for &server in &wl.servers {
+                    let id = conns.next_id();
+                    let mut conn = factory.make(id, wl.client, server, wl.cc, Time::ZERO, wl.rcv_buffer);
                     conn.class = wl.class;
                     conn.query = Some(Box::new(QueryRole::new(w as u32, None)));
                     conns.push(conn);
@@ -210,23 +222,28 @@ impl Simulation {
             }
             workloads.push(wl);
         }
-        let mut traced_conns: Vec<(u32, u32)> = s.measure.trace_flows.iter().map(|&f| (f, s.flows[f as usize].src)).collect();
+        let mut traced_conns: Vec<(ConnId, HostId)> = s
+            .measure
+            .trace_flows
+            .iter()
+            .map(|&f| (ConnId(f), HostId(s.flows[f as usize].src)))
+            .collect();
         // A query connection's data sender is its server (validated persistent, so its
         // connections exist from the start).
         for &w in &s.measure.trace_queries {
-            let q = &s.queries[w as usize];
-            traced_conns.extend(workloads[w as usize].conns.iter().zip(&q.servers).map(|(&c, &server)| (c, server)));
+            let wl = &workloads[w as usize];
+            traced_conns.extend(wl.conns.iter().zip(&wl.servers).map(|(&c, &server)| (c, server)));
         }
         let tracer = Tracer::new(net.ports.len(), &traced_ports, conns.len(), &traced_conns);
         let mut policies: Vec<Option<HostPolicy>> = vec![None; net.host_port.len()];
         for &h in &s.ictcp.hosts {
-            let capacity_bps = net.ports[net.host_port[h as usize] as usize].rate.bps() as f64;
+            let capacity_bps = net.ports[net.host_port[HostId(h)]].rate.bps() as f64;
             policies[h as usize] = Some(HostPolicy::Ictcp(Interface::new(s.ictcp.params(capacity_bps, t))));
         }
         let parameters = parameters::record(s, &net);
         let queue_limit = HostQueueLimit {
             bytes_per_conn: s.host.queue_bytes_per_conn,
-            max_packet: (s.tcp.segment_bytes() + s.tcp.header_bytes) as u64,
+            max_packet: s.tcp.packet_bytes() as u64,
         };
         let hosts = Hosts::new(
             &net.nodes,
@@ -247,13 +264,13 @@ impl Simulation {
             end,
             warmup,
             cal: Calendar::default(),
-            fabric: Fabric::new(net, warmup),
+            fabric: Fabric::new(net, warmup, tracer),
             hosts,
             conns,
             ending: Vec::new(),
             factory,
             apps: Applications::new(workloads, generators, udp, rounds_left),
-            measure: Measurement::new(s.measure.queue_sample_us, sampled_ports, s.measure.flow_sample_us, tracer),
+            measure: Measurement::new(s.measure.queue_sample_us, sampled_ports, s.measure.flow_sample_us),
             idle: idle_network(s)?,
             out: Vec::with_capacity(64),
             events: 0,
@@ -262,15 +279,15 @@ impl Simulation {
             checker: s.sim.check_invariants.then(Box::default),
             parameters,
         };
-        for c in 0..sim.conns.len() {
+        for c in sim.conns.ids() {
             sim.hosts.attach(&mut sim.conns[c]);
         }
-        for i in 0..sim.conns.len() {
-            let c = &sim.conns[i];
-            let (start, stop) = (c.start, c.stop);
-            sim.cal.schedule(start, Event::Open(i as u32));
+        for c in sim.conns.ids() {
+            let conn = &sim.conns[c];
+            let (start, stop) = (conn.start, conn.stop);
+            sim.cal.schedule(start, Event::Open(c));
             if let Some(stop) = stop {
-                sim.cal.schedule(stop, Event::StopWriting(i as u32));
+                sim.cal.schedule(stop, Event::StopWriting(c));
             }
         }
         sim.apps.schedule_starts(sim.end, &mut sim.cal);

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::conns::WarmupCounts;
 use super::workload::QueryRole;
+use crate::ids::{ConnId, HostId};
 use crate::scenario::TcpConfig;
 use crate::tcp::cc::{Cc, CcKind, CcParams};
 use crate::tcp::{Endpoint, TcpParams};
@@ -16,7 +17,7 @@ use crate::units::Time;
 #[derive(Clone)]
 pub(super) struct Conn {
     pub(super) ends: [Endpoint; 2],
-    pub(super) hosts: [u32; 2],
+    pub(super) hosts: [HostId; 2],
     pub(super) cc: CcKind,
     /// Traffic class its packets carry.
     pub(super) class: u8,
@@ -141,7 +142,7 @@ impl ConnFactory {
 
     /// Connection `id` from host `src` to `dst`, opening at `start`; its receiver's buffer is
     /// `rcv_buffer` (None: the stack's).
-    pub(super) fn make(&mut self, id: u32, src: u32, dst: u32, cc: CcKind, start: Time, rcv_buffer: Option<u64>) -> Conn {
+    pub(super) fn make(&mut self, id: ConnId, src: HostId, dst: HostId, cc: CcKind, start: Time, rcv_buffer: Option<u64>) -> Conn {
         let params = match self.params.iter().find(|(c, b, _)| (*c, *b) == (cc, rcv_buffer)) {
             Some((_, _, p)) => Arc::clone(p),
             None => {
@@ -151,7 +152,9 @@ impl ConnFactory {
             }
         };
         let p = &self.cc_params;
-        let make = |end: u8, hosts: (u32, u32)| Endpoint::new(Arc::clone(&params), Cc::new(cc, p), id, end, hosts);
+        // The ends know their connection and hosts by the numbers their segments carry.
+        let make =
+            |end: u8, (host, peer): (HostId, HostId)| Endpoint::new(Arc::clone(&params), Cc::new(cc, p), id.0, end, (host.0, peer.0));
         Conn {
             ends: [make(0, (src, dst)), make(1, (dst, src))],
             hosts: [src, dst],

@@ -5,6 +5,7 @@
 use std::ops::{Index, IndexMut};
 
 use super::Conn;
+use crate::ids::{ConnId, HostId};
 use crate::results::{FlowSamples, FlowStats};
 use crate::tcp::cc::CcKind;
 use crate::tcp::endpoint::EndpointCounters;
@@ -26,8 +27,8 @@ pub(super) struct FlowRecord {
     /// The receiver's buffer at the end, bytes.
     pub(super) rcv_buffer_end: u64,
     /// Hosts of the data sender and of the receiver.
-    pub(super) src: u32,
-    pub(super) dst: u32,
+    pub(super) src: HostId,
+    pub(super) dst: HostId,
     pub(super) cc: CcKind,
     pub(super) start: Time,
     pub(super) established: Option<Time>,
@@ -93,17 +94,17 @@ impl FlowRecord {
 
     /// Its row of `flows`; `window`: the measurement window, seconds.
     /// `ideal`: its completion time alone on the idle network, if known.
-    pub(super) fn stats(&self, id: u32, window: f64, ideal: Option<Time>) -> FlowStats {
+    pub(super) fn stats(&self, id: ConnId, window: f64, ideal: Option<Time>) -> FlowStats {
         let nan_or = |t: Option<Time>| t.map_or(f64::NAN, Time::as_secs_f64);
         let k = &self.counters;
         FlowStats {
-            id,
+            id: id.0,
             workload: self.workload,
             generator: self.generator,
             class: self.class,
             size_bytes: self.bytes.unwrap_or(0),
-            src: self.src,
-            dst: self.dst,
+            src: self.src.0,
+            dst: self.dst.0,
             cc: self.cc.name().to_string(),
             start_s: self.start.as_secs_f64(),
             established_s: nan_or(self.established),
@@ -137,8 +138,8 @@ impl FlowRecord {
     }
 
     /// Appends its row at time `t_s` to the flow samples.
-    pub(super) fn sample(&self, id: u32, t_s: f64, f: &mut FlowSamples) {
-        f.flow.push(id);
+    pub(super) fn sample(&self, id: ConnId, t_s: f64, f: &mut FlowSamples) {
+        f.flow.push(id.0);
         f.t_s.push(t_s);
         f.delivered_bytes.push(self.delivered);
         f.cwnd_bytes.push(self.cwnd);
@@ -204,29 +205,29 @@ impl Conns {
 
     /// Connection `id`, unless it has ended.
     #[inline]
-    pub(super) fn get(&self, id: u32) -> Option<&Conn> {
+    pub(super) fn get(&self, id: ConnId) -> Option<&Conn> {
         // An ended id's entry has the ENDED bit, so it is past the end of `slots`.
-        self.slots.get(self.ids[id as usize] as usize)?.as_ref()
+        self.slots.get(self.ids[id] as usize)?.as_ref()
     }
 
     #[inline]
-    pub(super) fn get_mut(&mut self, id: u32) -> Option<&mut Conn> {
-        self.slots.get_mut(self.ids[id as usize] as usize)?.as_mut()
+    pub(super) fn get_mut(&mut self, id: ConnId) -> Option<&mut Conn> {
+        self.slots.get_mut(self.ids[id] as usize)?.as_mut()
     }
 
     /// Ends live connection `id`: `record` stands for it from now on; returns its state.
-    pub(super) fn end(&mut self, id: u32, record: FlowRecord) -> Conn {
-        let s = self.ids[id as usize];
+    pub(super) fn end(&mut self, id: ConnId, record: FlowRecord) -> Conn {
+        let s = self.ids[id];
         assert!(s & ENDED == 0, "connection {id} ended twice");
-        self.ids[id as usize] = ENDED | self.records.len() as u32;
+        self.ids[id] = ENDED | self.records.len() as u32;
         self.records.push(record);
         self.free.push(s);
         self.slots[s as usize].take().expect("a live connection's slot is full")
     }
 
     /// The record of connection `id` if it has ended.
-    pub(super) fn ended(&self, id: u32) -> Option<&FlowRecord> {
-        let s = self.ids[id as usize];
+    pub(super) fn ended(&self, id: ConnId) -> Option<&FlowRecord> {
+        let s = self.ids[id];
         (s & ENDED != 0).then(|| &self.records[(s & !ENDED) as usize])
     }
 
@@ -248,9 +249,9 @@ impl Conns {
     }
 
     /// Timeouts and SYN retries of connection `id`, ended or not.
-    pub(super) fn timeouts(&self, id: u32) -> u64 {
+    pub(super) fn timeouts(&self, id: ConnId) -> u64 {
         match self.ended(id) {
-            None => self[id as usize].timeouts(),
+            None => self[id].timeouts(),
             Some(r) => r.timeouts(),
         }
     }
@@ -259,17 +260,29 @@ impl Conns {
 /// Connection `id` while it lives. Only live connections are looked up this way: packets of a
 /// connection keep it alive, and events that may outlive it (timers, a flow's stop, a
 /// host's wake-up list) use `get`.
-impl Index<usize> for Conns {
+impl Index<ConnId> for Conns {
     type Output = Conn;
     #[inline]
-    fn index(&self, id: usize) -> &Conn {
-        self.get(id as u32).expect("a live connection")
+    fn index(&self, id: ConnId) -> &Conn {
+        self.get(id).expect("a live connection")
     }
 }
 
-impl IndexMut<usize> for Conns {
+impl IndexMut<ConnId> for Conns {
     #[inline]
-    fn index_mut(&mut self, id: usize) -> &mut Conn {
-        self.get_mut(id as u32).expect("a live connection")
+    fn index_mut(&mut self, id: ConnId) -> &mut Conn {
+        self.get_mut(id).expect("a live connection")
+    }
+}
+
+impl Conns {
+    /// The ids of every connection opened so far.
+    pub(super) fn ids(&self) -> impl DoubleEndedIterator<Item = ConnId> + ExactSizeIterator {
+        ConnId::all(self.len())
+    }
+
+    /// The id the next connection pushed gets.
+    pub(super) fn next_id(&self) -> ConnId {
+        ConnId::at(self.len())
     }
 }

@@ -1,11 +1,12 @@
 //! The fabric: the nodes, their ports with links and queues, switches' shared memories,
-//! routes, and the transport headers of the packets inside. It moves packets from port to
+//! routes, the transport headers of the packets inside, and the packet traces. It moves packets from port to
 //! port; what reaches a host goes back to the simulation, and so does what a port refused
 //! or dropped (`Fabric::take_dropped`), for its sender to hear.
 
 use super::calendar::Calendar;
 use super::trace::Tracer;
 use super::Event;
+use crate::ids::{HostId, PortId};
 use crate::net::buffer::Refusal;
 use crate::net::packet::{HeaderPool, Packet, Segment};
 use crate::net::port::Port;
@@ -18,7 +19,7 @@ pub(super) struct Fabric {
     pub(super) nodes: Vec<Node>,
     pub(super) ports: Vec<Port>,
     /// Each host's NIC port.
-    pub(super) host_port: Vec<u32>,
+    pub(super) host_port: Vec<PortId>,
     routes: Routes,
     /// The transport headers of the packets in the network.
     pub(super) headers: HeaderPool,
@@ -29,10 +30,13 @@ pub(super) struct Fabric {
     dropped: Vec<Packet>,
     /// Packets that crossed a link.
     pub(super) hops: u64,
+    /// The packet traces of the traced ports and flows (`measure.trace_*`), recorded as
+    /// packets cross links and are dropped.
+    pub(super) tracer: Tracer,
 }
 
 impl Fabric {
-    pub(super) fn new(net: Network, warmup: Time) -> Self {
+    pub(super) fn new(net: Network, warmup: Time, tracer: Tracer) -> Self {
         Fabric {
             nodes: net.nodes,
             ports: net.ports,
@@ -42,57 +46,60 @@ impl Fabric {
             warmup,
             dropped: Vec::new(),
             hops: 0,
+            tracer,
         }
     }
 
     /// Host `h`'s NIC port.
     #[inline]
-    pub(super) fn nic(&self, h: u32) -> &Port {
-        &self.ports[self.host_port[h as usize] as usize]
+    pub(super) fn nic(&self, h: HostId) -> &Port {
+        &self.ports[self.host_port[h]]
     }
 
     /// Packets host `h`'s NIC queue can take now.
     #[inline]
-    pub(super) fn nic_free_slots(&mut self, h: u32, now: Time) -> usize {
-        self.ports[self.host_port[h as usize] as usize].free_slots(now, self.warmup)
+    pub(super) fn nic_free_slots(&mut self, h: HostId, now: Time) -> usize {
+        self.ports[self.host_port[h]].free_slots(now, self.warmup)
     }
 
     /// A host sends a packet: its header joins the network and it is offered to the host's
     /// NIC; its departure time if the NIC took it.
-    #[inline]
-    pub(super) fn send(&mut self, now: Time, host: u32, seg: &Segment, cal: &mut Calendar<Event>, tracer: &mut Tracer) -> Option<Time> {
+    #[inline(always)]
+    pub(super) fn send(&mut self, now: Time, host: HostId, seg: &Segment, cal: &mut Calendar<Event>) -> Option<Time> {
         let pkt = self.headers.send(seg);
-        self.enqueue(now, self.host_port[host as usize], pkt, cal, tracer)
+        self.enqueue(now, self.host_port[host], pkt, cal)
+    }
+
+    /// Whether packets were refused or dropped since the last `take_dropped`.
+    #[inline(always)]
+    pub(super) fn has_dropped(&self) -> bool {
+        !self.dropped.is_empty()
     }
 
     /// The packets refused or dropped since the last call, oldest first: `f` is told each.
-    #[inline]
     pub(super) fn take_dropped(&mut self, mut f: impl FnMut(&Packet)) {
-        if self.dropped.is_empty() {
-            return;
-        }
         let mut dropped = std::mem::take(&mut self.dropped);
         dropped.iter().for_each(&mut f);
         dropped.clear();
         self.dropped = dropped;
     }
 
-    #[inline]
     /// Offers a packet to FIFO port `p` (a host NIC, or a switch port without a queue
     /// discipline); its departure time if admitted.
-    fn enqueue(&mut self, now: Time, p: u32, pkt: Packet, cal: &mut Calendar<Event>, tracer: &mut Tracer) -> Option<Time> {
+    #[inline]
+    fn enqueue(&mut self, now: Time, p: PortId, pkt: Packet, cal: &mut Calendar<Event>) -> Option<Time> {
         let ws = self.warmup;
         let size = pkt.bytes();
-        if !self.admit_to_memory(now, p, &pkt, |port| port.occupancy_bytes(now, ws), tracer) {
+        if !self.admit_to_memory(now, p, &pkt, |port| port.occupancy_bytes(now, ws)) {
             return None;
         }
-        let Ok((departure, next_arrival)) = self.ports[p as usize].offer(now, pkt, ws) else {
-            self.refused(now, p, &pkt, tracer);
+        let Ok((departure, next_arrival)) = self.ports[p].offer(now, pkt, ws) else {
+            self.refused(now, p, &pkt);
             return None;
         };
-        let port = &self.ports[p as usize];
+        let port = &self.ports[p];
         if let Some(slot) = port.memory_slot {
-            self.nodes[port.node as usize]
+            self.nodes[port.node]
                 .shared
                 .as_mut()
                 .expect("a port with a memory slot has a shared memory")
@@ -108,29 +115,22 @@ impl Fabric {
     /// holding `queue_bytes(port)` (DCTCP paper §2.3.1); a refusal is counted on the port and
     /// the packet accounted.
     #[inline(always)]
-    fn admit_to_memory(
-        &mut self,
-        now: Time,
-        p: u32,
-        pkt: &Packet,
-        queue_bytes: impl FnOnce(&mut Port) -> Bytes,
-        tracer: &mut Tracer,
-    ) -> bool {
-        let port = &self.ports[p as usize];
+    fn admit_to_memory(&mut self, now: Time, p: PortId, pkt: &Packet, queue_bytes: impl FnOnce(&mut Port) -> Bytes) -> bool {
+        let port = &self.ports[p];
         if port.memory_slot.is_none() {
             return true;
         }
-        let shared = self.nodes[port.node as usize]
+        let shared = self.nodes[port.node]
             .shared
             .as_mut()
             .expect("a port with a memory slot has a shared memory");
         let used = shared.used_at(now, &mut self.ports, self.warmup);
-        let held = queue_bytes(&mut self.ports[p as usize]);
+        let held = queue_bytes(&mut self.ports[p]);
         match shared.admit(used, held, pkt.bytes()) {
             Ok(()) => true,
             Err(refusal) => {
-                self.ports[p as usize].refuse(refusal == Refusal::PoolFull);
-                self.refused(now, p, pkt, tracer);
+                self.ports[p].refuse(refusal == Refusal::PoolFull);
+                self.refused(now, p, pkt);
                 false
             }
         }
@@ -140,26 +140,26 @@ impl Fabric {
     /// (holding the shared memory until it leaves), and starts at once if the link is idle.
     #[cold]
     #[inline(never)]
-    fn enqueue_to_discipline(&mut self, now: Time, p: u32, pkt: Packet, cal: &mut Calendar<Event>, tracer: &mut Tracer) {
+    fn enqueue_to_discipline(&mut self, now: Time, p: PortId, pkt: Packet, cal: &mut Calendar<Event>) {
         let ws = self.warmup;
-        if self.ports[p as usize].tx_due(now) {
-            self.tx_done(now, p, cal, tracer); // a tie: the transmission ending now goes first
+        if self.ports[p].tx_due(now) {
+            self.tx_done(now, p, cal); // a tie: the transmission ending now goes first
         }
-        if !self.admit_to_memory(now, p, &pkt, |port| port.threshold_bytes(&pkt), tracer) {
+        if !self.admit_to_memory(now, p, &pkt, |port| port.threshold_bytes(&pkt)) {
             return;
         }
-        let Ok((tx_done, arrive)) = self.ports[p as usize].offer_to_discipline(now, pkt, ws) else {
-            self.refused(now, p, &pkt, tracer);
+        let Ok((tx_done, arrive)) = self.ports[p].offer_to_discipline(now, pkt, ws) else {
+            self.refused(now, p, &pkt);
             return;
         };
-        let node = self.ports[p as usize].node as usize;
+        let node = self.ports[p].node;
         if let Some(shared) = &mut self.nodes[node].shared {
             shared.hold_until_released(pkt.bytes());
         }
         if let Some(t) = arrive {
             cal.schedule(t, Event::LinkArrive(p));
         }
-        self.after_discipline(now, p, tx_done, cal, tracer);
+        self.after_discipline(now, p, tx_done, cal);
     }
 
     /// A port with a queue discipline acted: its next transmission end goes in the calendar,
@@ -167,43 +167,43 @@ impl Fabric {
     /// connections' flight. Out of line: the FIFO fast path never comes here.
     #[cold]
     #[inline(never)]
-    fn after_discipline(&mut self, now: Time, p: u32, tx_done: Option<Time>, cal: &mut Calendar<Event>, tracer: &mut Tracer) {
+    fn after_discipline(&mut self, now: Time, p: PortId, tx_done: Option<Time>, cal: &mut Calendar<Event>) {
         if let Some(t) = tx_done {
             cal.schedule(t, Event::TxDone(p));
         }
-        while let Some(pkt) = self.ports[p as usize].pop_dequeue_drop() {
-            let node = self.ports[p as usize].node as usize;
+        while let Some(pkt) = self.ports[p].pop_dequeue_drop() {
+            let node = self.ports[p].node;
             if let Some(shared) = &mut self.nodes[node].shared {
                 shared.release(pkt.bytes());
             }
-            self.refused(now, p, &pkt, tracer);
+            self.refused(now, p, &pkt);
         }
     }
 
     /// A port with a queue discipline finished sending a packet: it leaves the buffer (and the
     /// switch's memory) and the next one starts.
-    pub(super) fn tx_done(&mut self, now: Time, p: u32, cal: &mut Calendar<Event>, tracer: &mut Tracer) {
-        if !self.ports[p as usize].tx_due(now) {
+    pub(super) fn tx_done(&mut self, now: Time, p: PortId, cal: &mut Calendar<Event>) {
+        if !self.ports[p].tx_due(now) {
             return; // completed already, by an arrival at the same instant
         }
-        let (size, tx_done, arrive) = self.ports[p as usize].tx_done(now, self.warmup);
-        let node = self.ports[p as usize].node as usize;
+        let (size, tx_done, arrive) = self.ports[p].tx_done(now, self.warmup);
+        let node = self.ports[p].node;
         if let Some(shared) = &mut self.nodes[node].shared {
             shared.release(size);
         }
         if let Some(t) = arrive {
             cal.schedule(t, Event::LinkArrive(p));
         }
-        self.after_discipline(now, p, tx_done, cal, tracer);
+        self.after_discipline(now, p, tx_done, cal);
     }
 
     /// Port `p` refused `pkt`: counted on the port, recorded if the port is traced, its header
     /// freed, and its sender told later (`take_dropped`).
     #[inline]
-    fn refused(&mut self, now: Time, p: u32, pkt: &Packet, tracer: &mut Tracer) {
-        self.ports[p as usize].counters.drops_by_kind.count(pkt);
-        if tracer.on {
-            tracer.on_drop(now, p, pkt, self.headers.get(pkt));
+    fn refused(&mut self, now: Time, p: PortId, pkt: &Packet) {
+        self.ports[p].counters.drops_by_kind.count(pkt);
+        if self.tracer.on {
+            self.tracer.on_drop(now, p, pkt, self.headers.get(pkt));
         }
         self.headers.dropped(pkt);
         self.dropped.push(*pkt);
@@ -212,23 +212,23 @@ impl Fabric {
     /// The head packet on port `p`'s link reaches the peer node: a switch forwards it; a host's
     /// NIC holds it whole, and it is returned with the host.
     #[inline]
-    pub(super) fn link_arrive(&mut self, now: Time, p: u32, cal: &mut Calendar<Event>, tracer: &mut Tracer) -> Option<(u32, Segment)> {
+    pub(super) fn link_arrive(&mut self, now: Time, p: PortId, cal: &mut Calendar<Event>) -> Option<(HostId, Segment)> {
         self.hops += 1;
-        let port = &mut self.ports[p as usize];
+        let port = &mut self.ports[p];
         let (pkt, next) = port.pop_wire(now, self.warmup);
-        let node = port.peer as usize;
-        if tracer.on {
-            tracer.on_link_arrival(now, p, &self.ports[p as usize], &pkt, self.headers.get(&pkt));
+        let node = port.peer;
+        if self.tracer.on {
+            self.tracer.on_link_arrival(now, p, &self.ports[p], &pkt, self.headers.get(&pkt));
         }
         if self.nodes[node].is_switch {
             if let Some(t) = next {
                 cal.schedule(t, Event::LinkArrive(p));
             }
-            let egress = self.routes.egress(node as u32, &pkt);
-            if self.ports[egress as usize].discipline().is_some() {
-                self.enqueue_to_discipline(now, egress, pkt, cal, tracer);
+            let egress = self.routes.egress(node, &pkt);
+            if self.ports[egress].discipline().is_some() {
+                self.enqueue_to_discipline(now, egress, pkt, cal);
             } else {
-                self.enqueue(now, egress, pkt, cal, tracer);
+                self.enqueue(now, egress, pkt, cal);
             }
             return None;
         }
@@ -238,7 +238,7 @@ impl Fabric {
         if let Some(t) = next {
             cal.schedule(t, Event::LinkArrive(p));
         }
-        Some((node as u32, seg))
+        Some((HostId(node.0), seg))
     }
 
     /// Packets on ports: queued or on a wire.

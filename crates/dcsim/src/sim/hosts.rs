@@ -6,6 +6,7 @@
 use super::calendar::Calendar;
 use super::conn::Conn;
 use super::Event;
+use crate::ids::{ConnId, HostId};
 use crate::net::packet::Segment;
 use crate::net::rx_moderation::{RxArrival, RxModeration, RxProcessor};
 use crate::net::topology::Node;
@@ -29,7 +30,7 @@ pub(super) struct Hosts {
     rx_processing: Vec<Option<RxProcessor>>,
     /// Per host: the (connection, end) senders waiting for room in its NIC queue, and the
     /// time of the pending `NicRoom` event.
-    nic_waiting: Vec<Vec<(u32, u8)>>,
+    nic_waiting: Vec<Vec<(ConnId, u8)>>,
     nic_wake: Vec<Option<Time>>,
     queue_limit: HostQueueLimit,
     /// Per host: the receive-window policy on its interface, if it runs one (ICTCP: ICTCP
@@ -66,51 +67,51 @@ impl Hosts {
         }
     }
 
-    /// A packet reaches host `node`'s NIC: it goes up now (returned) unless interrupt
-    /// moderation holds it until its interrupt, or receive processing until it is done.
-    #[inline]
-    pub(super) fn nic_arrival(&mut self, now: Time, node: u32, seg: Segment, cal: &mut Calendar<Event>) -> Option<Segment> {
-        let Some(rx) = &mut self.rx_moderation[node as usize] else {
+    /// A packet reaches host `node`'s NIC: true if it goes up to the stack now, false if
+    /// interrupt moderation holds it until its interrupt, or receive processing until done.
+    #[inline(always)]
+    pub(super) fn nic_arrival(&mut self, now: Time, node: HostId, seg: &Segment, cal: &mut Calendar<Event>) -> bool {
+        let Some(rx) = &mut self.rx_moderation[node] else {
             return self.hand_up(now, node, seg, cal);
         };
-        match rx.on_arrival(now, seg) {
+        match rx.on_arrival(now, *seg) {
             RxArrival::Deliver => self.hand_up(now, node, seg, cal),
             RxArrival::Held(Some(at)) => {
                 cal.schedule(at, Event::RxInterrupt(node));
-                None
+                false
             }
-            RxArrival::Held(None) => None,
+            RxArrival::Held(None) => false,
         }
     }
 
-    /// Host `node`'s NIC hands a packet up: to its receive processing, if it has any (None:
-    /// held there until done), else straight to the stack (returned).
-    #[inline]
-    pub(super) fn hand_up(&mut self, now: Time, node: u32, seg: Segment, cal: &mut Calendar<Event>) -> Option<Segment> {
-        match &mut self.rx_processing[node as usize] {
+    /// Host `node`'s NIC hands a packet up: to its receive processing, if it has any (false:
+    /// held there until done), else straight to the stack (true).
+    #[inline(always)]
+    pub(super) fn hand_up(&mut self, now: Time, node: HostId, seg: &Segment, cal: &mut Calendar<Event>) -> bool {
+        match &mut self.rx_processing[node] {
             Some(p) => {
-                if let Some(done) = p.admit(now, seg) {
+                if let Some(done) = p.admit(now, *seg) {
                     cal.schedule(done, Event::RxProcessed(node));
                 }
-                None
+                false
             }
-            None => Some(seg),
+            None => true,
         }
     }
 
     /// Host `h`'s receive interrupt: the next packet it held, if any is left.
-    pub(super) fn interrupted(&mut self, h: u32) -> Option<Segment> {
-        self.rx_moderation[h as usize].as_mut().and_then(RxModeration::take_next)
+    pub(super) fn interrupted(&mut self, h: HostId) -> Option<Segment> {
+        self.rx_moderation[h].as_mut().and_then(RxModeration::take_next)
     }
 
     /// The next packet host `h`'s receive processing is done with by `now`, if any.
-    pub(super) fn processed(&mut self, now: Time, h: u32) -> Option<Segment> {
-        self.rx_processing[h as usize].as_mut().and_then(|p| p.take_done(now))
+    pub(super) fn processed(&mut self, now: Time, h: HostId) -> Option<Segment> {
+        self.rx_processing[h].as_mut().and_then(|p| p.take_done(now))
     }
 
     /// Puts host `h`'s next receive-processing completion in the calendar, if it holds more.
-    pub(super) fn schedule_processing(&self, h: u32, cal: &mut Calendar<Event>) {
-        if let Some(next) = self.rx_processing[h as usize].as_ref().and_then(RxProcessor::next_done) {
+    pub(super) fn schedule_processing(&self, h: HostId, cal: &mut Calendar<Event>) {
+        if let Some(next) = self.rx_processing[h].as_ref().and_then(RxProcessor::next_done) {
             cal.schedule(next, Event::RxProcessed(h));
         }
     }
@@ -146,13 +147,13 @@ impl Hosts {
     pub(super) fn park(
         &mut self,
         now: Time,
-        host: u32,
-        (c, e): (u32, u8),
+        host: HostId,
+        (c, e): (ConnId, u8),
         in_service: Option<Time>,
         own: Option<Time>,
         cal: &mut Calendar<Event>,
     ) {
-        let waiting = &mut self.nic_waiting[host as usize];
+        let waiting = &mut self.nic_waiting[host];
         if !waiting.contains(&(c, e)) {
             waiting.push((c, e));
         }
@@ -160,26 +161,26 @@ impl Hosts {
             (Some(a), Some(b)) => a.min(b),
             (a, b) => a.or(b).unwrap_or(now),
         };
-        if self.nic_wake[host as usize].is_none_or(|t| t > wake) {
-            self.nic_wake[host as usize] = Some(wake);
+        if self.nic_wake[host].is_none_or(|t| t > wake) {
+            self.nic_wake[host] = Some(wake);
             cal.schedule(wake, Event::NicRoom(host));
         }
     }
 
     /// Room in host `h`'s NIC queue: the senders waiting there, in the order they stopped
     /// (None when this wake-up was superseded by an earlier one).
-    pub(super) fn woken(&mut self, now: Time, h: u32) -> Option<Vec<(u32, u8)>> {
-        if self.nic_wake[h as usize] != Some(now) {
+    pub(super) fn woken(&mut self, now: Time, h: HostId) -> Option<Vec<(ConnId, u8)>> {
+        if self.nic_wake[h] != Some(now) {
             return None;
         }
-        self.nic_wake[h as usize] = None;
-        Some(std::mem::take(&mut self.nic_waiting[h as usize]))
+        self.nic_wake[h] = None;
+        Some(std::mem::take(&mut self.nic_waiting[h]))
     }
 
     /// Registers connection `conn`'s ends with the receive-window policies of their hosts.
     pub(super) fn attach(&mut self, conn: &mut Conn) {
         for e in 0..2 {
-            if let Some(policy) = &mut self.policies[conn.hosts[e] as usize] {
+            if let Some(policy) = &mut self.policies[conn.hosts[e]] {
                 conn.policy[e] = Some(policy.add_conn(conn.start));
             }
         }
@@ -189,7 +190,7 @@ impl Hosts {
     pub(super) fn detach(&mut self, conn: &Conn) {
         for e in 0..2 {
             if let Some(k) = conn.policy[e] {
-                self.policies[conn.hosts[e] as usize].as_mut().expect("attached").remove_conn(k);
+                self.policies[conn.hosts[e]].as_mut().expect("attached").remove_conn(k);
             }
         }
     }

@@ -88,18 +88,18 @@ impl InvariantChecker {
         if self.progress.len() < sim.conns.len() {
             self.progress.resize(sim.conns.len(), [(0, 0); 2]);
         }
-        for id in 0..sim.conns.len() as u32 {
+        for id in sim.conns.ids() {
             let Some(conn) = sim.conns.get(id) else { continue };
             for (e, end) in conn.ends.iter().enumerate() {
                 end.check_invariants().map_err(|w| format!("connection {id}, end {e}: {w}"))?;
-                let (una, nxt) = self.progress[id as usize][e];
+                let (una, nxt) = self.progress[id][e];
                 if end.snd_una < una || end.rcv_nxt < nxt {
                     return Err(format!(
                         "connection {id}, end {e}: snd_una {una} → {}, rcv_nxt {nxt} → {} went back",
                         end.snd_una, end.rcv_nxt
                     ));
                 }
-                self.progress[id as usize][e] = (end.snd_una, end.rcv_nxt);
+                self.progress[id][e] = (end.snd_una, end.rcv_nxt);
             }
         }
         Ok(())
@@ -127,7 +127,7 @@ mod tests {
         sim.injected += 1;
         assert!(checker.pass(&mut sim).unwrap_err().contains("packets sent"));
         sim.injected -= 1;
-        let end = &mut sim.conns.get_mut(0).unwrap().ends[1];
+        let end = &mut sim.conns.get_mut(crate::ids::ConnId(0)).unwrap().ends[1];
         end.rcv_nxt -= 1;
         end.delivered = end.delivered.min(end.rcv_nxt);
         assert!(checker.pass(&mut sim).unwrap_err().contains("went back"));

@@ -1,13 +1,14 @@
-//! Measurement: the time series the run samples (queues, shared memories, flows, ICTCP),
-//! its packet traces, and the assembly of its results from the parts' state at the end. It
-//! observes the other parts and changes none of their behaviour.
+//! Measurement: the time series the run samples (queues, shared memories, flows, ICTCP) and
+//! the assembly of its results from the parts' state at the end (the packet traces are
+//! recorded by the fabric, where packets cross links). It observes the other parts and
+//! changes none of their behaviour.
 
 use super::calendar::Calendar;
 use super::conns::{Conns, FlowRecord, IctcpView};
 use super::fabric::Fabric;
 use super::hosts::Hosts;
-use super::trace::Tracer;
 use super::Event;
+use crate::ids::{ConnId, PortId};
 use crate::results::{ClassStats, Conservation, FlowSamples, FlowStats, IctcpSamples, PoolSamples, PortStats, QueueSamples, SwitchStats};
 use crate::tcp::Endpoint;
 use crate::units::Time;
@@ -15,10 +16,8 @@ use crate::units::Time;
 #[derive(Clone)]
 pub(super) struct Measurement {
     queue_sample_every: Time,
-    sampled_ports: Vec<u32>,
+    sampled_ports: Vec<PortId>,
     flow_sample_every: Time,
-    /// Packet traces (`measure.trace_*`).
-    pub(super) tracer: Tracer,
     queue_samples: QueueSamples,
     pool_samples: PoolSamples,
     flow_samples: FlowSamples,
@@ -26,12 +25,11 @@ pub(super) struct Measurement {
 }
 
 impl Measurement {
-    pub(super) fn new(queue_sample_us: f64, sampled_ports: Vec<u32>, flow_sample_us: f64, tracer: Tracer) -> Self {
+    pub(super) fn new(queue_sample_us: f64, sampled_ports: Vec<PortId>, flow_sample_us: f64) -> Self {
         Measurement {
             queue_sample_every: Time::from_us_f64(queue_sample_us),
             sampled_ports,
             flow_sample_every: Time::from_us_f64(flow_sample_us),
-            tracer,
             queue_samples: QueueSamples::default(),
             pool_samples: PoolSamples::default(),
             flow_samples: FlowSamples::default(),
@@ -55,8 +53,8 @@ impl Measurement {
     pub(super) fn sample_queues(&mut self, now: Time, warmup: Time, fabric: &mut Fabric, cal: &mut Calendar<Event>) {
         let t = now.as_secs_f64();
         for &p in &self.sampled_ports {
-            let port = &mut fabric.ports[p as usize];
-            self.queue_samples.port.push(p);
+            let port = &mut fabric.ports[p];
+            self.queue_samples.port.push(p.0);
             self.queue_samples.t_s.push(t);
             self.queue_samples.packets.push(port.occupancy_packets(now, warmup));
             self.queue_samples.bytes.push(port.occupancy_bytes(now, warmup).as_u64());
@@ -75,7 +73,7 @@ impl Measurement {
     /// Samples every connection and every host's ICTCP state, and schedules the next.
     pub(super) fn sample_flows(&mut self, now: Time, conns: &Conns, hosts: &mut Hosts, cal: &mut Calendar<Event>) {
         let t = now.as_secs_f64();
-        for i in 0..conns.len() as u32 {
+        for i in conns.ids() {
             let record = flow_record(conns, hosts, i);
             record.sample(i, t, &mut self.flow_samples);
         }
@@ -94,10 +92,10 @@ impl Measurement {
         cal.schedule(now + self.flow_sample_every, Event::FlowSample);
     }
 
-    /// Moves the samples and traces into `results`.
-    pub(super) fn take_series(&mut self, results: &mut crate::results::Results) {
+    /// Moves the samples and the packet traces (`fabric`'s) into `results`.
+    pub(super) fn take_series(&mut self, fabric: &mut Fabric, results: &mut crate::results::Results) {
         results.queue_samples = std::mem::take(&mut self.queue_samples);
-        results.trace = std::mem::take(&mut self.tracer.records);
+        results.trace = std::mem::take(&mut fabric.tracer.records);
         results.pool_samples = std::mem::take(&mut self.pool_samples);
         results.flow_samples = std::mem::take(&mut self.flow_samples);
         results.ictcp_samples = std::mem::take(&mut self.ictcp_samples);
@@ -105,14 +103,14 @@ impl Measurement {
 }
 
 /// The record of connection `id`: made from its state while it lives, kept once it ended.
-pub(super) fn flow_record(conns: &Conns, hosts: &Hosts, id: u32) -> FlowRecord {
+pub(super) fn flow_record(conns: &Conns, hosts: &Hosts, id: ConnId) -> FlowRecord {
     let Some(c) = conns.get(id) else {
         return conns.ended(id).expect("a connection ended or not").clone();
     };
     let d = c.data_sender();
     let (tx, rx) = (&c.ends[d], &c.ends[1 - d]);
     let ictcp = c.policy[1 - d].and_then(|k| {
-        let policy = hosts.policies[c.hosts[1 - d] as usize].as_ref().expect("attached");
+        let policy = hosts.policies[c.hosts[1 - d]].as_ref().expect("attached");
         policy.ictcp().map(|i| IctcpView::of(i.conn(k)))
     });
     FlowRecord {
@@ -172,8 +170,8 @@ pub(super) fn port_stats(fabric: &mut Fabric, end: Time, warmup: Time) -> Vec<Po
         };
         ports.push(PortStats {
             name: port.name.clone(),
-            node: fabric.nodes[port.node as usize].name.clone(),
-            peer: fabric.nodes[port.peer as usize].name.clone(),
+            node: fabric.nodes[port.node].name.clone(),
+            peer: fabric.nodes[port.peer].name.clone(),
             is_switch: port.is_switch,
             rate_bps: port.rate.bps() as f64,
             arrived_packets: c.arrived,
@@ -244,7 +242,8 @@ pub(super) fn switch_stats(fabric: &Fabric) -> Vec<SwitchStats> {
 /// The flows' rows: each connection's record over a window of `window` seconds, with its
 /// completion time alone on the idle network from `ideal`.
 pub(super) fn flow_stats(conns: &Conns, hosts: &Hosts, window: f64, mut ideal: impl FnMut(&FlowRecord) -> Option<Time>) -> Vec<FlowStats> {
-    (0..conns.len() as u32)
+    conns
+        .ids()
         .map(|i| {
             let r = flow_record(conns, hosts, i);
             let ideal = ideal(&r);

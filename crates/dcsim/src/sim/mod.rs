@@ -25,6 +25,7 @@ mod udp;
 mod workload;
 
 use crate::error::ConfigError;
+use crate::ids::{ConnId, HostId, PortId};
 use crate::net::packet::{Segment, ACK, UDP};
 use crate::results::{Conservation, Results};
 use crate::scenario::Scenario;
@@ -43,31 +44,31 @@ use workload::QueryRole;
 #[derive(Debug, Clone, Copy)]
 enum Event {
     /// The head packet on a port's link reaches the peer node.
-    LinkArrive(u32),
+    LinkArrive(PortId),
     /// A port with a queue discipline finished a transmission: its next packet may start.
-    TxDone(u32),
-    Rto(u32, u8),
-    DelayedAck(u32, u8),
+    TxDone(PortId),
+    Rto(ConnId, u8),
+    DelayedAck(ConnId, u8),
     /// An end's pacing deadline: the controller's rate lets its next segment go.
-    Pace(u32, u8),
+    Pace(ConnId, u8),
     /// A flow opens its connection.
-    Open(u32),
+    Open(ConnId),
     /// A flow's application stops writing.
-    StopWriting(u32),
+    StopWriting(ConnId),
     /// A query workload issues its next query.
     IssueQuery(u32),
     /// A server answers one request on a query connection.
-    Respond(u32),
+    Respond(ConnId),
     /// A flow arrives at a generator's source (`Simulation::arrival_slots`).
     Arrive(u32),
     /// A UDP source sends its next packet.
     UdpSend(u32),
     /// A slot frees in a host's full NIC queue: its blocked senders may go on.
-    NicRoom(u32),
+    NicRoom(HostId),
     /// A host NIC's pending receive interrupt: its held packets reach the stack (DCTCP paper §3.5).
-    RxInterrupt(u32),
+    RxInterrupt(HostId),
     /// Host h's receive path is done with the packet first in line (`host.rx_processing_us`).
-    RxProcessed(u32),
+    RxProcessed(HostId),
     QueueSample,
     FlowSample,
     WarmupEnd,
@@ -89,7 +90,7 @@ pub struct Simulation {
     hosts: Hosts,
     conns: Conns,
     /// Connections that may have finished during the current event, ended after it.
-    ending: Vec<u32>,
+    ending: Vec<ConnId>,
     factory: ConnFactory,
     apps: Applications,
     measure: Measurement,
@@ -176,21 +177,22 @@ impl Simulation {
         true
     }
 
-    /// Routes an event to the part it is addressed to.
+    /// Routes an event to the part it is addressed to (inlined into the loop, its one caller).
+    #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         let now = self.now;
         match ev {
             Event::LinkArrive(p) => {
-                let at_host = self.fabric.link_arrive(now, p, &mut self.cal, &mut self.measure.tracer);
+                let at_host = self.fabric.link_arrive(now, p, &mut self.cal);
                 self.settle_drops();
-                if let Some((host, seg)) = at_host {
-                    if let Some(seg) = self.hosts.nic_arrival(now, host, seg, &mut self.cal) {
-                        self.host_receive(host, seg);
+                if let Some((host, seg)) = &at_host {
+                    if self.hosts.nic_arrival(now, *host, seg, &mut self.cal) {
+                        self.host_receive(*host, seg);
                     }
                 }
             }
             Event::TxDone(p) => {
-                self.fabric.tx_done(now, p, &mut self.cal, &mut self.measure.tracer);
+                self.fabric.tx_done(now, p, &mut self.cal);
                 self.settle_drops();
             }
             Event::Rto(c, e) => self.timer_fired(c, e, TIMER_RTO),
@@ -206,14 +208,14 @@ impl Simulation {
             Event::NicRoom(h) => self.nic_room(h),
             Event::RxInterrupt(h) => {
                 while let Some(seg) = self.hosts.interrupted(h) {
-                    if let Some(seg) = self.hosts.hand_up(now, h, seg, &mut self.cal) {
-                        self.host_receive(h, seg);
+                    if self.hosts.hand_up(now, h, &seg, &mut self.cal) {
+                        self.host_receive(h, &seg);
                     }
                 }
             }
             Event::RxProcessed(h) => {
                 while let Some(seg) = self.hosts.processed(now, h) {
-                    self.host_receive(h, seg);
+                    self.host_receive(h, &seg);
                 }
                 self.hosts.schedule_processing(h, &mut self.cal);
             }
@@ -221,11 +223,11 @@ impl Simulation {
             Event::Arrive(slot) => self.arrive(slot),
             Event::UdpSend(i) => {
                 let seg = self.apps.udp_packet(i, now);
-                self.send(seg.src, &seg);
+                self.send(HostId(seg.src), &seg);
                 self.apps.schedule_udp(i, self.end, &mut self.cal);
             }
             Event::Respond(c) => {
-                let response = self.apps.response_bytes(&self.conns[c as usize]);
+                let response = self.apps.response_bytes(&self.conns[c]);
                 self.drive(c, 1, |server, now, out| {
                     server.write(response);
                     server.try_send(now, out);
@@ -242,57 +244,68 @@ impl Simulation {
     }
 
     /// Host `host` sends a packet into its NIC: its departure time if the NIC took it.
-    #[inline]
-    fn send(&mut self, host: u32, seg: &Segment) -> Option<Time> {
+    #[inline(always)]
+    fn send(&mut self, host: HostId, seg: &Segment) -> Option<Time> {
         self.injected += 1;
-        let departure = self.fabric.send(self.now, host, seg, &mut self.cal, &mut self.measure.tracer);
+        let departure = self.fabric.send(self.now, host, seg, &mut self.cal);
         self.settle_drops();
         departure
     }
 
-    /// The senders of the packets the fabric just refused or dropped hear of it: one packet
-    /// fewer of a connection is in flight (it may have been the last it was waiting for), or
-    /// a UDP source counts its loss.
-    #[inline]
+    /// The senders of the packets the fabric just refused or dropped hear of it.
+    #[inline(always)]
     fn settle_drops(&mut self) {
+        if self.fabric.has_dropped() {
+            self.tell_senders();
+        }
+    }
+
+    /// One packet fewer of a connection is in flight for each dropped packet (it may have
+    /// been the last it was waiting for), or a UDP source counts its loss. Out of line: most
+    /// operations drop nothing.
+    #[cold]
+    #[inline(never)]
+    fn tell_senders(&mut self) {
         let (conns, apps, ending) = (&mut self.conns, &mut self.apps, &mut self.ending);
         self.fabric.take_dropped(|pkt| {
             if pkt.has(UDP) {
                 apps.udp_dropped(pkt);
                 return;
             }
-            let conn = &mut conns[pkt.conn as usize];
+            let c = ConnId(pkt.conn);
+            let conn = &mut conns[c];
             conn.in_flight -= 1;
             if conn.in_flight == 0 {
-                ending.push(pkt.conn);
+                ending.push(c);
             }
         });
     }
 
     /// Host `host`'s stack takes a packet its NIC received.
-    fn host_receive(&mut self, host: u32, pkt: Segment) {
+    fn host_receive(&mut self, host: HostId, pkt: &Segment) {
         self.delivered += 1;
-        let policy = &mut self.hosts.policies[host as usize];
+        let policy = &mut self.hosts.policies[host];
         if pkt.has(UDP) {
             // A receive-window policy sees every packet the interface receives (ICTCP §IV-A).
             if let Some(policy) = policy {
                 policy.on_receive(self.now, pkt.size, None, 0, Time::ZERO);
             }
-            if let Some(echo) = self.apps.udp_receive(self.now, &pkt) {
+            if let Some(echo) = self.apps.udp_receive(self.now, pkt) {
                 self.send(host, &echo);
             }
             return;
         }
-        let conn = &mut self.conns[pkt.conn as usize];
+        let c = ConnId(pkt.conn);
+        let conn = &mut self.conns[c];
         conn.in_flight -= 1;
         let e = 1 - pkt.from_end;
         if let Some(policy) = policy {
             policy.on_receive(self.now, pkt.size, conn.policy[e as usize], pkt.len, pkt.ts_ecr);
         }
-        self.drive(pkt.conn, e, |ep, now, out| ep.on_segment(now, &pkt, out));
+        self.drive(c, e, |ep, now, out| ep.on_segment(now, pkt, out));
     }
 
-    fn timer_fired(&mut self, c: u32, e: u8, kind: usize) {
+    fn timer_fired(&mut self, c: ConnId, e: u8, kind: usize) {
         let Some(conn) = self.conns.get_mut(c) else {
             return; // a stale event of an ended connection, whose timers were all off
         };
@@ -334,16 +347,16 @@ impl Simulation {
         let bytes = r.bytes?;
         r.completion?;
         let mut sim = idle.clone();
-        let mut conn = sim.factory.make(0, r.src, r.dst, r.cc, r.start, r.rcv_buffer);
+        let mut conn = sim.factory.make(sim.conns.next_id(), r.src, r.dst, r.cc, r.start, r.rcv_buffer);
         conn.ends[0].write(bytes);
         conn.bytes = Some(bytes);
         conn.class = r.class;
-        sim.open(conn);
-        sim.cal.schedule(r.start, Event::Open(0));
+        let id = sim.open(conn);
+        sim.cal.schedule(r.start, Event::Open(id));
         sim.end = self.end;
-        let completion = |sim: &Simulation| match sim.conns.get(0) {
+        let completion = |sim: &Simulation| match sim.conns.get(id) {
             Some(c) => c.completion,
-            None => sim.conns.ended(0).and_then(|r| r.completion),
+            None => sim.conns.ended(id).and_then(|r| r.completion),
         };
         // One event at a time, until the flow completes or the run's end.
         sim.advance(1, &mut |sim| completion(sim).is_none());
@@ -367,17 +380,17 @@ impl Simulation {
 
     /// Adds a connection built during the run, registered with its hosts' receive-window
     /// policies: its id.
-    fn open(&mut self, conn: Conn) -> u32 {
-        let id = self.conns.len() as u32;
+    fn open(&mut self, conn: Conn) -> ConnId {
+        let id = self.conns.next_id();
         self.conns.push(conn);
-        self.hosts.attach(&mut self.conns[id as usize]);
+        self.hosts.attach(&mut self.conns[id]);
         id
     }
 
     /// Runs `f` on end `e` of connection `c` (told first how much its NIC can take), with the
     /// current time and the scratch output buffer, then sends what it emitted.
     #[inline]
-    fn drive(&mut self, c: u32, e: u8, f: impl FnOnce(&mut Endpoint, Time, &mut Vec<Segment>)) {
+    fn drive(&mut self, c: ConnId, e: u8, f: impl FnOnce(&mut Endpoint, Time, &mut Vec<Segment>)) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         let ep = self.tx_room(c, e);
@@ -389,10 +402,10 @@ impl Simulation {
     /// Sends what an endpoint emitted, records completion, and makes sure a calendar event
     /// exists no later than each of its timer deadlines (lazy cancellation: a stale event
     /// finds its deadline moved and re-arms).
-    fn after_endpoint(&mut self, c: u32, e: u8) {
+    fn after_endpoint(&mut self, c: ConnId, e: u8) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
-        let conn = &mut self.conns[c as usize];
+        let conn = &mut self.conns[c];
         let host = conn.hosts[e as usize];
         let policy_key = conn.policy[e as usize];
         let class = conn.class;
@@ -403,7 +416,7 @@ impl Simulation {
             if let Some(k) = policy_key {
                 // The host's receive-window policy may lower the window of each segment it
                 // sends (ICTCP §VI-A).
-                let policy = self.hosts.policies[host as usize].as_mut().expect("attached");
+                let policy = self.hosts.policies[host].as_mut().expect("attached");
                 policy.on_send(now, k, &mut pkt);
             }
             if pkt.has(ACK) {
@@ -411,19 +424,19 @@ impl Simulation {
             }
             if let Some(departure) = self.send(host, &pkt) {
                 if self.hosts.limits_per_conn() {
-                    self.conns[c as usize].queued_in_nic(e as usize, departure, pkt.size);
+                    self.conns[c].queued_in_nic(e as usize, departure, pkt.size);
                 }
             }
         }
         self.out = out;
-        let end = &mut self.conns[c as usize].ends[e as usize];
+        let end = &mut self.conns[c].ends[e as usize];
         if let Some(edge) = edge {
             end.advertised_edge = edge;
         }
         if end.tx_blocked {
             self.wait_for_nic(host, c, e);
         }
-        let conn = &mut self.conns[c as usize];
+        let conn = &mut self.conns[c];
         if conn.completion.is_none() {
             if let Some(b) = conn.bytes {
                 if conn.ends[1].delivered >= b {
@@ -447,18 +460,22 @@ impl Simulation {
                 }
             }
         }
-        if conn.query.is_some() {
-            self.apps.query_progress(now, c, e, &mut self.conns, &mut self.cal);
+        if conn.query.is_none() {
+            if conn.is_finished() {
+                self.ending.push(c);
+            }
+            return;
         }
-        if self.conns[c as usize].is_finished() {
+        self.apps.query_progress(now, c, e, &mut self.conns, &mut self.cal);
+        if self.conns[c].is_finished() {
             self.ending.push(c);
         }
     }
 
     /// Tells end `e` of connection `c` how many packets its host's NIC queue can take now,
     /// and hands it over.
-    fn tx_room(&mut self, c: u32, e: u8) -> &mut Endpoint {
-        let conn = &mut self.conns[c as usize];
+    fn tx_room(&mut self, c: ConnId, e: u8) -> &mut Endpoint {
+        let conn = &mut self.conns[c];
         let free = self.fabric.nic_free_slots(conn.hosts[e as usize], self.now);
         let room = self.hosts.nic_room(self.now, conn, e, free);
         let ep = &mut conn.ends[e as usize];
@@ -467,14 +484,14 @@ impl Simulation {
     }
 
     /// Parks a sender its full NIC queue stopped, to be woken when room comes back.
-    fn wait_for_nic(&mut self, host: u32, c: u32, e: u8) {
+    fn wait_for_nic(&mut self, host: HostId, c: ConnId, e: u8) {
         let in_service = self.fabric.nic(host).next_departure();
-        let own = self.conns[c as usize].first_nic_departure(e as usize);
+        let own = self.conns[c].first_nic_departure(e as usize);
         self.hosts.park(self.now, host, (c, e), in_service, own, &mut self.cal);
     }
 
     /// Room in host `h`'s NIC queue: its waiting senders go on, in the order they stopped.
-    fn nic_room(&mut self, h: u32) {
+    fn nic_room(&mut self, h: HostId) {
         let Some(waiting) = self.hosts.woken(self.now, h) else {
             return; // superseded by an earlier wake-up
         };
@@ -491,13 +508,19 @@ impl Simulation {
     fn arrive(&mut self, slot: u32) {
         let flow = self.apps.arrive(self.now, slot, &mut self.cal);
         let a = flow.arrival;
-        let id = self.conns.len() as u32;
-        let mut conn = self.factory.make(id, a.src, a.dst, flow.cc, self.now, flow.rcv_buffer);
+        let mut conn = self.factory.make(
+            self.conns.next_id(),
+            HostId(a.src),
+            HostId(a.dst),
+            flow.cc,
+            self.now,
+            flow.rcv_buffer,
+        );
         conn.ends[0].write(a.bytes);
         conn.bytes = Some(a.bytes);
         conn.class = flow.class;
         conn.generator = Some(flow.generator);
-        self.open(conn);
+        let id = self.open(conn);
         self.drive(id, 0, |ep, now, out| ep.connect(now, out));
     }
 
@@ -509,20 +532,21 @@ impl Simulation {
             return;
         };
         let wl = &self.apps.workloads[w as usize];
-        let ids: Vec<u32> = if wl.persistent {
+        let ids: Vec<ConnId> = if wl.persistent {
             wl.conns.clone()
         } else {
             // A new connection per request, with its handshake (SYN at issue time).
             let (client, cc, rcv_buffer, class) = (wl.client, wl.cc, wl.rcv_buffer, wl.class);
             let servers = wl.servers.clone();
-            let first = self.conns.len() as u32;
-            for (i, server) in servers.into_iter().enumerate() {
-                let mut conn = self.factory.make(first + i as u32, client, server, cc, now, rcv_buffer);
-                conn.class = class;
-                conn.query = Some(Box::new(QueryRole::new(w, Some(index))));
-                self.open(conn);
-            }
-            (first..self.conns.len() as u32).collect()
+            servers
+                .into_iter()
+                .map(|server| {
+                    let mut conn = self.factory.make(self.conns.next_id(), client, server, cc, now, rcv_buffer);
+                    conn.class = class;
+                    conn.query = Some(Box::new(QueryRole::new(w, Some(index))));
+                    self.open(conn)
+                })
+                .collect()
         };
         self.apps.open_query(now, w, index, &ids, &self.conns);
         let request = self.apps.workloads[w as usize].request;
@@ -583,7 +607,7 @@ impl Simulation {
             probes: std::mem::take(&mut self.apps.probes),
             conservation,
         };
-        self.measure.take_series(&mut results);
+        self.measure.take_series(&mut self.fabric, &mut results);
         results
     }
 }

@@ -28,7 +28,7 @@ pub(super) fn record(s: &Scenario, net: &Network) -> Value {
     json!({
         "scenario": tables,
         "segment_bytes": s.tcp.segment_bytes(),
-        "packet_bytes": s.tcp.segment_bytes() + s.tcp.header_bytes,
+        "packet_bytes": s.tcp.packet_bytes(),
         "ports": port_groups(&net.ports),
         "shared_memory": memory_groups(net),
     })

@@ -8,6 +8,7 @@
 //!   leaving the host's NIC (`Tx`) and the peer's packets arriving at the host (`Rx`). A
 //!   query connection's sender is its server.
 
+use crate::ids::{ConnId, HostId, PortId};
 use crate::net::packet::{Ecn, Header, Packet, UDP};
 use crate::net::port::Port;
 use crate::results::PacketTrace;
@@ -29,13 +30,13 @@ pub struct Tracer {
     /// Per port: traced.
     ports: Vec<bool>,
     /// Per connection: the host whose view is traced (its data sender), if traced.
-    conn_host: Vec<Option<u32>>,
+    conn_host: Vec<Option<HostId>>,
     pub records: PacketTrace,
 }
 
 impl Tracer {
     /// `ports`: indices of traced ports; `conns`: (connection, its sender's host).
-    pub fn new(n_ports: usize, ports: &[u32], n_conns: usize, conns: &[(u32, u32)]) -> Self {
+    pub fn new(n_ports: usize, ports: &[PortId], n_conns: usize, conns: &[(ConnId, HostId)]) -> Self {
         let mut t = Self {
             on: !ports.is_empty() || !conns.is_empty(),
             ports: vec![false; n_ports],
@@ -43,18 +44,18 @@ impl Tracer {
             records: PacketTrace::default(),
         };
         for &p in ports {
-            t.ports[p as usize] = true;
+            t.ports[p] = true;
         }
         for &(c, h) in conns {
-            t.conn_host[c as usize] = Some(h);
+            t.conn_host[c] = Some(h);
         }
         t
     }
 
     /// Packet `pkt` (header `h`) finished crossing port `p`'s link at `now`.
-    pub fn on_link_arrival(&mut self, now: Time, p: u32, port: &Port, pkt: &Packet, h: &Header) {
+    pub fn on_link_arrival(&mut self, now: Time, p: PortId, port: &Port, pkt: &Packet, h: &Header) {
         let left = now - port.delay;
-        if self.ports[p as usize] {
+        if self.ports[p] {
             self.push(PORT_VIEW, left, p, TX, pkt, h);
         }
         // Connections opened during the run (one-shot queries) are never traced flows; UDP
@@ -63,26 +64,26 @@ impl Tracer {
             return;
         }
         if let Some(&Some(host)) = self.conn_host.get(pkt.conn as usize) {
-            if !port.is_switch && port.node == host {
+            if !port.is_switch && port.node == host.node() {
                 self.push(FLOW_VIEW, left, p, TX, pkt, h);
-            } else if port.peer == host {
+            } else if port.peer == host.node() {
                 self.push(FLOW_VIEW, now, p, RX, pkt, h);
             }
         }
     }
 
     /// Port `p` refused `pkt` (header `h`) at `now`.
-    pub fn on_drop(&mut self, now: Time, p: u32, pkt: &Packet, h: &Header) {
-        if self.ports[p as usize] {
+    pub fn on_drop(&mut self, now: Time, p: PortId, pkt: &Packet, h: &Header) {
+        if self.ports[p] {
             self.push(PORT_VIEW, now, p, DROP, pkt, h);
         }
     }
 
-    fn push(&mut self, view: u8, t: Time, port: u32, event: u8, pkt: &Packet, h: &Header) {
+    fn push(&mut self, view: u8, t: Time, port: PortId, event: u8, pkt: &Packet, h: &Header) {
         let r = &mut self.records;
         r.view.push(view);
         r.t_s.push(t.as_secs_f64());
-        r.port.push(port);
+        r.port.push(port.0);
         r.event.push(event);
         r.flow.push(pkt.conn);
         r.from_end.push(pkt.from_end);

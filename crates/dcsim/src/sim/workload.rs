@@ -7,6 +7,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use super::conns::Conns;
+use crate::ids::{ConnId, HostId};
 use crate::scenario::{Arrival, CcKind, QuerySpec};
 use crate::units::Time;
 
@@ -48,7 +49,7 @@ pub struct OpenQuery {
     /// spurious.
     pub rto_at_issue: Vec<[u64; 2]>,
     /// One-shot connections: the first of the query's consecutive connection indices.
-    pub first_conn: Option<u32>,
+    pub first_conn: Option<ConnId>,
 }
 
 /// A completed query some of whose timeouts still wait for the ACK that classifies them.
@@ -58,13 +59,13 @@ pub struct UnsettledQuery {
     pub query: u32,
     /// Per connection not yet settled: its id, and the timeouts counted on each of its ends
     /// when the query was issued and when it completed.
-    pub parts: Vec<(u32, [u64; 2], [u64; 2])>,
+    pub parts: Vec<(ConnId, [u64; 2], [u64; 2])>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Workload {
-    pub client: u32,
-    pub servers: Vec<u32>,
+    pub client: HostId,
+    pub servers: Vec<HostId>,
     pub request: u64,
     pub response: u64,
     pub rounds: u32,
@@ -80,7 +81,7 @@ pub struct Workload {
     /// Traffic class of its connections' packets.
     pub class: u8,
     /// Persistent connections, one per server, in `servers` order.
-    pub conns: Vec<u32>,
+    pub conns: Vec<ConnId>,
     pub queries: Vec<QueryRecord>,
     /// The queries issued and not yet complete (a barrier workload has at most one).
     pub open: Vec<OpenQuery>,
@@ -92,8 +93,8 @@ pub struct Workload {
 impl Workload {
     pub fn new(q: &QuerySpec, default_cc: CcKind, rng: ChaCha8Rng) -> Self {
         Workload {
-            client: q.client,
-            servers: q.servers.clone(),
+            client: HostId(q.client),
+            servers: q.servers.iter().copied().map(HostId).collect(),
             request: q.request_bytes,
             response: q.response_bytes,
             rounds: q.rounds,
@@ -137,7 +138,7 @@ impl Workload {
     /// for each connection whose ends have classified them all; or whatever is known when
     /// `force` (a connection ending, or the run's end: a timeout not classified by then counts
     /// as not spurious). `only`: just that connection's part.
-    pub(super) fn settle_spurious(&mut self, conns: &Conns, only: Option<u32>, force: bool) {
+    pub(super) fn settle_spurious(&mut self, conns: &Conns, only: Option<ConnId>, force: bool) {
         let queries = &mut self.queries;
         self.unsettled.retain_mut(|u| {
             u.parts.retain(|&(c, issue, done)| {

@@ -15,6 +15,7 @@ use super::port::Port;
 use super::qdisc::{ClassQueue, Classes, Classify, Discipline, Drr, Scheduler};
 use super::routing::{Routes, SwitchLink};
 use crate::error::ConfigError;
+use crate::ids::{HostId, NodeId, PortId};
 use crate::scenario::{AqmConfig, BufferConfig, ClassifyConfig, LinkConfig, MarkAt, Scenario, SchedulerKind};
 use crate::units::{Bytes, Rate, Time};
 use shapes::Graph;
@@ -36,8 +37,8 @@ pub fn rng_stream(seed: u64, stream: u64) -> ChaCha8Rng {
     rng
 }
 
-fn port_rng(seed: u64, port: u32) -> ChaCha8Rng {
-    let port = port as u64;
+fn port_rng(seed: u64, port: PortId) -> ChaCha8Rng {
+    let port = port.0 as u64;
     if RNG_STREAM_PORT_BASE + port < RNG_STREAM_WORKLOAD_BASE {
         rng_stream(seed, RNG_STREAM_PORT_BASE + port)
     } else {
@@ -55,10 +56,12 @@ pub struct Node {
 
 #[derive(Debug)]
 pub struct Network {
+    /// By `NodeId`: hosts first, then switches.
     pub nodes: Vec<Node>,
+    /// By `PortId`.
     pub ports: Vec<Port>,
-    /// The NIC port of each host.
-    pub host_port: Vec<u32>,
+    /// The NIC port of each host (by `HostId`).
+    pub host_port: Vec<PortId>,
     pub routes: Routes,
 }
 
@@ -80,9 +83,9 @@ impl Network {
             s,
             net_nodes: Vec::with_capacity(hosts as usize + graph.switches.len()),
             ports: Vec::with_capacity(2 * graph.links.len()),
-            host_port: vec![u32::MAX; hosts as usize],
-            host_switch: vec![u32::MAX; hosts as usize],
-            host_down: vec![u32::MAX; hosts as usize],
+            host_port: vec![PortId(u32::MAX); hosts as usize],
+            host_switch: vec![NodeId(u32::MAX); hosts as usize],
+            host_down: vec![PortId(u32::MAX); hosts as usize],
             switch_links: Vec::new(),
         };
         for h in 0..hosts {
@@ -97,7 +100,7 @@ impl Network {
             b.add_switch(name);
         }
         for l in &links {
-            b.add_link(l.a, l.b, &l.config, l.parallel);
+            b.add_link(NodeId(l.a), NodeId(l.b), &l.config, l.parallel);
         }
         let switches = (b.net_nodes.len() as u32) - hosts;
         let routes = Routes::build(
@@ -119,19 +122,17 @@ impl Network {
 
     /// Indices of the ports named in `names` (scenario field `field`); a name with `*`
     /// matches every port it fits (`s0->*`), and must fit at least one.
-    pub fn port_indices(&self, field: &str, names: &[String]) -> Result<Vec<u32>, ConfigError> {
-        let mut out: Vec<u32> = Vec::new();
+    pub fn port_indices(&self, field: &str, names: &[String]) -> Result<Vec<PortId>, ConfigError> {
+        let mut out: Vec<PortId> = Vec::new();
         let mut taken = vec![false; if names.is_empty() { 0 } else { self.ports.len() }];
         for (i, name) in names.iter().enumerate() {
-            let found: Vec<u32> = if name.contains('*') {
-                (0..self.ports.len() as u32)
-                    .filter(|&p| glob(name, &self.ports[p as usize].name))
-                    .collect()
+            let found: Vec<PortId> = if name.contains('*') {
+                PortId::all(self.ports.len()).filter(|&p| glob(name, &self.ports[p].name)).collect()
             } else {
                 self.ports
                     .iter()
                     .position(|p| &p.name == name)
-                    .map(|p| p as u32)
+                    .map(PortId::at)
                     .into_iter()
                     .collect()
             };
@@ -147,7 +148,7 @@ impl Network {
             }
             // In the order given, each port once.
             for p in found {
-                if !std::mem::replace(&mut taken[p as usize], true) {
+                if !std::mem::replace(&mut taken[p], true) {
                     out.push(p);
                 }
             }
@@ -156,27 +157,27 @@ impl Network {
     }
 
     /// The switch ports on any shortest path from each `(src, dst)` host pair, in port order.
-    pub fn path_ports(&self, pairs: &[(u32, u32)]) -> Vec<u32> {
+    pub fn path_ports(&self, pairs: &[(HostId, HostId)]) -> Vec<PortId> {
         // Per node, the last pair whose walk visited it; per port, whether it is taken.
         let mut visited = vec![usize::MAX; self.nodes.len()];
         let mut taken = vec![false; self.ports.len()];
         let mut frontier = Vec::new();
         for (k, &(src, dst)) in pairs.iter().enumerate() {
-            frontier.push(self.ports[self.host_port[src as usize] as usize].peer);
+            frontier.push(self.ports[self.host_port[src]].peer);
             while let Some(node) = frontier.pop() {
-                if std::mem::replace(&mut visited[node as usize], k) == k {
+                if std::mem::replace(&mut visited[node], k) == k {
                     continue;
                 }
                 for &p in self.routes.next_hops(node, dst) {
-                    taken[p as usize] = true;
-                    let peer = self.ports[p as usize].peer;
-                    if self.nodes[peer as usize].is_switch {
+                    taken[p] = true;
+                    let peer = self.ports[p].peer;
+                    if self.nodes[peer].is_switch {
                         frontier.push(peer);
                     }
                 }
             }
         }
-        (0..self.ports.len() as u32).filter(|&p| taken[p as usize]).collect()
+        PortId::all(self.ports.len()).filter(|&p| taken[p]).collect()
     }
 }
 
@@ -205,9 +206,9 @@ struct Builder<'a> {
     s: &'a Scenario,
     net_nodes: Vec<Node>,
     ports: Vec<Port>,
-    host_port: Vec<u32>,
-    host_switch: Vec<u32>,
-    host_down: Vec<u32>,
+    host_port: Vec<PortId>,
+    host_switch: Vec<NodeId>,
+    host_down: Vec<PortId>,
     switch_links: Vec<SwitchLink>,
 }
 
@@ -228,25 +229,25 @@ impl Builder<'_> {
         });
     }
 
-    fn is_host(&self, node: u32) -> bool {
-        !self.net_nodes[node as usize].is_switch
+    fn is_host(&self, node: NodeId) -> bool {
+        !self.net_nodes[node].is_switch
     }
 
     /// The two ports of a link: `a->b`, then `b->a`.
-    fn add_link(&mut self, a: u32, b: u32, l: &LinkConfig, parallel: u32) {
+    fn add_link(&mut self, a: NodeId, b: NodeId, l: &LinkConfig, parallel: u32) {
         for (from, to) in [(a, b), (b, a)] {
-            let mut name = format!("{}->{}", self.net_nodes[from as usize].name, self.net_nodes[to as usize].name);
+            let mut name = format!("{}->{}", self.net_nodes[from].name, self.net_nodes[to].name);
             if parallel > 0 {
                 name.push_str(&format!("#{parallel}"));
             }
-            let id = self.ports.len() as u32;
+            let id = PortId::at(self.ports.len());
             if self.is_host(from) {
-                self.host_port(from, to, l, name);
+                self.host_port(HostId(from.0), to, l, name);
             } else {
                 self.switch_port(from, to, l, name);
                 if self.is_host(to) {
-                    self.host_switch[to as usize] = from;
-                    self.host_down[to as usize] = id;
+                    self.host_switch[to] = from;
+                    self.host_down[to] = id;
                 } else {
                     self.switch_links.push(SwitchLink { from, port: id, to });
                 }
@@ -262,9 +263,9 @@ impl Builder<'_> {
         )
     }
 
-    fn switch_port(&mut self, node: u32, peer: u32, l: &LinkConfig, name: String) {
+    fn switch_port(&mut self, node: NodeId, peer: NodeId, l: &LinkConfig, name: String) {
         let (rate, delay, framing) = Self::link_params(l);
-        let id = self.ports.len() as u32;
+        let id = PortId::at(self.ports.len());
         let (limit_packets, limit_bytes) = match &self.s.switch.buffer {
             BufferConfig::PerPort {
                 limit_packets,
@@ -277,7 +278,7 @@ impl Builder<'_> {
         // The link's own buffer, if it gives one, replaces the switch-wide per-port limit.
         let limit_packets = l.buffer_packets.unwrap_or(limit_packets);
         let limit_bytes = Bytes::new(l.buffer_bytes.unwrap_or(limit_bytes));
-        let memory_slot = self.net_nodes[node as usize].shared.as_mut().map(|shared| shared.add_port(id));
+        let memory_slot = self.net_nodes[node].shared.as_mut().map(|shared| shared.add_port(id));
         let mut port = Port::new(
             name,
             node,
@@ -300,7 +301,7 @@ impl Builder<'_> {
 
     /// The AQM `cfg` for switch port `id` (class `class`), its random stream drawn from the
     /// port's (one far-apart block per class).
-    fn aqm(&self, cfg: &AqmConfig, rate: Rate, framing: Bytes, id: u32, class: u8) -> Aqm {
+    fn aqm(&self, cfg: &AqmConfig, rate: Rate, framing: Bytes, id: PortId, class: u8) -> Aqm {
         let rng = || {
             let mut rng = port_rng(self.s.sim.seed, id);
             rng.set_word_pos((class as u128) << 64);
@@ -327,7 +328,7 @@ impl Builder<'_> {
                 ecn,
                 gentle,
             } => {
-                let typical = rate.tx_time(Bytes::from(self.s.tcp.segment_bytes() + self.s.tcp.header_bytes) + framing);
+                let typical = rate.tx_time(Bytes::from(self.s.tcp.packet_bytes()) + framing);
                 Aqm::Red(Box::new(Red::new(
                     *min_th,
                     *max_th,
@@ -354,7 +355,7 @@ impl Builder<'_> {
 
     /// The queue discipline of switch port `id`: its class queues (`switch.classes`), or one
     /// queue when the port's AQM acts at dequeue; None for the FIFO fast path.
-    fn discipline(&self, rate: Rate, framing: Bytes, id: u32) -> Option<Discipline> {
+    fn discipline(&self, rate: Rate, framing: Bytes, id: PortId) -> Option<Discipline> {
         let sw = &self.s.switch;
         let Some(c) = &sw.classes else {
             let aqm = self.aqm(&sw.aqm, rate, framing, id, 0);
@@ -382,9 +383,7 @@ impl Builder<'_> {
                 )
             })
             .collect();
-        let quantum = c
-            .quantum_bytes
-            .unwrap_or((self.s.tcp.segment_bytes() + self.s.tcp.header_bytes) as u64);
+        let quantum = c.quantum_bytes.unwrap_or(self.s.tcp.packet_bytes() as u64);
         let scheduler = match c.scheduler {
             SchedulerKind::StrictPriority => Scheduler::StrictPriority,
             SchedulerKind::Drr => Scheduler::Drr(Drr::new(c.queues.iter().map(|q| q.weight as u64 * quantum).collect())),
@@ -398,9 +397,9 @@ impl Builder<'_> {
     }
 
     /// Host `h`'s NIC, onto the link to `peer`.
-    fn host_port(&mut self, h: u32, peer: u32, l: &LinkConfig, name: String) {
+    fn host_port(&mut self, h: HostId, peer: NodeId, l: &LinkConfig, name: String) {
         let (rate, delay, framing) = Self::link_params(l);
-        let nic = self.ports.len() as u32;
+        let nic = PortId::at(self.ports.len());
         let limit = self.s.host.nic_queue_packets;
         let jitter = Time::from_us_f64(self.s.host.tx_jitter_us);
         let mut rng = port_rng(self.s.sim.seed, nic);
@@ -408,9 +407,9 @@ impl Builder<'_> {
         let ppm = self.s.host.clock_ppm;
         let offset = if ppm > 0.0 { rng.gen_range(-ppm..=ppm) * 1e-6 } else { 0.0 };
         let rate = Rate::from_bps(((rate.bps() as f64) * (1.0 + offset)).round() as u64);
-        let port = Port::new(name, h, peer, false, rate, delay, framing, limit, Bytes::MAX, Aqm::DropTail);
+        let port = Port::new(name, h.node(), peer, false, rate, delay, framing, limit, Bytes::MAX, Aqm::DropTail);
         self.ports.push(port.with_jitter(jitter, rng));
-        self.host_port[h as usize] = nic;
+        self.host_port[h] = nic;
     }
 }
 
