@@ -154,7 +154,7 @@ pub enum Topology {
         /// If given, sets the uplinks' rate so that the oversubscription is this (1 = none):
         /// uplink rate = hosts_per_leaf · host rate / (spines · oversubscription).
         #[serde(default)]
-        #[schemars(range(min = 0.001, max = 1000.0))]
+        #[schemars(range(min = "limits::MIN_OVERSUBSCRIPTION", max = "limits::MAX_OVERSUBSCRIPTION"))]
         oversubscription: Option<f64>,
     },
     /// The k-ary three-tier fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge
@@ -164,7 +164,7 @@ pub enum Topology {
     /// switches i·k/2 .. (i+1)·k/2 − 1. Full bisection bandwidth when all links are equal.
     FatTree {
         /// Ports per switch, even, in [2, 128].
-        #[schemars(range(min = 2, max = "limits::MAX_FAT_TREE_K"))]
+        #[schemars(range(min = "limits::MIN_FAT_TREE_K", max = "limits::MAX_FAT_TREE_K"))]
         k: u32,
         /// Every link, unless a tier below overrides it.
         #[serde(default)]

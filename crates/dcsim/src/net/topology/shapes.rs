@@ -187,14 +187,16 @@ impl Topology {
                 at_least("spines", *spines, 1)?;
                 at_least("hosts_per_leaf", *hosts_per_leaf, 1)?;
                 if let Some(o) = oversubscription {
-                    if !(o.is_finite() && (0.001..=1000.0).contains(o)) {
-                        return err("oversubscription", format!("must be in [0.001, 1000], got {o}"));
+                    let (min, max) = (limits::MIN_OVERSUBSCRIPTION, limits::MAX_OVERSUBSCRIPTION);
+                    if !(o.is_finite() && (min..=max).contains(o)) {
+                        return err("oversubscription", format!("must be in [{min}, {max}], got {o}"));
                     }
                 }
             }
             Topology::FatTree { k, .. } => {
-                if *k < 2 || *k > limits::MAX_FAT_TREE_K || k % 2 != 0 {
-                    return err("k", format!("must be an even number in [2, {}], got {k}", limits::MAX_FAT_TREE_K));
+                let (min, max) = (limits::MIN_FAT_TREE_K, limits::MAX_FAT_TREE_K);
+                if *k < min || *k > max || k % 2 != 0 {
+                    return err("k", format!("must be an even number in [{min}, {max}], got {k}"));
                 }
             }
             Topology::Graph { hosts, switches, .. } => {
