@@ -2,6 +2,8 @@
 
 use crate::error::ConfigError;
 
+/// Hosts of a network: at least two, a sender and a receiver.
+pub const MIN_HOSTS: u32 = 2;
 /// Hosts of a network (2^20).
 pub const MAX_HOSTS: u32 = 1 << 20;
 /// Switches of a network.

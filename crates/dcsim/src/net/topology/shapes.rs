@@ -154,8 +154,8 @@ impl Topology {
         };
         match self {
             Topology::Star { hosts, host_links, .. } => {
-                if *hosts < 2 {
-                    return err("hosts", format!("a star needs at least 2 hosts, got {hosts}"));
+                if *hosts < limits::MIN_HOSTS {
+                    return err("hosts", format!("a star needs at least {} hosts, got {hosts}", limits::MIN_HOSTS));
                 }
                 if host_links.len() > *hosts as usize {
                     return err("host_links", format!("{} entries for {} hosts", host_links.len(), hosts));
@@ -171,7 +171,7 @@ impl Topology {
             }
             Topology::MultiBottleneck { .. } => {
                 // R1 is always there; any group may be empty, but not all of them.
-                if self.size().hosts < 2 {
+                if self.size().hosts < limits::MIN_HOSTS as u64 {
                     return err("s1", "the groups S1, S2, S3 and R2 are all empty".into());
                 }
             }
@@ -200,7 +200,7 @@ impl Topology {
                 }
             }
             Topology::Graph { hosts, switches, .. } => {
-                at_least("hosts", *hosts, 2)?;
+                at_least("hosts", *hosts, limits::MIN_HOSTS)?;
                 at_least("switches", switches.len().min(u32::MAX as usize) as u32, 1)
                     .or_else(|_| err("switches", "a graph needs at least one switch".into()))?;
             }
