@@ -6,6 +6,15 @@ use serde::{Deserialize, Serialize};
 use super::limits;
 use crate::error::ConfigError;
 
+/// A NIC clock's largest offset, ppm: 1%, a hundred times the ±100 ppm IEEE 802.3 allows.
+const MAX_CLOCK_PPM: f64 = 10_000.0;
+/// The longest receive interrupt moderation interval, µs: 10 ms, far above the tens to
+/// hundreds of µs NICs use.
+const MAX_RX_INTERRUPT_INTERVAL_US: f64 = 10_000.0;
+/// The longest receive processing per packet, µs: 1 ms, a host that takes only a thousand
+/// packets a second.
+const MAX_RX_PROCESSING_US: f64 = 1000.0;
+
 /// End-host NIC model (DCTCP paper §3.5, ICTCP paper §II-B).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -32,7 +41,7 @@ pub struct HostConfig {
     /// is its bottleneck then does not feed a switch port at exactly its drain rate: without
     /// it, such a sender keeps any queue it meets standing forever and wins every freed slot
     /// from other senders. 0 = every clock exact.
-    #[schemars(range(min = 0.0, max = 10000.0))]
+    #[schemars(range(min = 0.0, max = "MAX_CLOCK_PPM"))]
     pub clock_ppm: f64,
     /// Segmentation offload burst: the sender waits until it may send this many segments
     /// and sends them back to back (0 = off). 30-40 mimics the 10G hosts (DCTCP paper §3.5).
@@ -42,13 +51,13 @@ pub struct HostConfig {
     /// this interval (Intel's ITR; Windows drivers' "interrupt moderation"). Packets arriving
     /// sooner after the last interrupt wait for the next one and reach the stack together; a
     /// packet after a quiet interval goes at once. 0 = every packet on arrival.
-    #[schemars(range(min = 0.0, max = 10000.0))]
+    #[schemars(range(min = 0.0, max = "MAX_RX_INTERRUPT_INTERVAL_US"))]
     pub rx_interrupt_interval_us: f64,
     /// Per-packet receive processing, µs: after its interrupt, each received packet occupies
     /// the host's receive path (driver and stack) for this long, one after another, before its
     /// TCP end sees it; a packet arriving while earlier ones are processed waits for them.
     /// 0 = none. At most 1000.
-    #[schemars(range(min = 0.0, max = 1000.0))]
+    #[schemars(range(min = 0.0, max = "MAX_RX_PROCESSING_US"))]
     pub rx_processing_us: f64,
 }
 
@@ -71,15 +80,21 @@ impl HostConfig {
     pub(super) fn check(&self) -> Result<(), ConfigError> {
         use limits::*;
         real(&"host.tx_jitter_us", self.tx_jitter_us, Bound::From(0.0), MAX_DELAY_US, "µs")?;
-        real(&"host.clock_ppm", self.clock_ppm, Bound::From(0.0), 10_000.0, "ppm")?;
+        real(&"host.clock_ppm", self.clock_ppm, Bound::From(0.0), MAX_CLOCK_PPM, "ppm")?;
         real(
             &"host.rx_interrupt_interval_us",
             self.rx_interrupt_interval_us,
             Bound::From(0.0),
-            10_000.0,
+            MAX_RX_INTERRUPT_INTERVAL_US,
             "µs",
         )?;
-        real(&"host.rx_processing_us", self.rx_processing_us, Bound::From(0.0), 1000.0, "µs")?;
+        real(
+            &"host.rx_processing_us",
+            self.rx_processing_us,
+            Bound::From(0.0),
+            MAX_RX_PROCESSING_US,
+            "µs",
+        )?;
         whole(
             &"host.nic_queue_packets",
             self.nic_queue_packets as u64,

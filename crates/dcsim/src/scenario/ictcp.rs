@@ -18,16 +18,16 @@ pub struct IctcpConfig {
     /// Hosts that run ICTCP (empty = none).
     pub hosts: Vec<u32>,
     /// BW_A = max(0, α·C − BW_T) (Eq. 1, §IV-A).
-    #[schemars(range(min = 0.0, max = 1.0))]
+    #[schemars(range(min = 0.0, max = "limits::MAX_FRACTION"))]
     pub alpha: f64,
     /// Measured-throughput filter β (Eq. 2, §IV-C).
-    #[schemars(range(min = 0.0, max = 1.0))]
+    #[schemars(range(min = 0.0, max = "limits::MAX_FRACTION"))]
     pub beta: f64,
     /// Grow a window when the throughput difference ratio is at most γ1 (§IV-C).
-    #[schemars(range(min = 0.0, max = 1.0))]
+    #[schemars(range(min = 0.0, max = "limits::MAX_FRACTION"))]
     pub gamma1: f64,
     /// Shrink a window by one MSS after three RTTs with the ratio above γ2 (§IV-C).
-    #[schemars(range(min = 0.0, max = 1.0))]
+    #[schemars(range(min = 0.0, max = "limits::MAX_FRACTION"))]
     pub gamma2: f64,
     /// Consecutive RTTs with the ratio above γ2 that cost one MSS (§IV-C: three).
     #[schemars(range(min = 1, max = "limits::MAX_SEGMENTS"))]
@@ -40,7 +40,7 @@ pub struct IctcpConfig {
     #[schemars(range(min = 1, max = "limits::MAX_SEGMENTS"))]
     pub min_rwnd_segments: u32,
     /// Windows above the average lose one MSS while BW_A < this fraction of C (§IV-D).
-    #[schemars(range(min = 0.0, max = 1.0))]
+    #[schemars(range(min = 0.0, max = "limits::MAX_FRACTION"))]
     pub fairness_fraction: f64,
     /// Connections with an RTT at or above this are left alone (§III).
     #[schemars(range(min = 0.0, max = "limits::MAX_TIMER_MS"))]
@@ -115,7 +115,7 @@ impl IctcpConfig {
             ("ictcp.gamma2", self.gamma2),
             ("ictcp.fairness_fraction", self.fairness_fraction),
         ] {
-            real(&name, v, Bound::From(0.0), 1.0, "")?;
+            real(&name, v, Bound::From(0.0), MAX_FRACTION, "")?;
         }
         if self.gamma1 > self.gamma2 {
             return err(
@@ -135,14 +135,14 @@ impl IctcpConfig {
             &"ictcp.initial_subslot_us",
             self.initial_subslot_us,
             Bound::Above(0.0),
-            MAX_TIMER_MS * 1e3,
+            MAX_TIMER_US,
             "µs",
         )?;
         real(
             &"ictcp.timestamp_tick_ns",
             self.timestamp_tick_ns,
             Bound::Above(0.0),
-            MAX_TIMER_MS * 1e6,
+            MAX_TIMER_NS,
             "ns",
         )?;
         Ok(())

@@ -2,18 +2,34 @@
 
 use crate::error::ConfigError;
 
+/// Hosts of a network: at least two, a sender and a receiver.
+pub const MIN_HOSTS: u32 = 2;
 /// Hosts of a network (2^20).
 pub const MAX_HOSTS: u32 = 1 << 20;
 /// Switches of a network.
 pub const MAX_SWITCHES: u32 = 1 << 20;
 /// Links of a network (each makes two ports).
 pub const MAX_LINKS: u32 = 1 << 22;
+/// Smallest fat-tree: k = 2, two pods of one edge and one aggregation switch each, one core
+/// switch and two hosts (k must be even: a switch gives half its ports to the tier above).
+pub const MIN_FAT_TREE_K: u32 = 2;
 /// Largest fat-tree: k = 128 has 524,288 hosts.
 pub const MAX_FAT_TREE_K: u32 = 128;
+/// A leaf-spine network's oversubscription: three orders of magnitude either side of none
+/// (1), from uplinks a thousand times the hosts' traffic to a thousandth of it; real networks
+/// run from 1 to a few tens.
+pub const MIN_OVERSUBSCRIPTION: f64 = 0.001;
+/// See `MIN_OVERSUBSCRIPTION`.
+pub const MAX_OVERSUBSCRIPTION: f64 = 1000.0;
+/// Flows, and UDP sources, a scenario lists (2^24 each).
 pub const MAX_FLOWS: usize = 1 << 24;
+/// Query workloads, and traffic generators, a scenario lists (2^20 each).
 pub const MAX_QUERY_WORKLOADS: usize = 1 << 20;
+/// Queries of one workload (2^24).
 pub const MAX_ROUNDS: u32 = 1 << 24;
+/// Slowest link and UDP rate, Gbit/s: 1 kbit/s (a 1500-B packet takes 12 s on the wire).
 pub const MIN_RATE_GBPS: f64 = 1e-6;
+/// Fastest link and UDP rate, Gbit/s: 10 Tbit/s (a 1500-B packet takes 1.2 ns).
 pub const MAX_RATE_GBPS: f64 = 10_000.0;
 /// One second: the longest link delay and host jitter, µs.
 pub const MAX_DELAY_US: f64 = 1e6;
@@ -21,8 +37,10 @@ pub const MAX_DELAY_US: f64 = 1e6;
 pub const MAX_TIME_S: f64 = 1e6;
 /// One hour: timers (RTO, delayed ACK, tick), ms; the same in µs and ns.
 pub const MAX_TIMER_MS: f64 = 3.6e6;
-pub const MAX_TIMER_US: f64 = 3.6e9;
-pub const MAX_TIMER_NS: f64 = 3.6e12;
+/// `MAX_TIMER_MS` in µs.
+pub const MAX_TIMER_US: f64 = MAX_TIMER_MS * 1e3;
+/// `MAX_TIMER_MS` in ns.
+pub const MAX_TIMER_NS: f64 = MAX_TIMER_MS * 1e6;
 /// Sampling intervals, µs: the longest run.
 pub const MAX_SAMPLE_US: f64 = 1e12;
 /// Flow, request and response sizes (2^50 B, 1 PiB).
@@ -37,6 +55,11 @@ pub const MAX_RCV_BUFFER: u64 = 1 << 30;
 pub const MAX_SEGMENTS: u32 = 1 << 16;
 /// Per-frame wire overhead, bytes.
 pub const MAX_FRAMING: u32 = 10_000;
+/// Traffic classes, 0 to 7: the eight priorities of an IEEE 802.1p tag (and a switch port's
+/// eight class queues at most).
+pub const MAX_TRAFFIC_CLASS: u8 = 7;
+/// Fractions, probabilities and the weights of running averages: at most 1, the whole.
+pub const MAX_FRACTION: f64 = 1.0;
 
 /// The lower end of a range: included or not.
 #[derive(Clone, Copy)]
@@ -72,6 +95,22 @@ pub(crate) fn stop_after(field: &dyn AsRef<str>, stop: Option<f64>, start: f64) 
         ));
     }
     real(field, stop, Bound::Above(0.0), MAX_TIME_S, "s")
+}
+
+/// A list of at most `max` entries (`what`: what an entry is, plural).
+pub(crate) fn at_most(field: &str, n: usize, max: usize, what: &str) -> Result<(), ConfigError> {
+    if n > max {
+        return Err(ConfigError::new(
+            field.to_string(),
+            format!("{n} {what}; at most {max} are allowed"),
+        ));
+    }
+    Ok(())
+}
+
+/// A traffic class, 0 to `MAX_TRAFFIC_CLASS`.
+pub(crate) fn traffic_class(field: &dyn AsRef<str>, class: u8) -> Result<(), ConfigError> {
+    whole(field, class as u64, 0, MAX_TRAFFIC_CLASS as u64, "")
 }
 
 /// A whole number in [lo, hi].

@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 use super::{limits, FlowSpec, QuerySpec};
 use crate::error::ConfigError;
 
+/// The shortest sampling interval, µs, of a series that is on: 1 ns.
+const MIN_SAMPLE_US: f64 = 0.001;
+
 /// What to record besides the always-on counters.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -59,8 +62,11 @@ impl MeasureConfig {
             ("measure.queue_sample_us", self.queue_sample_us),
             ("measure.flow_sample_us", self.flow_sample_us),
         ] {
-            if !(v.is_finite() && (v == 0.0 || (0.001..=MAX_SAMPLE_US).contains(&v))) {
-                return err(name, format!("must be 0 (off) or in [0.001, {MAX_SAMPLE_US}] µs, got {v}"));
+            if !(v.is_finite() && (v == 0.0 || (MIN_SAMPLE_US..=MAX_SAMPLE_US).contains(&v))) {
+                return err(
+                    name,
+                    format!("must be 0 (off) or in [{MIN_SAMPLE_US}, {MAX_SAMPLE_US}] µs, got {v}"),
+                );
             }
         }
         for (i, &f) in self.trace_flows.iter().enumerate() {

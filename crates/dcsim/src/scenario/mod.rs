@@ -21,6 +21,8 @@ mod measure;
 mod parse;
 mod pinpoint;
 pub mod profiles;
+#[cfg(test)]
+mod schema_agreement;
 mod sim;
 mod switch;
 mod tcp;

@@ -35,7 +35,7 @@ pub(super) fn pinpoint(doc: &Value, at: &serde_path_to_error::Path, field: &str)
 /// The schema `s` stands for at the value `v`: references followed, a single `allOf` opened,
 /// an optional value's alternative (`anyOf` with null) chosen by whether `v` is null, and a
 /// `kind` table's variant chosen by its `kind` (left as the `oneOf` when none matches).
-fn resolve<'a>(defs: &'a Map<String, Value>, mut s: &'a Value, v: &Value) -> &'a Value {
+pub(super) fn resolve<'a>(defs: &'a Map<String, Value>, mut s: &'a Value, v: &Value) -> &'a Value {
     loop {
         if let Some(name) = s.get("$ref").and_then(Value::as_str) {
             match name.strip_prefix("#/definitions/").and_then(|n| defs.get(n)) {
@@ -140,7 +140,7 @@ fn check(defs: &Map<String, Value>, s: &Value, v: &Value, field: &str) -> Result
     Ok(())
 }
 
-fn child(field: &str, key: &str) -> String {
+pub(super) fn child(field: &str, key: &str) -> String {
     let key = path_key(key);
     if field.is_empty() {
         key

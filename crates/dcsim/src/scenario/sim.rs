@@ -6,6 +6,13 @@ use serde::{Deserialize, Serialize};
 use super::limits;
 use crate::error::ConfigError;
 
+/// The smallest memory budget, GB: 1 MB (the budget must be positive; a thousandth of the
+/// unit is as fine as it needs to be).
+const MIN_MEMORY_LIMIT_GB: f64 = 0.001;
+/// The largest memory budget, GB: 1 PB, beyond any machine's memory (a budget that never
+/// refuses).
+const MAX_MEMORY_LIMIT_GB: f64 = 1e6;
+
 /// Run length and randomness.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -27,7 +34,7 @@ pub struct SimConfig {
     /// run from Python, the results' rows Python builds) is above this many gigabytes
     /// (10^9 B) is refused before anything is built, in [0.001, 1000000]. `dcsim run
     /// --memory-limit-gb` sets it.
-    #[schemars(range(min = 0.001, max = 1e6))]
+    #[schemars(range(min = "MIN_MEMORY_LIMIT_GB", max = "MAX_MEMORY_LIMIT_GB"))]
     pub memory_limit_gb: f64,
     /// Check the engine's invariants as it runs (`dcsim run --check-invariants`): packets
     /// conserved end to end and at every port, each queue's bytes those of the packets it
@@ -59,7 +66,13 @@ impl SimConfig {
         if !(self.warmup_s >= 0.0 && self.warmup_s < self.duration_s) {
             return err("sim.warmup_s", format!("must be in [0, duration_s), got {}", self.warmup_s));
         }
-        real(&"sim.memory_limit_gb", self.memory_limit_gb, Bound::From(0.001), 1e6, "GB")?;
+        real(
+            &"sim.memory_limit_gb",
+            self.memory_limit_gb,
+            Bound::From(MIN_MEMORY_LIMIT_GB),
+            MAX_MEMORY_LIMIT_GB,
+            "GB",
+        )?;
         Ok(())
     }
 }

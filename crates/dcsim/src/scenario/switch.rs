@@ -8,6 +8,24 @@ use crate::error::ConfigError;
 pub use crate::net::aqm::{MarkAt, NonEctPolicy};
 pub use crate::net::routing::Ecmp;
 
+/// The most class queues a switch port has: one per traffic class.
+const MAX_CLASS_QUEUES: usize = limits::MAX_TRAFFIC_CLASS as usize + 1;
+/// The largest DRR weight: 1000, a class served a thousand times another's share.
+const MAX_DRR_WEIGHT: u32 = 1000;
+/// The largest multiplier α of a dynamic threshold: 10^6, where a queue may take all the free
+/// memory there is anyway (the presets' α are 0.03 and 0.21).
+const MAX_THRESHOLD_ALPHA: f64 = 1e6;
+/// PI's largest gains a and b: 1, a change of the marking probability by 1 for each packet
+/// of queue error at one sample (the paper's design example has about 1.8e-5).
+const MAX_PI_GAIN: f64 = 1.0;
+/// PI's slowest sampling, Hz: once in 1000 s.
+const MIN_PI_SAMPLE_HZ: f64 = 1e-3;
+/// PI's fastest sampling, Hz: once a nanosecond.
+const MAX_PI_SAMPLE_HZ: f64 = 1e9;
+/// RED's largest weight exponent: w_q = 2^-30, an average that takes about 10^9 arrivals to
+/// follow the queue (DCTCP paper §4.1 uses 9).
+const MAX_RED_WEIGHT_LOG2: u32 = 30;
+
 /// Switch egress ports: buffer limit and active queue management.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -75,18 +93,18 @@ pub enum ClassifyConfig {
     Flow,
     /// ECN-capable (ECT or CE) packets to class `ect`, the others to class `not_ect`.
     Ecn {
-        #[schemars(range(max = 7))]
+        #[schemars(range(max = "limits::MAX_TRAFFIC_CLASS"))]
         ect: u8,
-        #[schemars(range(max = 7))]
+        #[schemars(range(max = "limits::MAX_TRAFFIC_CLASS"))]
         not_ect: u8,
     },
     /// SYN and SYN-ACK to class `syn`, pure ACKs to class `ack`, data to class `data`.
     PacketType {
-        #[schemars(range(max = 7))]
+        #[schemars(range(max = "limits::MAX_TRAFFIC_CLASS"))]
         syn: u8,
-        #[schemars(range(max = 7))]
+        #[schemars(range(max = "limits::MAX_TRAFFIC_CLASS"))]
         ack: u8,
-        #[schemars(range(max = 7))]
+        #[schemars(range(max = "limits::MAX_TRAFFIC_CLASS"))]
         data: u8,
     },
 }
@@ -97,7 +115,7 @@ pub enum ClassifyConfig {
 pub struct ClassQueueConfig {
     /// DRR weight: the class's quantum is `weight × quantum_bytes`.
     #[serde(default = "default_weight")]
-    #[schemars(range(min = 1, max = 1000))]
+    #[schemars(range(min = 1, max = "MAX_DRR_WEIGHT"))]
     pub weight: u32,
     /// Packets this class may hold (default: only the port's limit).
     #[serde(default)]
@@ -110,7 +128,7 @@ pub struct ClassQueueConfig {
     /// Share the port's buffer dynamically: the class may hold up to `alpha` × the bytes the
     /// port still has free (needs a port byte limit). Default: a static limit only.
     #[serde(default)]
-    #[schemars(range(min = 0.0, max = 1e6))]
+    #[schemars(range(min = 0.0, max = "MAX_THRESHOLD_ALPHA"))]
     pub alpha: Option<f64>,
     /// The class's AQM (default: `switch.aqm`).
     #[serde(default)]
@@ -144,7 +162,7 @@ pub enum BufferConfig {
         #[schemars(range(min = 1, max = "limits::MAX_BUFFER_BYTES"))]
         total_bytes: u64,
         /// The dynamic threshold's multiplier.
-        #[schemars(range(min = 0.0, max = 1e6))]
+        #[schemars(range(min = 0.0, max = "MAX_THRESHOLD_ALPHA"))]
         alpha: f64,
         /// Optional static cap per port as well, packets.
         #[serde(default)]
@@ -233,10 +251,10 @@ pub enum AqmConfig {
     /// link with 60 flows; a datacenter port needs its own (DCTCP §3.5 gives none).
     Pi {
         #[serde(default = "default_pi_a")]
-        #[schemars(range(min = 0.0, max = 1.0))]
+        #[schemars(range(min = 0.0, max = "MAX_PI_GAIN"))]
         a: f64,
         #[serde(default = "default_pi_b")]
-        #[schemars(range(min = 0.0, max = 1.0))]
+        #[schemars(range(min = 0.0, max = "MAX_PI_GAIN"))]
         b: f64,
         /// q_ref, packets.
         #[serde(default = "default_pi_q_ref")]
@@ -244,7 +262,7 @@ pub enum AqmConfig {
         q_ref_packets: f64,
         /// Sampling frequency, Hz.
         #[serde(default = "default_pi_hz")]
-        #[schemars(range(min = 1e-3, max = 1e9))]
+        #[schemars(range(min = "MIN_PI_SAMPLE_HZ", max = "MAX_PI_SAMPLE_HZ"))]
         sample_hz: f64,
         /// Mark ECT packets instead of dropping them.
         #[serde(default = "default_true")]
@@ -260,11 +278,11 @@ pub enum AqmConfig {
         max_th: f64,
         /// Marking (or drop) probability at `max_th`.
         #[serde(default = "default_max_p")]
-        #[schemars(range(min = 0.0, max = 1.0))]
+        #[schemars(range(min = 0.0, max = "limits::MAX_FRACTION"))]
         max_p: f64,
         /// EWMA weight w_q = 2^-weight_log2 ("weight = 9", DCTCP paper §4.1).
         #[serde(default = "default_weight_log2")]
-        #[schemars(range(max = 30))]
+        #[schemars(range(max = "MAX_RED_WEIGHT_LOG2"))]
         weight_log2: u32,
         /// Mark ECT packets instead of dropping them (DCTCP paper footnote 5).
         #[serde(default = "default_true")]
@@ -333,7 +351,7 @@ impl SwitchConfig {
                     );
                 }
                 whole(&"switch.buffer.total_bytes", *total_bytes, 1, MAX_BUFFER_BYTES, "B")?;
-                real(&"switch.buffer.alpha", *alpha, Bound::Above(0.0), 1e6, "")?;
+                real(&"switch.buffer.alpha", *alpha, Bound::Above(0.0), MAX_THRESHOLD_ALPHA, "")?;
                 if let Some(p) = limit_packets {
                     whole(&"switch.buffer.limit_packets", *p as u64, 1, MAX_PACKETS as u64, "packets")?;
                 }
@@ -353,10 +371,10 @@ impl SwitchConfig {
 fn check_classes(c: &ClassesConfig, buffer: &BufferConfig, classes: impl Iterator<Item = (String, u8)>) -> Result<(), ConfigError> {
     use limits::*;
     let n = c.queues.len();
-    if !(1..=8).contains(&n) {
+    if !(1..=MAX_CLASS_QUEUES).contains(&n) {
         return Err(ConfigError::new(
             "switch.classes.queues".into(),
-            format!("must list 1 to 8 class queues, got {n}"),
+            format!("must list 1 to {MAX_CLASS_QUEUES} class queues, got {n}"),
         ));
     }
     let class = |field: &str, v: u8| -> Result<(), ConfigError> {
@@ -406,7 +424,7 @@ fn check_classes(c: &ClassesConfig, buffer: &BufferConfig, classes: impl Iterato
     }
     for (i, q) in c.queues.iter().enumerate() {
         let f = |name: &str| format!("switch.classes.queues[{i}].{name}");
-        whole(&f("weight"), q.weight as u64, 1, 1000, "")?;
+        whole(&f("weight"), q.weight as u64, 1, MAX_DRR_WEIGHT as u64, "")?;
         if let Some(p) = q.limit_packets {
             whole(&f("limit_packets"), p as u64, 1, MAX_PACKETS as u64, "packets")?;
         }
@@ -414,7 +432,7 @@ fn check_classes(c: &ClassesConfig, buffer: &BufferConfig, classes: impl Iterato
             whole(&f("limit_bytes"), b, 1, MAX_BUFFER_BYTES, "bytes")?;
         }
         if let Some(alpha) = q.alpha {
-            real(&f("alpha"), alpha, Bound::Above(0.0), 1e6, "")?;
+            real(&f("alpha"), alpha, Bound::Above(0.0), MAX_THRESHOLD_ALPHA, "")?;
             if !matches!(buffer, BufferConfig::PerPort { limit_bytes: Some(_), .. }) {
                 return Err(ConfigError::new(
                     f("alpha"),
@@ -448,8 +466,8 @@ fn check_aqm(field: &str, aqm: &AqmConfig) -> Result<(), ConfigError> {
                     format!("need 0 ≤ min_th < max_th, got {min_th} and {max_th}"),
                 ));
             }
-            real(&f("max_p"), *max_p, Bound::Above(0.0), 1.0, "")?;
-            whole(&f("weight_log2"), *weight_log2 as u64, 0, 30, "")?;
+            real(&f("max_p"), *max_p, Bound::Above(0.0), MAX_FRACTION, "")?;
+            whole(&f("weight_log2"), *weight_log2 as u64, 0, MAX_RED_WEIGHT_LOG2 as u64, "")?;
         }
         AqmConfig::Threshold { k_packets: Some(k), .. } => {
             // K = 0 is legal (mark whenever anything is queued).
@@ -462,10 +480,10 @@ fn check_aqm(field: &str, aqm: &AqmConfig) -> Result<(), ConfigError> {
             sample_hz,
             ..
         } => {
-            real(&f("a"), *a, Bound::From(0.0), 1.0, "")?;
-            real(&f("b"), *b, Bound::From(0.0), 1.0, "")?;
+            real(&f("a"), *a, Bound::From(0.0), MAX_PI_GAIN, "")?;
+            real(&f("b"), *b, Bound::From(0.0), MAX_PI_GAIN, "")?;
             real(&f("q_ref_packets"), *q_ref_packets, Bound::From(0.0), MAX_PACKETS as f64, "packets")?;
-            real(&f("sample_hz"), *sample_hz, Bound::From(1e-3), 1e9, "Hz")?;
+            real(&f("sample_hz"), *sample_hz, Bound::From(MIN_PI_SAMPLE_HZ), MAX_PI_SAMPLE_HZ, "Hz")?;
         }
         // Every variant is listed, so a new one is not left unchecked by accident.
         AqmConfig::DropTail | AqmConfig::Threshold { k_packets: None, .. } => {}

@@ -12,6 +12,28 @@ pub use crate::tcp::options::{CwndValidation, DctcpReceiver, EctOnControl, Recov
 use crate::tcp::rtt::RtoBounds;
 use crate::units::Time;
 
+/// The smallest MSS, bytes: 64, well below any real path's (IPv4's smallest MTU, 576 B,
+/// leaves 536 B).
+const MIN_MSS_BYTES: u32 = 64;
+/// The largest MSS, bytes: with 40 B of IP and TCP headers, within IPv4's 65,535-B packet.
+const MAX_MSS_BYTES: u32 = 65_000;
+/// The smallest MTU, bytes: the 576-B datagram every IPv4 host must accept (RFC 791).
+const MIN_MTU_BYTES: u32 = 576;
+/// The largest MTU, bytes: the largest MSS plus 40 B of IP and TCP headers.
+const MAX_MTU_BYTES: u32 = MAX_MSS_BYTES + 40;
+/// The most header bytes a segment carries: 10,000, far above the 120 B of IPv4 and TCP with
+/// every option (room for any encapsulation).
+const MAX_HEADER_BYTES: u32 = 10_000;
+/// SYN and SYN-ACK resends: at most 127, Linux's bound on `tcp_syn_retries` and
+/// `tcp_synack_retries`.
+const MAX_SYN_RETRIES: u32 = 127;
+/// DupThresh's largest value: 1000, above Linux's `tcp_max_reordering` (300), the most
+/// reordering a real stack waits for.
+const MAX_DUPACK_THRESHOLD: u32 = 1000;
+/// The largest per-ACK slow-start limit L, segments: 1000 (RFC 3465 §2.2 gives 2; 0 lifts
+/// the limit altogether).
+const MAX_ABC_LIMIT_SEGMENTS: u32 = 1000;
+
 /// The TCP stack of every host (flows may override `cc`).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -22,16 +44,16 @@ pub struct TcpConfig {
     pub cc: CcKind,
     /// Payload bytes per segment. Default: 1460 (MTU 1500 minus 40 B of headers), or
     /// `mtu_bytes − header_bytes` when `mtu_bytes` is set.
-    #[schemars(range(min = 64, max = 65000))]
+    #[schemars(range(min = "MIN_MSS_BYTES", max = "MAX_MSS_BYTES"))]
     pub mss: Option<u32>,
     /// The IP MTU, bytes, instead of `mss`: the MSS becomes `mtu_bytes − header_bytes`
     /// (jumbo frames: 9000, so 8960-B segments). Links still add `framing_bytes` per frame,
     /// so a 9000-B frame spends 0.4% of the wire on framing where a 1500-B one spends 2.5%.
     /// Set `mss` or `mtu_bytes`, not both. In [576, 65040] (IPv4's minimum; the MSS bound).
-    #[schemars(range(min = 576, max = 65040))]
+    #[schemars(range(min = "MIN_MTU_BYTES", max = "MAX_MTU_BYTES"))]
     pub mtu_bytes: Option<u32>,
     /// IP + TCP header bytes added to every segment.
-    #[schemars(range(max = 10000))]
+    #[schemars(range(max = "MAX_HEADER_BYTES"))]
     pub header_bytes: u32,
     /// Initial congestion window, segments (our choice, the papers do not say: 2, as ns-2 `windowInit_`).
     #[schemars(range(min = 1, max = "limits::MAX_SEGMENTS"))]
@@ -76,10 +98,10 @@ pub struct TcpConfig {
     #[schemars(range(min = 1, max = "limits::MAX_RCV_BUFFER"))]
     pub rcv_autotune_max_bytes: u64,
     /// DCTCP estimation gain g (DCTCP paper §3.5: 1/16).
-    #[schemars(range(min = 0.0, max = 1.0))]
+    #[schemars(range(min = 0.0, max = "limits::MAX_FRACTION"))]
     pub dctcp_g: f64,
     /// DCTCP initial alpha (our choice, the papers do not say: 1.0, Linux `dctcp_alpha_on_init`).
-    #[schemars(range(min = 0.0, max = 1.0))]
+    #[schemars(range(min = 0.0, max = "limits::MAX_FRACTION"))]
     pub dctcp_alpha_init: f64,
     /// Smallest cwnd after a DCTCP cut, segments (our choice, the papers do not say: 2, as Linux).
     #[schemars(range(max = "limits::MAX_SEGMENTS"))]
@@ -97,11 +119,11 @@ pub struct TcpConfig {
     /// Linux gives up 127 s after the first SYN; with the default `rto_max_ms` of 60 s (RFC
     /// 6298's floor for a cap; Linux's is 120 s) the last wait is 60 s, so 123 s. At most
     /// 127 (Linux's bound).
-    #[schemars(range(max = 127))]
+    #[schemars(range(max = "MAX_SYN_RETRIES"))]
     pub syn_retries: u32,
     /// SYN-ACKs sent again before the listener drops a half-open connection (and listens
     /// again, as Linux drops the request): Linux's `tcp_synack_retries`, 5. At most 127.
-    #[schemars(range(max = 127))]
+    #[schemars(range(max = "MAX_SYN_RETRIES"))]
     pub synack_retries: u32,
     /// SACK (RFC 2018) with RFC 6675 loss recovery; off = NewReno recovery (RFC 6582). Both
     /// papers' baselines were "NewReno with SACK" (DCTCP §4, ICTCP §VII).
@@ -112,7 +134,7 @@ pub struct TcpConfig {
     /// in [1, 1000] (RFC 5681 §3.2 and RFC 6675 §2: 3). Networks that reorder, such as packet
     /// spraying (`switch.ecmp = "per_packet"`), need more (Linux raises its `reordering` up to
     /// `tcp_max_reordering` = 300 as it sees reordering).
-    #[schemars(range(min = 1, max = 1000))]
+    #[schemars(range(min = 1, max = "MAX_DUPACK_THRESHOLD"))]
     pub dupack_threshold: u32,
     /// RFC 5681 §4.1: restart from the initial window after an idle period longer than the RTO.
     pub slow_start_after_idle: bool,
@@ -126,7 +148,7 @@ pub struct TcpConfig {
     /// `ack_counting` = `segments`, `delivered` or `bytes`; 0 = no limit, as current Linux, whose slow start
     /// then stops at ssthresh and counts the rest of the ACK in congestion avoidance. At most
     /// 1000.
-    #[schemars(range(max = 1000))]
+    #[schemars(range(max = "MAX_ABC_LIMIT_SEGMENTS"))]
     pub abc_limit_segments: u32,
     /// When an application-limited sender may still grow cwnd.
     pub cwnd_validation: CwndValidation,
@@ -318,7 +340,7 @@ impl TcpConfig {
         use limits::*;
         let err = |field: &str, reason: String| Err(ConfigError::new(field.to_string(), reason));
         if let Some(mss) = self.mss {
-            whole(&"tcp.mss", mss as u64, 64, 65_000, "bytes")?;
+            whole(&"tcp.mss", mss as u64, MIN_MSS_BYTES as u64, MAX_MSS_BYTES as u64, "bytes")?;
         }
         if let Some(mtu) = self.mtu_bytes {
             if let Some(mss) = self.mss {
@@ -327,19 +349,19 @@ impl TcpConfig {
                     format!("set either tcp.mss ({mss}) or tcp.mtu_bytes ({mtu}), not both"),
                 );
             }
-            whole(&"tcp.mtu_bytes", mtu as u64, 576, 65_040, "bytes")?;
+            whole(&"tcp.mtu_bytes", mtu as u64, MIN_MTU_BYTES as u64, MAX_MTU_BYTES as u64, "bytes")?;
             let mss = mtu.saturating_sub(self.header_bytes);
-            if !(64..=65_000).contains(&mss) {
+            if !(MIN_MSS_BYTES..=MAX_MSS_BYTES).contains(&mss) {
                 return err(
                     "tcp.mtu_bytes",
                     format!(
-                        "{mtu} B minus {} B of headers leaves an MSS of {mss} B, outside [64, 65000]",
+                        "{mtu} B minus {} B of headers leaves an MSS of {mss} B, outside [{MIN_MSS_BYTES}, {MAX_MSS_BYTES}]",
                         self.header_bytes
                     ),
                 );
             }
         }
-        whole(&"tcp.header_bytes", self.header_bytes as u64, 0, 10_000, "bytes")?;
+        whole(&"tcp.header_bytes", self.header_bytes as u64, 0, MAX_HEADER_BYTES as u64, "bytes")?;
         whole(
             &"tcp.init_cwnd_segments",
             self.init_cwnd_segments as u64,
@@ -377,12 +399,30 @@ impl TcpConfig {
                 ),
             );
         }
-        whole(&"tcp.dupack_threshold", self.dupack_threshold as u64, 1, 1000, "")?;
-        whole(&"tcp.abc_limit_segments", self.abc_limit_segments as u64, 0, 1000, "")?;
-        whole(&"tcp.syn_retries", self.syn_retries as u64, 0, 127, "resends")?;
-        whole(&"tcp.synack_retries", self.synack_retries as u64, 0, 127, "resends")?;
-        real(&"tcp.dctcp_g", self.dctcp_g, Bound::Above(0.0), 1.0, "")?;
-        real(&"tcp.dctcp_alpha_init", self.dctcp_alpha_init, Bound::From(0.0), 1.0, "")?;
+        whole(
+            &"tcp.dupack_threshold",
+            self.dupack_threshold as u64,
+            1,
+            MAX_DUPACK_THRESHOLD as u64,
+            "",
+        )?;
+        whole(
+            &"tcp.abc_limit_segments",
+            self.abc_limit_segments as u64,
+            0,
+            MAX_ABC_LIMIT_SEGMENTS as u64,
+            "",
+        )?;
+        whole(&"tcp.syn_retries", self.syn_retries as u64, 0, MAX_SYN_RETRIES as u64, "resends")?;
+        whole(
+            &"tcp.synack_retries",
+            self.synack_retries as u64,
+            0,
+            MAX_SYN_RETRIES as u64,
+            "resends",
+        )?;
+        real(&"tcp.dctcp_g", self.dctcp_g, Bound::Above(0.0), MAX_FRACTION, "")?;
+        real(&"tcp.dctcp_alpha_init", self.dctcp_alpha_init, Bound::From(0.0), MAX_FRACTION, "")?;
         whole(
             &"tcp.dctcp_min_cwnd_segments",
             self.dctcp_min_cwnd_segments as u64,

@@ -65,7 +65,7 @@ pub enum Topology {
     /// `hosts` hosts on one switch (`s0`), host `i` on switch port `i`.
     Star {
         /// Number of hosts, in [2, 1048576].
-        #[schemars(range(max = "limits::MAX_HOSTS"))]
+        #[schemars(range(min = "limits::MIN_HOSTS", max = "limits::MAX_HOSTS"))]
         hosts: u32,
         #[serde(default)]
         link: LinkConfig,
@@ -76,10 +76,10 @@ pub enum Topology {
     /// Two switches joined by one core link: hosts `0..left` on `s0`, the next `right` on `s1`.
     Dumbbell {
         /// Hosts on the left switch, `s0`.
-        #[schemars(range(max = "limits::MAX_HOSTS"))]
+        #[schemars(range(min = 1, max = "limits::MAX_HOSTS"))]
         left: u32,
         /// Hosts on the right switch, `s1`.
-        #[schemars(range(max = "limits::MAX_HOSTS"))]
+        #[schemars(range(min = 1, max = "limits::MAX_HOSTS"))]
         right: u32,
         #[serde(default)]
         host_link: LinkConfig,
@@ -121,7 +121,7 @@ pub enum Topology {
     /// a stand-in for the rest of the data center").
     Rack {
         /// Hosts in the rack.
-        #[schemars(range(max = "limits::MAX_HOSTS"))]
+        #[schemars(range(min = 1, max = "limits::MAX_HOSTS"))]
         hosts: u32,
         /// Stand-in hosts on uplinks (default 1).
         #[serde(default = "default_one")]
@@ -154,7 +154,7 @@ pub enum Topology {
         /// If given, sets the uplinks' rate so that the oversubscription is this (1 = none):
         /// uplink rate = hosts_per_leaf · host rate / (spines · oversubscription).
         #[serde(default)]
-        #[schemars(range(min = 0.001, max = 1000.0))]
+        #[schemars(range(min = "limits::MIN_OVERSUBSCRIPTION", max = "limits::MAX_OVERSUBSCRIPTION"))]
         oversubscription: Option<f64>,
     },
     /// The k-ary three-tier fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge
@@ -164,7 +164,7 @@ pub enum Topology {
     /// switches i·k/2 .. (i+1)·k/2 − 1. Full bisection bandwidth when all links are equal.
     FatTree {
         /// Ports per switch, even, in [2, 128].
-        #[schemars(range(min = 2, max = "limits::MAX_FAT_TREE_K"))]
+        #[schemars(range(min = "limits::MIN_FAT_TREE_K", max = "limits::MAX_FAT_TREE_K"))]
         k: u32,
         /// Every link, unless a tier below overrides it.
         #[serde(default)]
@@ -183,7 +183,7 @@ pub enum Topology {
     /// them. Every host needs exactly one link, to a switch; every host must reach every other.
     Graph {
         /// Number of hosts.
-        #[schemars(range(max = "limits::MAX_HOSTS"))]
+        #[schemars(range(min = "limits::MIN_HOSTS", max = "limits::MAX_HOSTS"))]
         hosts: u32,
         /// Switch names: letters, digits, `_`, `.` and `-`, not of the form `h<number>`.
         switches: Vec<String>,

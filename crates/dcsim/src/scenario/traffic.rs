@@ -8,6 +8,14 @@ use serde::{Deserialize, Serialize};
 use super::{limits, real, Bound, CcKind};
 use crate::error::ConfigError;
 
+/// The smallest factor of `scale_above_bytes`: 1, flows left as they are (it never shrinks them).
+const MIN_SCALE_FACTOR: f64 = 1.0;
+/// The largest factor of `scale_above_bytes`: 1000 (DCTCP §4.3's scaled benchmark uses 10).
+const MAX_SCALE_FACTOR: f64 = 1000.0;
+/// The largest offered load, as a fraction of the source's link rate: 10, ten times what the
+/// link can carry (loads above 1 overload it on purpose).
+const MAX_LOAD: f64 = 10.0;
+
 /// An open-loop flow generator. On each source host, flows arrive one after another by
 /// `arrival`, whether or not earlier ones have finished; each has a size drawn from `size` and
 /// a destination chosen by `destination` among `destinations`. Every generated flow is a row of
@@ -33,7 +41,7 @@ pub struct TrafficSpec {
     pub scale_above_bytes: Option<u64>,
     /// The factor of `scale_above_bytes`, in [1, 1000].
     #[serde(default = "one")]
-    #[schemars(range(min = 1.0, max = 1000.0))]
+    #[schemars(range(min = "MIN_SCALE_FACTOR", max = "MAX_SCALE_FACTOR"))]
     pub scale_factor: f64,
     /// When flows arrive, on each source separately.
     pub arrival: FlowArrival,
@@ -54,7 +62,7 @@ pub struct TrafficSpec {
     pub rcv_buffer_bytes: Option<u64>,
     /// Traffic class of the generated flows' packets, 0-7 (see `flows[].class`).
     #[serde(default)]
-    #[schemars(range(max = 7))]
+    #[schemars(range(max = "limits::MAX_TRAFFIC_CLASS"))]
     pub class: u8,
 }
 
@@ -105,7 +113,7 @@ pub enum FlowArrival {
         /// the mean flow's bytes on the wire (payload, headers, framing, SYN and handshake
         /// ACK) over `load` × the link rate.
         #[serde(default)]
-        #[schemars(range(min = 0.0, max = 10.0))]
+        #[schemars(range(min = 0.0, max = "MAX_LOAD"))]
         load: Option<f64>,
     },
     /// Gaps drawn from an empirical CDF: `points` of `[ms, cumulative probability]` with ms in
@@ -118,7 +126,7 @@ pub enum FlowArrival {
         #[serde(default)]
         file: Option<String>,
         #[serde(default)]
-        #[schemars(range(min = 0.0, max = 10.0))]
+        #[schemars(range(min = 0.0, max = "MAX_LOAD"))]
         load: Option<f64>,
     },
 }
@@ -139,7 +147,7 @@ pub enum DestinationRule {
     /// Another rack with probability `across_racks`, else the source's rack (a host with no
     /// choice on one side takes the other).
     Mixed {
-        #[schemars(range(min = 0.0, max = 1.0))]
+        #[schemars(range(min = 0.0, max = "limits::MAX_FRACTION"))]
         across_racks: f64,
     },
 }
@@ -213,9 +221,15 @@ impl TrafficSpec {
         if let Some(b) = self.scale_above_bytes {
             whole(&at("scale_above_bytes"), b, 1, MAX_BYTES, "bytes")?;
         }
-        real(&at("scale_factor"), self.scale_factor, Bound::From(1.0), 1000.0, "")?;
+        real(
+            &at("scale_factor"),
+            self.scale_factor,
+            Bound::From(MIN_SCALE_FACTOR),
+            MAX_SCALE_FACTOR,
+            "",
+        )?;
         let load = |l: Option<f64>| match l {
-            Some(l) => real(&at("arrival.load"), l, Bound::Above(0.0), 10.0, ""),
+            Some(l) => real(&at("arrival.load"), l, Bound::Above(0.0), MAX_LOAD, ""),
             None => Ok(()),
         };
         match &self.arrival {
@@ -244,9 +258,9 @@ impl TrafficSpec {
         if let Some(b) = self.rcv_buffer_bytes {
             super::check_rcv_buffer(&at("rcv_buffer_bytes"), b, mss)?;
         }
-        whole(&at("class"), self.class as u64, 0, 7, "")?;
+        traffic_class(&at("class"), self.class)?;
         if let DestinationRule::Mixed { across_racks } = self.destination {
-            real(&at("destination.across_racks"), across_racks, Bound::From(0.0), 1.0, "")?;
+            real(&at("destination.across_racks"), across_racks, Bound::From(0.0), MAX_FRACTION, "")?;
         }
         Ok(())
     }
@@ -255,14 +269,7 @@ impl TrafficSpec {
 /// The generators: how many, and each one's table; `hosts`: hosts of the network, `mss`: the
 /// segment size.
 pub(super) fn check_traffic(traffic: &[TrafficSpec], hosts: u32, mss: u32) -> Result<(), ConfigError> {
-    use limits::*;
-    let err = |field: &str, reason: String| Err(ConfigError::new(field.to_string(), reason));
-    if traffic.len() > MAX_QUERY_WORKLOADS {
-        return err(
-            "traffic",
-            format!("{} generators; at most {MAX_QUERY_WORKLOADS} are allowed", traffic.len()),
-        );
-    }
+    limits::at_most("traffic", traffic.len(), limits::MAX_QUERY_WORKLOADS, "generators")?;
     for (i, g) in traffic.iter().enumerate() {
         g.check(&format!("traffic[{i}]"), hosts, mss)?;
     }

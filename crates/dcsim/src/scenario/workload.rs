@@ -7,6 +7,11 @@ use serde::{Deserialize, Serialize};
 use super::{check_host, check_rcv_buffer, default_true, limits, CcKind};
 use crate::error::ConfigError;
 
+/// The smallest UDP packet, bytes: 20 B of IPv4 header, 8 B of UDP header and 1 B of payload.
+const MIN_UDP_PACKET_BYTES: u32 = 29;
+/// The largest UDP packet, bytes: 65,535, IPv4's largest (its total-length field is 16 bits).
+const MAX_UDP_PACKET_BYTES: u32 = 65_535;
+
 /// One TCP connection carrying data from `src` to `dst`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -43,7 +48,7 @@ pub struct FlowSpec {
     /// Traffic class its packets carry, 0-7 (a DSCP or 802.1p priority; `switch.classes`
     /// classifying by flow puts them in that class queue).
     #[serde(default)]
-    #[schemars(range(max = 7))]
+    #[schemars(range(max = "limits::MAX_TRAFFIC_CLASS"))]
     pub class: u8,
 }
 
@@ -99,7 +104,7 @@ pub struct QuerySpec {
     pub rcv_buffer_bytes: Option<u64>,
     /// Traffic class of the query connections' packets, 0-7 (see `flows[].class`).
     #[serde(default)]
-    #[schemars(range(max = 7))]
+    #[schemars(range(max = "limits::MAX_TRAFFIC_CLASS"))]
     pub class: u8,
 }
 
@@ -138,7 +143,7 @@ pub struct UdpSpec {
     pub rate_gbps: f64,
     /// IP packet bytes (20 B IP + 8 B UDP headers + payload), in [29, 65535]. Default 1500.
     #[serde(default = "default_udp_packet")]
-    #[schemars(range(min = 29, max = 65535))]
+    #[schemars(range(min = "MIN_UDP_PACKET_BYTES", max = "MAX_UDP_PACKET_BYTES"))]
     pub packet_bytes: u32,
     /// First packet, seconds.
     #[serde(default)]
@@ -150,7 +155,7 @@ pub struct UdpSpec {
     pub stop_s: Option<f64>,
     /// Traffic class of its packets, 0-7 (see `flows[].class`).
     #[serde(default)]
-    #[schemars(range(max = 7))]
+    #[schemars(range(max = "limits::MAX_TRAFFIC_CLASS"))]
     pub class: u8,
     /// `dst` sends every packet straight back (an echo, as ping): each reply that reaches
     /// `src` adds its round-trip time to the `probes` table.
@@ -167,9 +172,7 @@ fn default_udp_packet() -> u32 {
 pub(super) fn check_flows(flows: &[FlowSpec], hosts: u32, mss: u32) -> Result<(), ConfigError> {
     use limits::*;
     let err = |field: &str, reason: String| Err(ConfigError::new(field.to_string(), reason));
-    if flows.len() > MAX_FLOWS {
-        return err("flows", format!("{} flows; at most {MAX_FLOWS} are allowed", flows.len()));
-    }
+    at_most("flows", flows.len(), MAX_FLOWS, "flows")?;
     for (i, f) in flows.iter().enumerate() {
         let field = |name: &str| format!("flows[{i}].{name}");
         check_host(&field("src"), f.src, hosts)?;
@@ -177,7 +180,7 @@ pub(super) fn check_flows(flows: &[FlowSpec], hosts: u32, mss: u32) -> Result<()
         if f.src == f.dst {
             return err(&field("dst"), "a flow needs two different hosts".to_string());
         }
-        whole(&field("class"), f.class as u64, 0, 7, "")?;
+        traffic_class(&field("class"), f.class)?;
         real(&field("start_s"), f.start_s, Bound::From(0.0), MAX_TIME_S, "s")?;
         real(&field("start_jitter_us"), f.start_jitter_us, Bound::From(0.0), MAX_DELAY_US, "µs")?;
         stop_after(&field("stop_s"), f.stop_s, f.start_s)?;
@@ -201,9 +204,7 @@ pub(super) fn check_flows(flows: &[FlowSpec], hosts: u32, mss: u32) -> Result<()
 pub(super) fn check_udp(udp: &[UdpSpec], hosts: u32) -> Result<(), ConfigError> {
     use limits::*;
     let err = |field: &str, reason: String| Err(ConfigError::new(field.to_string(), reason));
-    if udp.len() > MAX_FLOWS {
-        return err("udp", format!("{} sources; at most {MAX_FLOWS} are allowed", udp.len()));
-    }
+    at_most("udp", udp.len(), MAX_FLOWS, "sources")?;
     for (i, u) in udp.iter().enumerate() {
         let field = |name: &str| format!("udp[{i}].{name}");
         check_host(&field("src"), u.src, hosts)?;
@@ -212,8 +213,14 @@ pub(super) fn check_udp(udp: &[UdpSpec], hosts: u32) -> Result<(), ConfigError> 
             return err(&field("dst"), "a UDP source needs two different hosts".to_string());
         }
         real(&field("rate_gbps"), u.rate_gbps, Bound::From(MIN_RATE_GBPS), MAX_RATE_GBPS, "Gbps")?;
-        whole(&field("packet_bytes"), u.packet_bytes as u64, 29, 65_535, "bytes")?;
-        whole(&field("class"), u.class as u64, 0, 7, "")?;
+        whole(
+            &field("packet_bytes"),
+            u.packet_bytes as u64,
+            MIN_UDP_PACKET_BYTES as u64,
+            MAX_UDP_PACKET_BYTES as u64,
+            "bytes",
+        )?;
+        traffic_class(&field("class"), u.class)?;
         real(&field("start_s"), u.start_s, Bound::From(0.0), MAX_TIME_S, "s")?;
         stop_after(&field("stop_s"), u.stop_s, u.start_s)?;
     }
@@ -225,16 +232,11 @@ pub(super) fn check_udp(udp: &[UdpSpec], hosts: u32) -> Result<(), ConfigError> 
 pub(super) fn check_queries(queries: &[QuerySpec], hosts: u32, mss: u32) -> Result<(), ConfigError> {
     use limits::*;
     let err = |field: &str, reason: String| Err(ConfigError::new(field.to_string(), reason));
-    if queries.len() > MAX_QUERY_WORKLOADS {
-        return err(
-            "queries",
-            format!("{} workloads; at most {MAX_QUERY_WORKLOADS} are allowed", queries.len()),
-        );
-    }
+    at_most("queries", queries.len(), MAX_QUERY_WORKLOADS, "workloads")?;
     for (i, q) in queries.iter().enumerate() {
         let field = |name: &str| format!("queries[{i}].{name}");
         check_host(&field("client"), q.client, hosts)?;
-        whole(&field("class"), q.class as u64, 0, 7, "")?;
+        traffic_class(&field("class"), q.class)?;
         if q.servers.is_empty() {
             return err(&field("servers"), "needs at least one server".to_string());
         }

@@ -154,8 +154,8 @@ impl Topology {
         };
         match self {
             Topology::Star { hosts, host_links, .. } => {
-                if *hosts < 2 {
-                    return err("hosts", format!("a star needs at least 2 hosts, got {hosts}"));
+                if *hosts < limits::MIN_HOSTS {
+                    return err("hosts", format!("a star needs at least {} hosts, got {hosts}", limits::MIN_HOSTS));
                 }
                 if host_links.len() > *hosts as usize {
                     return err("host_links", format!("{} entries for {} hosts", host_links.len(), hosts));
@@ -171,7 +171,7 @@ impl Topology {
             }
             Topology::MultiBottleneck { .. } => {
                 // R1 is always there; any group may be empty, but not all of them.
-                if self.size().hosts < 2 {
+                if self.size().hosts < limits::MIN_HOSTS as u64 {
                     return err("s1", "the groups S1, S2, S3 and R2 are all empty".into());
                 }
             }
@@ -187,18 +187,20 @@ impl Topology {
                 at_least("spines", *spines, 1)?;
                 at_least("hosts_per_leaf", *hosts_per_leaf, 1)?;
                 if let Some(o) = oversubscription {
-                    if !(o.is_finite() && (0.001..=1000.0).contains(o)) {
-                        return err("oversubscription", format!("must be in [0.001, 1000], got {o}"));
+                    let (min, max) = (limits::MIN_OVERSUBSCRIPTION, limits::MAX_OVERSUBSCRIPTION);
+                    if !(o.is_finite() && (min..=max).contains(o)) {
+                        return err("oversubscription", format!("must be in [{min}, {max}], got {o}"));
                     }
                 }
             }
             Topology::FatTree { k, .. } => {
-                if *k < 2 || *k > limits::MAX_FAT_TREE_K || k % 2 != 0 {
-                    return err("k", format!("must be an even number in [2, {}], got {k}", limits::MAX_FAT_TREE_K));
+                let (min, max) = (limits::MIN_FAT_TREE_K, limits::MAX_FAT_TREE_K);
+                if *k < min || *k > max || k % 2 != 0 {
+                    return err("k", format!("must be an even number in [{min}, {max}], got {k}"));
                 }
             }
             Topology::Graph { hosts, switches, .. } => {
-                at_least("hosts", *hosts, 2)?;
+                at_least("hosts", *hosts, limits::MIN_HOSTS)?;
                 at_least("switches", switches.len().min(u32::MAX as usize) as u32, 1)
                     .or_else(|_| err("switches", "a graph needs at least one switch".into()))?;
             }
