@@ -92,13 +92,14 @@ impl InvariantChecker {
             for (e, end) in conn.ends.iter().enumerate() {
                 end.check_invariants().map_err(|w| format!("connection {id}, end {e}: {w}"))?;
                 let (una, nxt) = self.progress[id as usize][e];
-                if end.snd_una < una || end.rcv_nxt < nxt {
+                if end.snd_una() < una || end.rcv_nxt() < nxt {
                     return Err(format!(
                         "connection {id}, end {e}: snd_una {una} → {}, rcv_nxt {nxt} → {} went back",
-                        end.snd_una, end.rcv_nxt
+                        end.snd_una(),
+                        end.rcv_nxt()
                     ));
                 }
-                self.progress[id as usize][e] = (end.snd_una, end.rcv_nxt);
+                self.progress[id as usize][e] = (end.snd_una(), end.rcv_nxt());
             }
         }
         Ok(())
@@ -127,8 +128,8 @@ mod tests {
         assert!(checker.pass(&mut sim).unwrap_err().contains("packets sent"));
         sim.injected -= 1;
         let end = &mut sim.conns.get_mut(0).unwrap().ends[1];
-        end.rcv_nxt -= 1;
-        end.delivered = end.delivered.min(end.rcv_nxt);
+        end.set_rcv_nxt(end.rcv_nxt() - 1);
+        end.set_delivered(end.delivered().min(end.rcv_nxt()));
         assert!(checker.pass(&mut sim).unwrap_err().contains("went back"));
     }
 

@@ -33,7 +33,7 @@ use crate::results::{
 use crate::scenario::{CcKind, MeasureConfig, Scenario, TcpConfig, Topology};
 use crate::tcp::cc::{Cc, CcParams};
 use crate::tcp::ictcp::Interface;
-use crate::tcp::{Endpoint, TcpParams};
+use crate::tcp::{Endpoint, TcpParams, Timer};
 use crate::units::{Bytes, Time};
 use calendar::Calendar;
 use conns::{Conns, FlowRecord, IctcpView, WarmupCounts};
@@ -1007,13 +1007,9 @@ impl Simulation {
             *pending = None;
         }
         self.drive(c, e, |ep, now, out| {
-            let deadline = [ep.rto_deadline, ep.delack_deadline, ep.pace_deadline()][kind];
-            if deadline.is_some_and(|d| d <= now) {
-                match kind {
-                    TIMER_RTO => ep.on_rto_timer(now, out),
-                    TIMER_DELACK => ep.on_delack_timer(now, out),
-                    _ => ep.on_pace_timer(now, out),
-                }
+            let timer = [Timer::Rto, Timer::DelayedAck, Timer::Pace][kind];
+            if ep.deadline(timer).is_some_and(|d| d <= now) {
+                ep.on_timer(timer, now, out);
             }
         });
     }
@@ -1031,23 +1027,23 @@ impl Simulation {
             generator: c.generator,
             bytes: c.bytes,
             class: c.class,
-            rcv_buffer: rx.p.rcv_autotune_max.is_none().then_some(rx.p.rcv_buffer),
-            rcv_buffer_end: rx.rcv_buffer,
+            rcv_buffer: rx.params().rcv_autotune_max.is_none().then_some(rx.params().rcv_buffer),
+            rcv_buffer_end: rx.rcv_buffer(),
             src: c.hosts[d],
             dst: c.hosts[1 - d],
             cc: c.cc,
             start: c.start,
-            established: tx.established_at,
-            setup: c.ends[0].established_at,
+            established: tx.established_at(),
+            setup: c.ends[0].established_at(),
             failed: c.ends.iter().any(Endpoint::failed),
             completion: c.completion,
-            delivered: rx.delivered,
+            delivered: rx.delivered(),
             delivered_at_warmup: c.delivered_at_warmup,
             at_warmup: c.at_warmup,
             counters: c.ends[0].counters().plus(&c.ends[1].counters()),
             cwnd: tx.cwnd(),
-            alpha: tx.cc.alpha(),
-            srtt: tx.rtt.srtt,
+            alpha: tx.alpha(),
+            srtt: tx.srtt(),
             ictcp,
         }
     }
@@ -1170,21 +1166,21 @@ impl Simulation {
         let now = self.now;
         let end = &mut self.conns[c as usize].ends[e as usize];
         if let Some(edge) = edge {
-            end.advertised_edge = edge;
+            end.on_window_advertised(edge);
         }
-        if end.tx_blocked {
+        if end.nic_blocked() {
             self.wait_for_nic(host, c, e);
         }
         let conn = &mut self.conns[c as usize];
         if conn.completion.is_none() {
             if let Some(b) = conn.bytes {
-                if conn.ends[1].delivered >= b {
+                if conn.ends[1].delivered() >= b {
                     conn.completion = Some(now);
                 }
             }
         }
         let ep = &conn.ends[e as usize];
-        let deadlines = [ep.rto_deadline, ep.delack_deadline, ep.pace_deadline()];
+        let deadlines = [ep.deadline(Timer::Rto), ep.deadline(Timer::DelayedAck), ep.deadline(Timer::Pace)];
         for (kind, deadline) in deadlines.into_iter().enumerate() {
             if let Some(d) = deadline {
                 let pending = &mut conn.timer_event[e as usize][kind];
@@ -1225,7 +1221,7 @@ impl Simulation {
             room = room.min(limit.bytes_per_conn.saturating_sub(queued).div_ceil(limit.max_packet) as usize);
         }
         let ep = &mut conn.ends[e as usize];
-        ep.tx_room = room;
+        ep.set_nic_room(room);
         ep
     }
 
@@ -1360,7 +1356,7 @@ impl Simulation {
             }
             self.drive(c, 0, |client, now, out| {
                 client.write(request);
-                if client.state == crate::tcp::State::Listen {
+                if client.state() == crate::tcp::State::Listen {
                     client.connect(now, out);
                 } else {
                     client.try_send(now, out);
@@ -1377,14 +1373,14 @@ impl Simulation {
         let mut role = *conn.query.as_deref().expect("a query connection");
         let wl = &mut self.workloads[role.workload as usize];
         if e == 1 {
-            let requests = conn.ends[1].delivered / wl.request;
+            let requests = conn.ends[1].delivered() / wl.request;
             while role.requests_answered < requests {
                 role.requests_answered += 1;
                 let delay = wl.response_delay();
                 self.cal.schedule(now + delay, Event::Respond(c));
             }
         } else {
-            let responses = conn.ends[0].delivered / wl.response;
+            let responses = conn.ends[0].delivered() / wl.response;
             while role.responses_seen < responses {
                 role.responses_seen += 1;
                 let q = wl.query_of(&role) as u32;

@@ -33,7 +33,7 @@ trace_flows = [0]
 fn data_departures(rate: Option<Rate>) -> Vec<f64> {
     let s = Scenario::from_toml(FLOW).expect("valid");
     let mut sim = Simulation::new(&s).expect("builds");
-    sim.conns.get_mut(0).expect("flow 0 is open").ends[0].cc.win.pacing = rate;
+    sim.conns.get_mut(0).expect("flow 0 is open").ends[0].cc_mut().win.pacing = rate;
     let r = sim.run();
     let t = &r.trace;
     let departures: Vec<f64> = (0..t.t_s.len())
