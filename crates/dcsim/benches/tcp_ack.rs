@@ -44,7 +44,7 @@ fn established_sender(cc: CcKind) -> Endpoint {
     receiver.on_segment(RTT / 2, &syn, &mut out);
     let syn_ack = out.pop().expect("a SYN-ACK");
     sender.on_segment(RTT, &syn_ack, &mut out);
-    assert_eq!(sender.state, State::Established);
+    assert_eq!(sender.state(), State::Established);
     assert_eq!(sender.ecn_negotiated(), cc == CcKind::Dctcp);
     sender
 }
@@ -68,13 +68,13 @@ impl AckStream {
         let mut sender = established_sender(cc);
         // Congestion avoidance from 64 segments on: with no loss to end it, slow start would
         // double the flight every window.
-        let mss = sender.p.mss as f64;
-        sender.cc.win.ssthresh = 64.0 * mss;
+        let mss = sender.params().mss as f64;
+        sender.cc_mut().win.ssthresh = 64.0 * mss;
         let ethernet_framing = 38;
-        let frame = Bytes::new(sender.p.mss as u64 + sender.p.header_bytes as u64 + ethernet_framing);
+        let frame = Bytes::new(sender.params().mss as u64 + sender.params().header_bytes as u64 + ethernet_framing);
         let template = Segment {
             rwnd: RWND,
-            ..Segment::pure_ack(1, sender.p.header_bytes)
+            ..Segment::pure_ack(1, sender.params().header_bytes)
         };
         let mut stream = AckStream {
             sender,
@@ -99,7 +99,7 @@ impl AckStream {
     fn step(&mut self) {
         self.now += self.gap;
         let s = &self.sender;
-        let ack = (s.snd_una + self.segments_per_ack * s.p.mss as u64).min(s.snd_max);
+        let ack = (s.snd_una() + self.segments_per_ack * s.params().mss as u64).min(s.snd_max());
         let marked = self.mark_every.is_some_and(|k| self.acks % k == 0);
         self.acks += 1;
         let pkt = Segment {
@@ -133,7 +133,7 @@ fn bench_ack(c: &mut Criterion) {
             let counters = stream.sender.counters();
             assert_eq!((counters.retransmits, counters.timeouts), (0, 0));
             assert_eq!(counters.ecn_reductions > 0, mark_every.is_some());
-            assert!(stream.sender.snd_max > stream.sender.snd_una);
+            assert!(stream.sender.snd_max() > stream.sender.snd_una());
         }
     }
     group.finish();

@@ -193,14 +193,14 @@ impl Applications {
         let mut role = *conn.query.as_deref().expect("a query connection");
         let wl = &mut self.workloads[role.workload as usize];
         if e == 1 {
-            let requests = conn.ends[1].delivered / wl.request;
+            let requests = conn.ends[1].delivered() / wl.request;
             while role.requests_answered < requests {
                 role.requests_answered += 1;
                 let delay = wl.response_delay();
                 cal.schedule(now + delay, Event::Respond(c));
             }
         } else {
-            let responses = conn.ends[0].delivered / wl.response;
+            let responses = conn.ends[0].delivered() / wl.response;
             while role.responses_seen < responses {
                 role.responses_seen += 1;
                 let q = wl.query_of(&role) as u32;

@@ -239,7 +239,7 @@ impl Conns {
     /// The warm-up ends: each connection's delivered bytes so far do not count in its goodput.
     pub(super) fn mark_warmup(&mut self) {
         for c in self.slots.iter_mut().flatten() {
-            c.delivered_at_warmup = c.ends[1 - c.data_sender()].delivered;
+            c.delivered_at_warmup = c.ends[1 - c.data_sender()].delivered();
             c.at_warmup = WarmupCounts::of(&c.ends[0].counters().plus(&c.ends[1].counters()));
         }
         for r in &mut self.records {

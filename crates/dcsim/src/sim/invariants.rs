@@ -93,13 +93,14 @@ impl InvariantChecker {
             for (e, end) in conn.ends.iter().enumerate() {
                 end.check_invariants().map_err(|w| format!("connection {id}, end {e}: {w}"))?;
                 let (una, nxt) = self.progress[id][e];
-                if end.snd_una < una || end.rcv_nxt < nxt {
+                if end.snd_una() < una || end.rcv_nxt() < nxt {
                     return Err(format!(
                         "connection {id}, end {e}: snd_una {una} → {}, rcv_nxt {nxt} → {} went back",
-                        end.snd_una, end.rcv_nxt
+                        end.snd_una(),
+                        end.rcv_nxt()
                     ));
                 }
-                self.progress[id][e] = (end.snd_una, end.rcv_nxt);
+                self.progress[id][e] = (end.snd_una(), end.rcv_nxt());
             }
         }
         Ok(())
@@ -128,8 +129,8 @@ mod tests {
         assert!(checker.pass(&mut sim).unwrap_err().contains("packets sent"));
         sim.injected -= 1;
         let end = &mut sim.conns.get_mut(crate::ids::ConnId(0)).unwrap().ends[1];
-        end.rcv_nxt -= 1;
-        end.delivered = end.delivered.min(end.rcv_nxt);
+        end.set_rcv_nxt(end.rcv_nxt() - 1);
+        end.set_delivered(end.delivered().min(end.rcv_nxt()));
         assert!(checker.pass(&mut sim).unwrap_err().contains("went back"));
     }
 

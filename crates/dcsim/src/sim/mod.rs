@@ -29,7 +29,7 @@ use crate::ids::{ConnId, HostId, PortId};
 use crate::net::packet::{Segment, ACK, UDP};
 use crate::results::{Conservation, Results};
 use crate::scenario::Scenario;
-use crate::tcp::Endpoint;
+use crate::tcp::{Endpoint, Timer};
 use crate::units::Time;
 use apps::Applications;
 use calendar::Calendar;
@@ -314,13 +314,9 @@ impl Simulation {
             *pending = None;
         }
         self.drive(c, e, |ep, now, out| {
-            let deadline = [ep.rto_deadline, ep.delack_deadline, ep.pace_deadline()][kind];
-            if deadline.is_some_and(|d| d <= now) {
-                match kind {
-                    TIMER_RTO => ep.on_rto_timer(now, out),
-                    TIMER_DELACK => ep.on_delack_timer(now, out),
-                    _ => ep.on_pace_timer(now, out),
-                }
+            let timer = [Timer::Rto, Timer::DelayedAck, Timer::Pace][kind];
+            if ep.deadline(timer).is_some_and(|d| d <= now) {
+                ep.on_timer(timer, now, out);
             }
         });
     }
@@ -431,21 +427,21 @@ impl Simulation {
         self.out = out;
         let end = &mut self.conns[c].ends[e as usize];
         if let Some(edge) = edge {
-            end.advertised_edge = edge;
+            end.on_window_advertised(edge);
         }
-        if end.tx_blocked {
+        if end.nic_blocked() {
             self.wait_for_nic(host, c, e);
         }
         let conn = &mut self.conns[c];
         if conn.completion.is_none() {
             if let Some(b) = conn.bytes {
-                if conn.ends[1].delivered >= b {
+                if conn.ends[1].delivered() >= b {
                     conn.completion = Some(now);
                 }
             }
         }
         let ep = &conn.ends[e as usize];
-        let deadlines = [ep.rto_deadline, ep.delack_deadline, ep.pace_deadline()];
+        let deadlines = [ep.deadline(Timer::Rto), ep.deadline(Timer::DelayedAck), ep.deadline(Timer::Pace)];
         for (kind, deadline) in deadlines.into_iter().enumerate() {
             if let Some(d) = deadline {
                 let pending = &mut conn.timer_event[e as usize][kind];
@@ -479,7 +475,7 @@ impl Simulation {
         let free = self.fabric.nic_free_slots(conn.hosts[e as usize], self.now);
         let room = self.hosts.nic_room(self.now, conn, e, free);
         let ep = &mut conn.ends[e as usize];
-        ep.tx_room = room;
+        ep.set_nic_room(room);
         ep
     }
 
@@ -556,7 +552,7 @@ impl Simulation {
             }
             self.drive(c, 0, |client, now, out| {
                 client.write(request);
-                if client.state == crate::tcp::State::Listen {
+                if client.state() == crate::tcp::State::Listen {
                     client.connect(now, out);
                 } else {
                     client.try_send(now, out);

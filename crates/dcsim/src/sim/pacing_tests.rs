@@ -34,7 +34,7 @@ fn data_departures(rate: Option<Rate>) -> Vec<f64> {
     let s = Scenario::from_toml(FLOW).expect("valid");
     let mut sim = Simulation::new(&s).expect("builds");
     sim.conns.get_mut(crate::ids::ConnId(0)).expect("flow 0 is open").ends[0]
-        .cc
+        .cc_mut()
         .win
         .pacing = rate;
     let r = sim.run();

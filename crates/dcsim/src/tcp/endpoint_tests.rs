@@ -8,7 +8,7 @@
 //! at 50 µs, arriving at 100 µs, so the sender's first RTT sample is 100 µs and
 //! RTO = max(RTO_min, 100 + 4·50 µs) = RTO_min.
 
-use super::endpoint::{Endpoint, State};
+use super::endpoint::{Endpoint, State, Timer};
 use super::test_support::*;
 use crate::net::packet::{Ecn, Segment, ACK, CWR, ECE, PSH, SYN};
 use crate::scenario::{CcKind, DctcpReceiver};
@@ -92,9 +92,9 @@ fn handshake_syn_synack_ack_and_no_data_before_synack() {
     assert_eq!(syn.flags, SYN | ECE | CWR);
     assert_eq!((syn.seq, syn.len, syn.size), (0, 0, 40));
     assert_eq!(syn.ecn, Ecn::Ect);
-    assert_eq!(s.state, State::SynSent);
+    assert_eq!(s.state(), State::SynSent);
     // Initial RTO 1 s (RFC 6298 §2.1) before any sample.
-    assert_eq!(s.rto_deadline, Some(S));
+    assert_eq!(s.deadline(Timer::Rto), Some(S));
     // However often the application pokes it, no data leaves before the SYN-ACK.
     for t in [US, 20 * US, 99 * US] {
         s.try_send(t, &mut out);
@@ -107,13 +107,13 @@ fn handshake_syn_synack_ack_and_no_data_before_synack() {
     let synack = out.pop().unwrap();
     assert_eq!(synack.flags, SYN | ACK | ECE, "SYN-ACK of an ECN-setup exchange carries ECE only");
     assert_eq!((synack.seq, synack.ack, synack.len), (0, 1, 0));
-    assert_eq!(r.state, State::SynRcvd);
+    assert_eq!(r.state(), State::SynRcvd);
     assert!(r.ecn_negotiated());
-    assert_eq!(r.rcv_nxt, 1);
+    assert_eq!(r.rcv_nxt(), 1);
 
     s.on_segment(100 * US, &synack, &mut out);
-    assert_eq!(s.state, State::Established);
-    assert_eq!(s.established_at, Some(100 * US));
+    assert_eq!(s.state(), State::Established);
+    assert_eq!(s.established_at(), Some(100 * US));
     assert!(s.ecn_negotiated());
     // First the handshake ACK (seq 1, ack 1, no payload), then IW = 10 full segments.
     assert_eq!(out.len(), 11);
@@ -126,17 +126,17 @@ fn handshake_syn_synack_ack_and_no_data_before_synack() {
         assert_eq!(p.ecn, Ecn::Ect, "new data of an ECN connection is ECT");
     }
     // RTT sample 100 µs: RTO = max(10 ms, 100 µs + 4·50 µs) = 10 ms, armed at the first send.
-    assert_eq!(s.rtt.srtt, Some(100 * US));
-    assert_eq!(s.rto_deadline, Some(100 * US + 10 * MS));
+    assert_eq!(s.rtt().srtt, Some(100 * US));
+    assert_eq!(s.deadline(Timer::Rto), Some(100 * US + 10 * MS));
 
     let hs_ack = out.remove(0);
     let mut r_out = Vec::new();
     r.on_segment(150 * US, &hs_ack, &mut r_out);
-    assert_eq!(r.state, State::Established);
-    assert_eq!(r.established_at, Some(150 * US));
+    assert_eq!(r.state(), State::Established);
+    assert_eq!(r.established_at(), Some(150 * US));
     assert!(r_out.is_empty());
     // The listener's SYN-ACK timer is cancelled once established.
-    assert_eq!(r.rto_deadline, None);
+    assert_eq!(r.deadline(Timer::Rto), None);
 }
 
 #[test]
@@ -218,31 +218,31 @@ fn syn_is_retransmitted_with_exponential_backoff() {
                  // 3+4 = 7 s, and the next deadline is 7+8 = 15 s.
     let mut t = Time::ZERO;
     for (retry, gap) in [(1u64, 1u64), (2, 2), (3, 4)] {
-        assert_eq!(s.rto_deadline, Some(t + gap * S), "deadline before retry {retry}");
+        assert_eq!(s.deadline(Timer::Rto), Some(t + gap * S), "deadline before retry {retry}");
         t += gap * S;
         s.on_rto_timer(t, &mut out);
         assert_eq!(out.len(), 1, "one SYN per expiry");
         assert_eq!(out[0].flags, SYN | ECE | CWR);
         assert_eq!(out[0].seq, 0);
         assert_eq!(s.counters().syn_retries, retry);
-        assert_eq!(s.state, State::SynSent);
+        assert_eq!(s.state(), State::SynSent);
         if retry < 3 {
             out.clear(); // lost again
         }
     }
-    assert_eq!(s.rto_deadline, Some(7 * S + 8 * S));
+    assert_eq!(s.deadline(Timer::Rto), Some(7 * S + 8 * S));
     assert_eq!(s.counters().timeouts, 0, "SYN retries are not data timeouts");
     // The third retry gets through: handshake completes 100 µs later.
     let syn = out.pop().unwrap();
     r.on_segment(t + 50 * US, &syn, &mut out);
     let synack = out.pop().unwrap();
     s.on_segment(t + 100 * US, &synack, &mut out);
-    assert_eq!(s.state, State::Established);
-    assert_eq!(s.established_at, Some(t + 100 * US));
+    assert_eq!(s.state(), State::Established);
+    assert_eq!(s.established_at(), Some(t + 100 * US));
     // Backoff cleared, sample = 100 µs: the data RTO is 10 ms again, not 16 s.
-    assert_eq!(s.rtt.backoff, 0);
-    assert_eq!(s.rtt.srtt, Some(100 * US));
-    assert_eq!(s.rto_deadline, Some(t + 100 * US + 10 * MS));
+    assert_eq!(s.rtt().backoff, 0);
+    assert_eq!(s.rtt().srtt, Some(100 * US));
+    assert_eq!(s.deadline(Timer::Rto), Some(t + 100 * US + 10 * MS));
     // RFC 5681 §3.1: after a lost SYN the initial window is one segment, not IW = 10.
     assert_eq!(out.iter().filter(|p| p.len > 0).count(), 1);
 }
@@ -257,22 +257,22 @@ fn lost_handshake_ack_is_recovered_by_synack_retransmission() {
     r.on_segment(50 * US, &syn, &mut out);
     let synack = out.pop().unwrap();
     // The listener armed its SYN-ACK timer: RTO_initial = 1 s after 50 µs.
-    assert_eq!(r.rto_deadline, Some(50 * US + S));
+    assert_eq!(r.deadline(Timer::Rto), Some(50 * US + S));
     s.on_segment(100 * US, &synack, &mut out);
     out.clear(); // handshake ACK lost, and the opener has no data to send (app_end = 1)
     r.on_rto_timer(50 * US + S, &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].flags & (SYN | ACK), SYN | ACK);
     // Backed off: next deadline 2 s later.
-    assert_eq!(r.rto_deadline, Some(50 * US + 3 * S));
+    assert_eq!(r.deadline(Timer::Rto), Some(50 * US + 3 * S));
     let synack2 = out.pop().unwrap();
     s.on_segment(S + 100 * US, &synack2, &mut out);
     assert_eq!(out.len(), 1, "the established opener re-ACKs a retransmitted SYN-ACK");
     assert_eq!((out[0].flags & (SYN | ACK), out[0].ack, out[0].len), (ACK, 1, 0));
     let ack = out.pop().unwrap();
     r.on_segment(S + 150 * US, &ack, &mut out);
-    assert_eq!(r.state, State::Established);
-    assert_eq!(r.rto_deadline, None);
+    assert_eq!(r.state(), State::Established);
+    assert_eq!(r.deadline(Timer::Rto), None);
 }
 
 #[test]
@@ -292,8 +292,8 @@ fn retransmitted_syn_after_lost_synack_gives_the_true_rtt_sample() {
     s.on_segment(S + 100 * US, &synack2, &mut out);
     // The RTT is 100 µs. (Regression: echoing SYN #1's TSval gave a 1 s + 100 µs sample,
     // SRTT ≈ 1 s and RTO ≈ 3 s instead of 10 ms, so the flow's first loss cost seconds.)
-    assert_eq!(s.rtt.srtt, Some(100 * US), "SRTT after the handshake (ps)");
-    assert_eq!(s.rto_deadline, Some(S + 100 * US + 10 * MS));
+    assert_eq!(s.rtt().srtt, Some(100 * US), "SRTT after the handshake (ps)");
+    assert_eq!(s.deadline(Timer::Rto), Some(S + 100 * US + 10 * MS));
     // RFC 7323 §4.3: SYN #2 has SEG.TSval >= TS.Recent and SEG.SEQ (0) <= Last.ACK.sent (1),
     // so TS.Recent = 1 s + 1 and the SYN-ACK echoes it.
     assert_eq!(synack2.ts_ecr, syn2.ts_val, "SYN-ACK must echo the SYN it answers");
@@ -324,14 +324,14 @@ fn run_receiver(variant: Option<DctcpReceiver>, m: u32, ce: &[u8]) -> (Vec<(u64,
             assert_eq!(a.ecn, Ecn::Ect, "a DCTCP host sets ECT on pure ACKs too");
             acks.push((i, segments_acked(&a), a.has(ECE)));
         }
-        if let Some(d) = r.delack_deadline {
+        if let Some(d) = r.deadline(Timer::DelayedAck) {
             // A delayed run is pending: its timer is 40 ms after the run's first segment,
             // never reached at 10 µs spacing.
             assert!(d > t);
         }
         t += 10 * US;
     }
-    if let Some(d) = r.delack_deadline {
+    if let Some(d) = r.deadline(Timer::DelayedAck) {
         r.on_delack_timer(d, &mut out);
         for a in out.drain(..) {
             acks.push((0, segments_acked(&a), a.has(ECE)));
@@ -384,8 +384,8 @@ fn dctcp_receiver_paper_machine_m2() {
     assert_eq!(acks, expect);
     // Each ACK covers a run of equal CE bits, so the sender recovers the 4 marks exactly.
     assert_eq!(reconstructed_marks(&acks), 4);
-    assert_eq!(r.rcv_nxt, acked(9));
-    assert_eq!(r.delack_deadline, None);
+    assert_eq!(r.rcv_nxt(), acked(9));
+    assert_eq!(r.deadline(Timer::DelayedAck), None);
 }
 
 #[test]
@@ -403,7 +403,7 @@ fn dctcp_receiver_timer_after_state_change_is_armed_at_the_new_run() {
         r.on_segment(t, &data_pkt(k as u64 + 1, ecn, 0, t), &mut out);
         t += 10 * US;
     }
-    assert_eq!(r.delack_deadline, Some(MS + 80 * US + 40 * MS));
+    assert_eq!(r.deadline(Timer::DelayedAck), Some(MS + 80 * US + 40 * MS));
     // Nothing is sent before the deadline...
     out.clear();
     r.on_delack_timer(MS + 80 * US + 40 * MS, &mut out);
@@ -444,7 +444,7 @@ fn dctcp_receiver_linux_variant_m2() {
     ];
     assert_eq!(acks, expect);
     assert_eq!(reconstructed_marks(&acks), 4);
-    assert_eq!(r.delack_deadline, None, "nothing left pending");
+    assert_eq!(r.deadline(Timer::DelayedAck), None, "nothing left pending");
 }
 
 #[test]
@@ -548,7 +548,7 @@ fn rfc3168_receiver_latched_ece_rides_on_delayed_acks() {
     out.clear();
     r.on_segment(2 * MS, &data_pkt(3, Ecn::Ect, 0, 2 * MS), &mut out);
     assert!(out.is_empty());
-    assert_eq!(r.delack_deadline, Some(42 * MS));
+    assert_eq!(r.deadline(Timer::DelayedAck), Some(42 * MS));
     r.on_delack_timer(42 * MS, &mut out);
     assert_eq!((out[0].ack, out[0].has(ECE)), (acked(3), true));
     out.clear();
@@ -595,7 +595,7 @@ fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
     // Then the cut with that α: cwnd = 14600·(1 − 0.265625) = 10721.875 = ssthresh.
     // (Cutting with the stale α = 0.5 would give 10950.) flight 11680 > cwnd: nothing sent.
     s.on_segment(200 * US, &ack_pkt(acked(2), true), &mut out);
-    assert_eq!(s.cc.alpha(), 0.53125);
+    assert_eq!(s.alpha(), 0.53125);
     assert_eq!(s.cwnd(), 10721.875);
     assert_eq!(s.ssthresh(), 10721.875);
     assert_eq!(s.counters().ecn_reductions, 1);
@@ -633,7 +633,7 @@ fn dctcp_sender_cuts_once_per_window_with_current_alpha() {
     // Growth: c4 = c3 + 1460·5840/c3 = 12244.13…; 5 new segments (seq 18981..).
     s.on_segment(230 * US, &ack_pkt(acked(10), false), &mut out);
     let a2 = 0.529296875;
-    assert_eq!(s.cc.alpha(), a2);
+    assert_eq!(s.alpha(), a2);
     let c4 = c3 + 1460.0 * 5840.0 / c3;
     assert!((s.cwnd() - c4).abs() < 1e-9);
     assert_eq!(out.len(), 5);
@@ -721,7 +721,7 @@ fn newreno_window_with_losses(lost: &[u64]) -> (Endpoint, Endpoint, Vec<Segment>
     let data = establish(&mut s, &mut r);
     assert_eq!(data.len(), 10);
     assert!(data[9].has(PSH) && !data[8].has(PSH), "PSH marks the end of the write");
-    assert_eq!(s.snd_max, acked(10));
+    assert_eq!(s.snd_max(), acked(10));
     let mut acks = Vec::new();
     let mut t = 200 * US;
     for p in &data {
@@ -747,7 +747,7 @@ fn newreno_fast_retransmit_and_full_ack() {
     // the window is validated (10 segments in flight ≥ cwnd/2, RFC 7661 §4.3): slow start
     // adds 2 segments.
     s.on_segment(t, &acks[0], &mut out);
-    assert_eq!(s.snd_una, acked(2));
+    assert_eq!(s.snd_una(), acked(2));
     assert_eq!(s.cwnd(), 14600.0 + 2920.0);
     // Dup ACKs 1 and 2: nothing happens (no limited transmit).
     for a in &acks[1..3] {
@@ -787,11 +787,11 @@ fn newreno_fast_retransmit_and_full_ack() {
     r.on_segment(t + 50 * US, &rtx, &mut r_out);
     assert_eq!(r_out.len(), 1);
     assert_eq!(r_out[0].ack, acked(10));
-    assert_eq!(r.delivered, 10 * MSS);
+    assert_eq!(r.delivered(), 10 * MSS);
     // Full ACK (≥ recover = 14601): FlightSize = 16061 − 14601 = 1460;
     // cwnd = min(ssthresh 5840, 1460 + 1460) = 2920 (RFC 6582 §3.2 step 3, option 1).
     s.on_segment(t + 100 * US, &r_out[0], &mut out);
-    assert_eq!(s.snd_una, acked(10));
+    assert_eq!(s.snd_una(), acked(10));
     assert_eq!(s.cwnd(), 2920.0);
     assert_eq!(s.ssthresh(), 5840.0);
     assert!(out.is_empty());
@@ -816,7 +816,7 @@ fn newreno_full_ack_with_nothing_outstanding_deflates_to_two_segments() {
     let mut r_out = Vec::new();
     r.on_segment(600 * US, &rtx, &mut r_out);
     s.on_segment(700 * US, &r_out[0], &mut out);
-    assert_eq!(s.snd_una, s.snd_max, "everything acknowledged");
+    assert_eq!(s.snd_una(), s.snd_max(), "everything acknowledged");
     // FlightSize = 0: cwnd = min(5840, max(0, 1460) + 1460) = 2920 (RFC 6582 §3.2 step 3
     // option 1; regression: min(ssthresh, FlightSize + SMSS) gave 1 MSS).
     assert_eq!(s.cwnd(), 2920.0);
@@ -856,17 +856,17 @@ fn newreno_partial_ack_retransmits_the_next_hole() {
     assert_eq!(s.ssthresh(), 5840.0);
     assert_eq!(s.counters().fast_retransmits, 1, "a partial ACK does not start a new recovery");
     assert_eq!(s.counters().retransmits, 2);
-    assert_eq!(s.rto_deadline, Some(t_partial + s.rtt.rto(&s.p.rto)));
+    assert_eq!(s.deadline(Timer::Rto), Some(t_partial + s.rtt().rto(&s.params().rto)));
     // 6 arrives: everything in order → ACK 10 segments; the full ACK ends recovery.
     r_out.clear();
     r.on_segment(t + 150 * US, &rtx6, &mut r_out);
     assert_eq!(r_out[0].ack, acked(10));
     s.on_segment(t + 200 * US, &r_out[0], &mut out);
-    assert_eq!(s.snd_una, acked(10));
+    assert_eq!(s.snd_una(), acked(10));
     assert!(s.cwnd() <= s.ssthresh(), "window deflated at the full ACK");
-    assert_eq!(s.rto_deadline, None, "nothing outstanding");
+    assert_eq!(s.deadline(Timer::Rto), None, "nothing outstanding");
     assert_eq!(s.counters().timeouts, 0);
-    assert_eq!(r.delivered, 10 * MSS);
+    assert_eq!(r.delivered(), 10 * MSS);
 }
 
 // ====================================================================== 6. RTO (RFC 6298)
@@ -882,7 +882,7 @@ fn rto_collapses_window_backs_off_and_goes_back_n() {
     // RTT sample 100 µs → SRTT + 4·RTTVAR = 300 µs, below RTO_min = 10 ms: the timer is
     // 10 ms after the first data segment left at 100 µs.
     let t0 = 100 * US;
-    assert_eq!(s.rto_deadline, Some(t0 + 10 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(t0 + 10 * MS));
     let mut out = Vec::new();
     // Whole window lost. First expiry: FlightSize = 14600, ssthresh = max(7300, 2920) = 7300,
     // cwnd = 1 MSS; retransmit from snd_una = 1; next RTO doubled to 20 ms.
@@ -894,7 +894,7 @@ fn rto_collapses_window_backs_off_and_goes_back_n() {
     assert_eq!(out.len(), 1);
     assert_eq!((out[0].seq, out[0].len as u64), (1, MSS));
     assert_eq!(s.counters().retransmits, 1);
-    assert_eq!(s.rto_deadline, Some(t1 + 20 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(t1 + 20 * MS));
     out.clear();
     // Second expiry: ssthresh stays 7300 (RFC 5681 §3.1: a segment already resent by the
     // timer does not lower ssthresh again; FlightSize = snd_max − snd_una is still 14600),
@@ -905,7 +905,7 @@ fn rto_collapses_window_backs_off_and_goes_back_n() {
     assert_eq!((s.cwnd(), s.ssthresh()), (1460.0, 7300.0));
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].seq, 1);
-    assert_eq!(s.rto_deadline, Some(t2 + 40 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(t2 + 40 * MS));
     let rtx = out.pop().unwrap();
     // The retransmission is ACKed 100 µs later (echoing its timestamp): backoff cleared, slow
     // start from 1 MSS: cwnd = 1460 + min(1460, 2920) = 2920 → go-back-N resends 2 and 3.
@@ -913,14 +913,14 @@ fn rto_collapses_window_backs_off_and_goes_back_n() {
     ack.ts_ecr = rtx.ts_val;
     let t3 = t2 + 100 * US;
     s.on_segment(t3, &ack, &mut out);
-    assert_eq!(s.rtt.backoff, 0);
+    assert_eq!(s.rtt().backoff, 0);
     assert_eq!(s.cwnd(), 2920.0);
     assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![seg(2), seg(3)]);
     // Segment 1 twice (one per timeout), then 2 and 3: 4 retransmissions.
     assert_eq!(s.counters().retransmits, 4, "segments 2, 3 are resent data");
     // RTO back to max(10 ms, SRTT + 4·RTTVAR) = 10 ms after the un-backed-off timer restart.
-    assert_eq!(s.rto_deadline, Some(t3 + 10 * MS));
-    assert_eq!(s.snd_max, acked(10), "resending does not move snd_max");
+    assert_eq!(s.deadline(Timer::Rto), Some(t3 + 10 * MS));
+    assert_eq!(s.snd_max(), acked(10), "resending does not move snd_max");
 }
 
 #[test]
@@ -937,12 +937,12 @@ fn rto_ssthresh_floor_is_two_segments_and_rto_min_is_respected() {
     let data = establish(&mut s, &mut r);
     assert_eq!(data.len(), 2);
     let t0 = 100 * US;
-    assert_eq!(s.rto_deadline, Some(t0 + 300 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(t0 + 300 * MS));
     let mut out = Vec::new();
     s.on_rto_timer(t0 + 300 * MS, &mut out);
     assert_eq!(s.ssthresh(), 2920.0);
     assert_eq!(s.cwnd(), 1460.0);
-    assert_eq!(s.rto_deadline, Some(t0 + 300 * MS + 600 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(t0 + 300 * MS + 600 * MS));
     assert_eq!(s.counters().timeouts, 1);
 }
 
@@ -959,7 +959,7 @@ fn rto_timer_with_nothing_outstanding_does_nothing() {
     assert_eq!(out.len(), 1);
     let ack = out.pop().unwrap();
     s.on_segment(300 * US, &ack, &mut out);
-    assert_eq!(s.rto_deadline, None, "all data acknowledged: timer stopped");
+    assert_eq!(s.deadline(Timer::Rto), None, "all data acknowledged: timer stopped");
     s.on_rto_timer(20 * MS, &mut out);
     assert!(out.is_empty());
     assert_eq!(s.counters().timeouts, 0);
@@ -978,21 +978,21 @@ fn delayed_acks_timer_pairs_out_of_order_and_hole_filling() {
     // A lone segment at 1 ms: no ACK yet, timer at 1 ms + 40 ms.
     r.on_segment(MS, &data_pkt(1, Ecn::NotEct, 0, MS), &mut out);
     assert!(out.is_empty());
-    assert_eq!(r.delack_deadline, Some(41 * MS));
+    assert_eq!(r.deadline(Timer::DelayedAck), Some(41 * MS));
     // The timer fires: ACK of segment 1.
     r.on_delack_timer(41 * MS, &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!((out[0].ack, out[0].len, out[0].flags), (acked(1), 0, ACK));
-    assert_eq!(r.delack_deadline, None);
+    assert_eq!(r.deadline(Timer::DelayedAck), None);
     out.clear();
     // Two segments: the second is ACKed at once (m = 2), covering both.
     r.on_segment(50 * MS, &data_pkt(2, Ecn::NotEct, 0, 50 * MS), &mut out);
     assert!(out.is_empty());
-    assert_eq!(r.delack_deadline, Some(90 * MS));
+    assert_eq!(r.deadline(Timer::DelayedAck), Some(90 * MS));
     r.on_segment(50 * MS + 12 * US, &data_pkt(3, Ecn::NotEct, 0, 50 * MS), &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].ack, acked(3));
-    assert_eq!(r.delack_deadline, None, "timer cancelled by the ACK");
+    assert_eq!(r.deadline(Timer::DelayedAck), None, "timer cancelled by the ACK");
     out.clear();
     // Segment 4 arrives in order and is held; then 6 arrives out of order: an immediate ACK
     // (RFC 5681 §4.2) of everything in order, i.e. 4 segments; 7 → duplicate of that ACK.
@@ -1001,7 +1001,7 @@ fn delayed_acks_timer_pairs_out_of_order_and_hole_filling() {
     r.on_segment(60 * MS + 12 * US, &data_pkt(6, Ecn::NotEct, 0, 60 * MS), &mut out);
     assert_eq!(out.len(), 1, "out-of-order segment → immediate ACK");
     assert_eq!(out[0].ack, acked(4));
-    assert_eq!(r.delack_deadline, None);
+    assert_eq!(r.deadline(Timer::DelayedAck), None);
     out.clear();
     r.on_segment(60 * MS + 24 * US, &data_pkt(7, Ecn::NotEct, 0, 60 * MS), &mut out);
     assert_eq!(out.len(), 1);
@@ -1011,8 +1011,8 @@ fn delayed_acks_timer_pairs_out_of_order_and_hole_filling() {
     r.on_segment(60 * MS + 36 * US, &data_pkt(5, Ecn::NotEct, 0, 60 * MS), &mut out);
     assert_eq!(out.len(), 1, "hole filled → immediate ACK");
     assert_eq!(out[0].ack, acked(7));
-    assert_eq!(r.delivered, 7 * MSS);
-    assert_eq!(r.delack_deadline, None);
+    assert_eq!(r.delivered(), 7 * MSS);
+    assert_eq!(r.deadline(Timer::DelayedAck), None);
     out.clear();
     // An old duplicate (segment 2 again) is re-ACKed at once.
     r.on_segment(70 * MS, &data_pkt(2, Ecn::NotEct, 0, 70 * MS), &mut out);
@@ -1023,7 +1023,7 @@ fn delayed_acks_timer_pairs_out_of_order_and_hole_filling() {
     r.on_segment(80 * MS, &data_pkt(8, Ecn::NotEct, PSH, 80 * MS), &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].ack, acked(8));
-    assert_eq!(r.delack_deadline, None);
+    assert_eq!(r.deadline(Timer::DelayedAck), None);
     out.clear();
     // The timer firing with nothing pending sends nothing.
     r.on_delack_timer(200 * MS, &mut out);
@@ -1044,7 +1044,7 @@ fn delayed_ack_deadline_is_not_pushed_back_by_later_segments() {
     r.on_segment(MS, &data_pkt(1, Ecn::NotEct, 0, MS), &mut out);
     r.on_segment(2 * MS, &data_pkt(2, Ecn::NotEct, 0, 2 * MS), &mut out);
     assert!(out.is_empty());
-    assert_eq!(r.delack_deadline, Some(41 * MS));
+    assert_eq!(r.deadline(Timer::DelayedAck), Some(41 * MS));
     r.on_delack_timer(41 * MS, &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].ack, acked(2));
@@ -1062,11 +1062,11 @@ fn a_segment_that_fills_the_advertised_window_is_acked_at_once() {
         let mut s = endpoint(cc, 0);
         let mut r = endpoint(cc, 1);
         establish(&mut s, &mut r);
-        r.advertised_edge = r.rcv_nxt + edge_segments * 1460;
+        r.on_window_advertised(r.rcv_nxt() + edge_segments * 1460);
         let mut out = Vec::new();
         r.on_segment(MS, &data_pkt(1, Ecn::NotEct, 0, MS), &mut out);
         assert_eq!(out.len(), usize::from(acked_at_once), "edge {edge_segments} segments");
-        assert_eq!(r.delack_deadline.is_some(), !acked_at_once);
+        assert_eq!(r.deadline(Timer::DelayedAck).is_some(), !acked_at_once);
     }
 }
 
@@ -1121,7 +1121,7 @@ fn a_pacing_rate_releases_each_data_segment_one_transmission_time_after_the_last
     let cc = CcKind::NewReno;
     let mut s = endpoint(cc, 0);
     let mut r = endpoint(cc, 1);
-    s.cc.win.pacing = Some(Rate::from_gbps(1.0));
+    s.cc_mut().win.pacing = Some(Rate::from_gbps(1.0));
     s.write(100_000);
     let sent = establish(&mut s, &mut r);
     assert_eq!(sent.len(), 1);
@@ -1141,7 +1141,7 @@ fn a_pacing_rate_releases_each_data_segment_one_transmission_time_after_the_last
         out.clear();
     }
     // Without a rate the same sender sends the rest of its window at once and sets no deadline.
-    s.cc.win.pacing = None;
+    s.cc_mut().win.pacing = None;
     s.on_pace_timer(140 * US, &mut out);
     assert_eq!(out.len(), 6);
     assert_eq!(s.pace_deadline(), None);
@@ -1158,7 +1158,7 @@ fn a_dropped_syn_costs_the_initial_rto_then_its_backoff_and_the_last_retry_gives
     let mut sent_at = vec![Time::ZERO];
     out.clear();
     for _ in 0..6 {
-        let t = s.rto_deadline.expect("the SYN timer");
+        let t = s.deadline(Timer::Rto).expect("the SYN timer");
         s.on_rto_timer(t, &mut out);
         assert_eq!(out.len(), 1);
         assert!(out[0].has(SYN));
@@ -1168,10 +1168,10 @@ fn a_dropped_syn_costs_the_initial_rto_then_its_backoff_and_the_last_retry_gives
     let secs: Vec<u64> = sent_at.iter().map(|t| t.as_ps() / S.as_ps()).collect();
     assert_eq!(secs, [0, 1, 3, 7, 15, 31, 63]);
     assert!(sent_at.iter().all(|t| t.as_ps() % S.as_ps() == 0), "exact multiples of 1 s");
-    let last = s.rto_deadline.expect("the last wait");
+    let last = s.deadline(Timer::Rto).expect("the last wait");
     assert_eq!(last, 123 * S);
     s.on_rto_timer(last, &mut out);
-    assert!(out.is_empty() && s.failed() && s.rto_deadline.is_none());
+    assert!(out.is_empty() && s.failed() && s.deadline(Timer::Rto).is_none());
     assert_eq!(s.counters().syn_retries, 6);
     // A SYN-ACK arriving after it gave up changes nothing.
     let mut r = endpoint(CcKind::NewReno, 1);
@@ -1196,7 +1196,7 @@ fn once_the_retried_syn_gets_through_setup_takes_one_initial_rto_plus_the_rtt() 
     r.on_segment(S + 50 * US, &syn, &mut out);
     let synack = out.pop().unwrap();
     s.on_segment(S + 100 * US, &synack, &mut out);
-    assert_eq!(s.established_at, Some(S + 100 * US));
+    assert_eq!(s.established_at(), Some(S + 100 * US));
 }
 
 #[test]
@@ -1211,19 +1211,19 @@ fn a_listener_whose_syn_acks_are_lost_drops_the_request_after_its_synack_retries
     r.on_segment(50 * US, &syn, &mut out);
     out.clear();
     for _ in 0..5 {
-        let t = r.rto_deadline.unwrap();
+        let t = r.deadline(Timer::Rto).unwrap();
         r.on_rto_timer(t, &mut out);
         assert!(out.pop().unwrap().has(SYN | ACK));
     }
-    let t = r.rto_deadline.unwrap();
+    let t = r.deadline(Timer::Rto).unwrap();
     assert_eq!(t, 50 * US + 63 * S);
     r.on_rto_timer(t, &mut out);
-    assert!(out.is_empty() && r.state == State::Listen && !r.failed() && r.rto_deadline.is_none());
+    assert!(out.is_empty() && r.state() == State::Listen && !r.failed() && r.deadline(Timer::Rto).is_none());
     r.on_segment(t + S, &syn, &mut out);
     let synack = out.pop().expect("a new SYN-ACK");
-    assert!(synack.has(SYN | ACK) && r.state == State::SynRcvd);
+    assert!(synack.has(SYN | ACK) && r.state() == State::SynRcvd);
     // Its timer starts again from the initial RTO.
-    assert_eq!(r.rto_deadline, Some(t + S + S));
+    assert_eq!(r.deadline(Timer::Rto), Some(t + S + S));
 }
 
 #[test]
@@ -1271,7 +1271,7 @@ fn receive_buffer_auto_tuning_grows_once_per_rtt_by_linux_rule() {
     let mut s = endpoint(CcKind::NewReno, 0);
     let mut r = endpoint_with(p, CcKind::NewReno, 1.0, 1);
     establish(&mut s, &mut r); // the receiver is established at 150 µs
-    assert_eq!(r.rcv_buffer, 65_535);
+    assert_eq!(r.rcv_buffer(), 65_535);
     let mut out = Vec::new();
     let mut feed = |r: &mut Endpoint, i: u64, now: Time| {
         let mut d = data_pkt(i, Ecn::NotEct, 0, now);
@@ -1281,28 +1281,28 @@ fn receive_buffer_auto_tuning_grows_once_per_rtt_by_linux_rule() {
     // 30 segments in the first RTT (150 µs .. 250 µs): no decision before an RTT has passed.
     for i in 1..=29 {
         feed(&mut r, i, 150 * US + i * US);
-        assert_eq!(r.rcv_buffer, 65_535, "segment {i}");
+        assert_eq!(r.rcv_buffer(), 65_535, "segment {i}");
     }
     feed(&mut r, 30, 250 * US);
     assert_eq!(r.receiver_rtt(), Some(100 * US));
     // copied = 43,800 > 14,600: base = 2·43,800 + 16·1,460 = 110,960;
     // grow = 110,960 · (43,800 − 14,600) / 14,600 = 221,920; buffer = 110,960 + 2·221,920.
-    assert_eq!(r.rcv_buffer, 554_800);
+    assert_eq!(r.rcv_buffer(), 554_800);
     // The next RTT reads as much again: not more than the last growth's 43,800, no change.
     for i in 31..=60 {
         feed(&mut r, i, 250 * US + (i - 30) * 10 * US / 3);
     }
-    assert_eq!(r.rcv_buffer, 554_800);
+    assert_eq!(r.rcv_buffer(), 554_800);
     // A faster RTT (60 segments) grows it again, up to the 1 MB cap: base = 2·87,600 +
     // 23,360 = 198,560; grow = 198,560 · 43,800 / 43,800 → 198,560 + 397,120 = 595,680.
     for i in 61..=120 {
         feed(&mut r, i, 350 * US + (i - 60) * 10 * US / 6);
     }
-    assert_eq!(r.rcv_buffer, 595_680);
+    assert_eq!(r.rcv_buffer(), 595_680);
     for i in 121..=400 {
         feed(&mut r, i, 450 * US + (i - 120) * 10 * US / 28);
     }
-    assert_eq!(r.rcv_buffer, 1_000_000, "capped");
+    assert_eq!(r.rcv_buffer(), 1_000_000, "capped");
 }
 
 #[test]
@@ -1336,18 +1336,18 @@ fn the_invariant_check_catches_a_disordered_sequence_space_and_bad_windows() {
     s.check_invariants().expect("a sender in use");
     r.check_invariants().expect("a receiver in use");
     let mut behind = s.clone();
-    behind.snd_nxt = behind.snd_una - 1;
+    behind.set_snd_nxt(behind.snd_una() - 1);
     assert!(behind.check_invariants().unwrap_err().contains("snd_nxt"));
     let mut past_written = s.clone();
-    past_written.snd_max = past_written.app_end + 1;
+    past_written.set_snd_max(past_written.app_end() + 1);
     assert!(past_written.check_invariants().unwrap_err().contains("written up to"));
     let mut over_delivered = r.clone();
-    over_delivered.delivered = over_delivered.rcv_nxt + 1;
+    over_delivered.set_delivered(over_delivered.rcv_nxt() + 1);
     assert!(over_delivered.check_invariants().unwrap_err().contains("delivered"));
     let mut no_window = s.clone();
-    no_window.cc.win.cwnd = 0.0;
+    no_window.cc_mut().win.cwnd = 0.0;
     assert!(no_window.check_invariants().unwrap_err().contains("cwnd"));
     let mut nan_window = s;
-    nan_window.cc.win.cwnd = f64::NAN;
+    nan_window.cc_mut().win.cwnd = f64::NAN;
     assert!(nan_window.check_invariants().unwrap_err().contains("cwnd"));
 }

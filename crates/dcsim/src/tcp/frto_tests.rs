@@ -12,7 +12,7 @@
 //! 14600 B, ssthresh = max(7300, 2920) = 7300, cwnd = 1460 (the loss window), and only
 //! segment 1 is resent; the next timer waits 20 ms.
 
-use super::endpoint::Endpoint;
+use super::endpoint::{Endpoint, Timer};
 use super::test_support::*;
 use crate::net::packet::{Segment, RETX};
 use crate::units::Time;
@@ -30,12 +30,12 @@ fn start(frto: bool, sack: bool, segments: u64) -> (Endpoint, Endpoint, Vec<Segm
     s.write(segments * MSS);
     let data = establish(&mut s, &mut r);
     assert_eq!(seg_nos(&data), (1..=10).collect::<Vec<_>>());
-    assert_eq!(s.rto_deadline, Some(T1));
+    assert_eq!(s.deadline(Timer::Rto), Some(T1));
     (s, r, data)
 }
 
 fn fire_rto(s: &mut Endpoint, now: Time) -> Vec<Segment> {
-    assert_eq!(s.rto_deadline, Some(now), "the timer fires at its deadline");
+    assert_eq!(s.deadline(Timer::Rto), Some(now), "the timer fires at its deadline");
     let mut out = Vec::new();
     s.on_rto_timer(now, &mut out);
     s.check_invariants().unwrap();
@@ -56,8 +56,8 @@ fn first_timeout(s: &mut Endpoint) -> Segment {
     assert_eq!(seg_nos(&out), vec![1]);
     assert!(out[0].has(RETX));
     assert_eq!((s.cwnd(), s.ssthresh()), (1460.0, 7300.0));
-    assert_eq!((s.snd_nxt, s.snd_max), (seg(2), seg(11)));
-    assert_eq!(s.rto_deadline, Some(T1 + 20 * MS));
+    assert_eq!((s.snd_nxt(), s.snd_max()), (seg(2), seg(11)));
+    assert_eq!(s.deadline(Timer::Rto), Some(T1 + 20 * MS));
     assert_eq!((s.counters().timeouts, s.counters().spurious_timeouts), (1, 0));
     assert_eq!(s.timeouts_classified(), 0, "the timeout waits for the ACK after it");
     assert_eq!(out[0].ts_val, T1 + Time::from_ps(1), "RetransmitTS");
@@ -76,7 +76,7 @@ fn a_delay_spike_is_a_spurious_timeout_found_by_frto_and_undone_by_the_eifel_res
     // nothing is lost. An earlier reduction left ssthresh at 3 segments (4380 B); cwnd is
     // still the IW, 14600.
     let (mut s, mut r, data) = start(true, true, 14);
-    s.cc.win.ssthresh = 4380.0;
+    s.cc_mut().win.ssthresh = 4380.0;
     // RFC 4015 step (0) at the timeout: pipe_prev = max(FlightSize 14600, ssthresh 4380) =
     // 14600, SRTT_prev = 100 µs + 2·G (G = 0: no tick), RTTVAR_prev = 50 µs. F-RTO step 1
     // (no recovery underway: RecoveryPoint 0 < SND.UNA): resend 1 only.
@@ -94,12 +94,12 @@ fn a_delay_spike_is_a_spurious_timeout_found_by_frto_and_undone_by_the_eifel_res
     assert_eq!(seg_nos(&new), vec![11, 12]);
     assert!(new_data(&new), "new data, not retransmissions");
     assert_eq!(s.cwnd(), 2920.0);
-    assert_eq!((s.snd_una, s.snd_nxt, s.snd_max), (seg(2), seg(13), seg(13)));
+    assert_eq!((s.snd_una(), s.snd_nxt(), s.snd_max()), (seg(2), seg(13), seg(13)));
     // The RTT sample 10.2 ms (RFC 6298): RTTVAR = (3·50 + |100 − 10200|)/4 = 2562.5 µs, SRTT
     // = (7·100 + 10200)/8 = 1362.5 µs; RTO = 1362.5 + 4·2562.5 = 11612.5 µs from t2.
-    assert_eq!(s.rtt.srtt, Some(Time::from_ps(1_362_500_000)));
-    assert_eq!(s.rtt.rttvar, Time::from_ps(2_562_500_000));
-    assert_eq!(s.rto_deadline, Some(t2 + Time::from_ps(11_612_500_000)));
+    assert_eq!(s.rtt().srtt, Some(Time::from_ps(1_362_500_000)));
+    assert_eq!(s.rtt().rttvar, Time::from_ps(2_562_500_000));
+    assert_eq!(s.deadline(Timer::Rto), Some(t2 + Time::from_ps(11_612_500_000)));
     assert_eq!(s.counters().spurious_timeouts, 0, "not yet decided");
     // t3 = 10.31 ms, ACK seg(3): step 3, a new cumulative ACK of data sent before the
     // timeout, nothing beyond RecoveryPoint: step 3b, the timeout was spurious.
@@ -115,7 +115,7 @@ fn a_delay_spike_is_a_spurious_timeout_found_by_frto_and_undone_by_the_eifel_res
     // So 1460 B of room: the next new segment, 13.
     assert_eq!(seg_nos(&out), vec![13]);
     assert!(new_data(&out));
-    assert_eq!((s.snd_nxt, s.snd_max), (seg(14), seg(14)));
+    assert_eq!((s.snd_nxt(), s.snd_max()), (seg(14), seg(14)));
     assert_eq!(s.counters().retransmits, 1, "only the timeout's own retransmission");
     // The rest of the first window (3-10), then 11-13, arrive at 10.35 ms; their ACKs reach
     // the sender at t4 = 10.4 ms. The ACKs of 3-10 and 11-12 (sent before the detection) are
@@ -134,14 +134,14 @@ fn a_delay_spike_is_a_spurious_timeout_found_by_frto_and_undone_by_the_eifel_res
     }
     for a in &acks[..acks.len() - 1] {
         fed(&mut s, t4, a);
-        assert!(s.rtt.srtt.unwrap() > Time::from_ms(1), "spike samples, RFC 6298 as usual");
+        assert!(s.rtt().srtt.unwrap() > Time::from_ms(1), "spike samples, RFC 6298 as usual");
     }
     let last = acks.last().unwrap();
     assert_eq!((last.ack, last.ts_ecr), (seg(14), t3 + Time::from_ps(1)));
     fed(&mut s, t4, last);
-    assert_eq!(s.rtt.srtt, Some(100 * US));
-    assert_eq!(s.rtt.rttvar, 50 * US);
-    assert_eq!(s.rtt.rto(&s.p.rto), 10 * MS);
+    assert_eq!(s.rtt().srtt, Some(100 * US));
+    assert_eq!(s.rtt().rttvar, 50 * US);
+    assert_eq!(s.rtt().rto(&s.params().rto), 10 * MS);
     assert_eq!(s.counters().spurious_timeouts, 1);
 }
 
@@ -173,7 +173,7 @@ fn b_a_real_loss_falls_back_to_conventional_recovery_after_the_new_segments() {
         assert_eq!(seg_nos(&out), vec![2, 3], "sack {sack}");
         assert!(out.iter().all(|p| p.has(RETX)));
         assert_eq!((s.cwnd(), s.ssthresh()), (2920.0, 7300.0));
-        assert_eq!((s.snd_nxt, s.snd_max), (seg(4), seg(13)));
+        assert_eq!((s.snd_nxt(), s.snd_max()), (seg(4), seg(13)));
         assert_eq!((s.counters().timeouts, s.counters().spurious_timeouts), (1, 0));
         assert_eq!(s.timeouts_classified(), 1);
         assert_eq!(s.counters().retransmits, 3);
@@ -225,7 +225,7 @@ fn d_without_frto_the_echoed_timestamp_classifies_and_the_sender_is_unchanged() 
     // §3.2). The sender goes on as before the classification existed: slow start 2920,
     // go-back-N 2 and 3; no restoration of cwnd or ssthresh.
     let (mut s, mut r, data) = start(false, true, 14);
-    s.cc.win.ssthresh = 4380.0;
+    s.cc_mut().win.ssthresh = 4380.0;
     first_timeout(&mut s);
     let a1 = deliver(&mut r, T1 + 100 * US, &data[0]).unwrap();
     let a2 = deliver(&mut r, T1 + 110 * US, &data[1]).unwrap();
@@ -271,8 +271,8 @@ fn e_a_timeout_again_in_step_2_goes_back_to_step_1_and_shares_the_verdict() {
     let t_2 = T1 + 20 * MS;
     let out = fire_rto(&mut s, t_2);
     assert_eq!(seg_nos(&out), vec![1]);
-    assert_eq!((s.cwnd(), s.ssthresh(), s.rtt.backoff), (1460.0, 7300.0, 2));
-    assert_eq!(s.rto_deadline, Some(t_2 + 40 * MS));
+    assert_eq!((s.cwnd(), s.ssthresh(), s.rtt().backoff), (1460.0, 7300.0, 2));
+    assert_eq!(s.deadline(Timer::Rto), Some(t_2 + 40 * MS));
     assert_eq!((s.counters().timeouts, s.timeouts_classified()), (2, 0));
     // The originals arrive at last: 1's ACK (seg(2)) at 30.2 ms is step 2's new ACK: two new
     // segments (slow start 2920).

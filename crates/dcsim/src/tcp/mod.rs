@@ -13,14 +13,16 @@ mod ictcp_tests;
 pub mod options;
 pub mod ranges;
 pub mod receive_window;
+mod receiver;
 #[cfg(test)]
 mod recovery_tests;
 pub mod rtt;
 #[cfg(test)]
 mod sack_tests;
+mod sender;
 #[cfg(test)]
 mod stack_tests;
 #[cfg(test)]
 mod test_support;
 
-pub use endpoint::{Endpoint, State, TcpParams};
+pub use endpoint::{Endpoint, State, TcpParams, Timer};

@@ -9,7 +9,7 @@
 //! 100 µs. Every later ACK in these traces comes 100 µs after the segment it answers, so RTT
 //! samples stay 100 µs and the un-backed-off RTO stays 10 ms.
 
-use super::endpoint::Endpoint;
+use super::endpoint::{Endpoint, Timer};
 use super::test_support::*;
 use crate::net::packet::{Segment, PSH, RETX};
 use crate::units::Time;
@@ -27,13 +27,17 @@ fn response(sack: bool, delack_segments: u32, n: u64) -> (Endpoint, Endpoint, Ve
     s.write(n * MSS);
     let data = establish(&mut s, &mut r);
     assert_eq!(seg_nos(&data), (1..=n).collect::<Vec<_>>());
-    assert_eq!(s.rtt.srtt, Some(100 * US));
-    assert_eq!(s.rto_deadline, Some(100 * US + 10 * MS), "RFC 6298 (5.1): armed at the first send");
+    assert_eq!(s.rtt().srtt, Some(100 * US));
+    assert_eq!(
+        s.deadline(Timer::Rto),
+        Some(100 * US + 10 * MS),
+        "RFC 6298 (5.1): armed at the first send"
+    );
     (s, r, data)
 }
 
 fn fire_rto(s: &mut Endpoint, now: Time) -> Vec<Segment> {
-    assert_eq!(s.rto_deadline, Some(now), "the timer fires at its deadline");
+    assert_eq!(s.deadline(Timer::Rto), Some(now), "the timer fires at its deadline");
     let mut out = Vec::new();
     s.on_rto_timer(now, &mut out);
     out
@@ -53,7 +57,7 @@ fn a_tail_loss_rto_resends_the_first_hole_then_slow_starts() {
     // At 200 µs: RTT sample 100 µs (SRTT stays 100 µs); RFC 6298 (5.3) restarts the timer:
     // 200 µs + 10 ms. The timer is NOT 10 ms after the last send (100 µs): the ACK restarts it.
     assert!(feed(&mut s, 200 * US, &a1).is_empty());
-    assert_eq!(s.rto_deadline, Some(200 * US + 10 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(200 * US + 10 * MS));
     // No growth: app-limited, flight before the ACK 4 segs, 2·4 < IW 10 (RFC 7661).
     assert_eq!(s.cwnd(), 14600.0);
     // RTO at 10.2 ms (RFC 6298 5.4-5.6): FlightSize = seg(5) - seg(2) = 4380 ->
@@ -65,9 +69,9 @@ fn a_tail_loss_rto_resends_the_first_hole_then_slow_starts() {
     assert!(out[0].has(RETX) && !out[0].has(PSH));
     assert_eq!(out[0].len as u64, MSS);
     assert_eq!((s.cwnd(), s.ssthresh()), (1460.0, 2920.0));
-    assert_eq!(s.rtt.backoff, 1);
-    assert_eq!(s.rto_deadline, Some(t_rto + 20 * MS));
-    assert_eq!((s.snd_nxt, s.snd_max), (seg(3), seg(5)));
+    assert_eq!(s.rtt().backoff, 1);
+    assert_eq!(s.deadline(Timer::Rto), Some(t_rto + 20 * MS));
+    assert_eq!((s.snd_nxt(), s.snd_max()), (seg(3), seg(5)));
     assert_eq!(s.counters().timeouts, 1);
     // The retransmission arrives; its ACK (seg(3)) echoes ITS TSval (t_rto): with RFC 7323
     // timestamps the sample is unambiguous (RFC 6298 §3), 100 µs, and backoff is cleared.
@@ -75,15 +79,15 @@ fn a_tail_loss_rto_resends_the_first_hole_then_slow_starts() {
     assert_eq!((a2.ack, a2.ts_ecr), (seg(3), out[0].ts_val));
     let t = t_rto + 100 * US;
     let out = feed(&mut s, t, &a2);
-    assert_eq!(s.rtt.backoff, 0);
-    assert_eq!(s.rtt.srtt, Some(100 * US));
+    assert_eq!(s.rtt().backoff, 0);
+    assert_eq!(s.rtt().srtt, Some(100 * US));
     // Slow start (1460 < 2920): cwnd = 1460 + 1460 = 2920 -> go-back-N sends 3 and 4 (both
     // resent data: RETX; 4 ends the write: PSH). Timer restarted un-backed-off: t + 10 ms.
     assert_eq!(s.cwnd(), 2920.0);
     assert_eq!(seg_nos(&out), vec![3, 4]);
     assert!(out.iter().all(|p| p.has(RETX)));
     assert!(out[1].has(PSH));
-    assert_eq!(s.rto_deadline, Some(t + 10 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(t + 10 * MS));
     // Both arrive: ACK seg(4) -> congestion avoidance (cwnd = ssthresh): +1460²/2920 = 730
     // -> 3650; ACK seg(5): flight before it 1 segment, 2·1 < 3650/1460 and not cwnd-limited:
     // no growth (RFC 7661). All acknowledged: timer off.
@@ -92,12 +96,12 @@ fn a_tail_loss_rto_resends_the_first_hole_then_slow_starts() {
     assert!(feed(&mut s, t + 100 * US, &a3).is_empty());
     assert!(feed(&mut s, t + 110 * US, &a4).is_empty());
     assert_eq!(s.cwnd(), 3650.0);
-    assert_eq!((s.snd_una, s.rto_deadline), (seg(5), None));
+    assert_eq!((s.snd_una(), s.deadline(Timer::Rto)), (seg(5), None));
     assert_eq!(
         (s.counters().retransmits, s.counters().timeouts, s.counters().fast_retransmits),
         (3, 1, 0)
     );
-    assert_eq!(r.delivered, 4 * MSS);
+    assert_eq!(r.delivered(), 4 * MSS);
 }
 
 #[test]
@@ -106,7 +110,7 @@ fn a_delayed_ack_longer_than_rto_min_makes_the_rto_resend_a_held_segment() {
     // 1 arrives alone at 150 µs: its ACK is delayed to 40.15 ms, after the RTO (10.1 ms).
     let (mut s, mut r, data) = response(true, 2, 4);
     assert!(deliver(&mut r, 150 * US, &data[0]).is_none());
-    assert_eq!(r.delack_deadline, Some(150 * US + 40 * MS));
+    assert_eq!(r.deadline(Timer::DelayedAck), Some(150 * US + 40 * MS));
     // RTO at 10.1 ms: FlightSize seg(5) - 1 = 5840 -> ssthresh 2920, cwnd 1460; the
     // earliest unacknowledged segment is 1 (RFC 6298 5.4), which the receiver holds.
     let t_rto = 100 * US + 10 * MS;
@@ -118,14 +122,14 @@ fn a_delayed_ack_longer_than_rto_min_makes_the_rto_resend_a_held_segment() {
     // >= TS.Recent, so TS.Recent = the copy's TSval and the ACK echoes the retransmission.
     let a = deliver(&mut r, t_rto + 50 * US, &out[0]).expect("duplicate: ACK at once");
     assert_eq!(a.ack, seg(2));
-    assert_eq!(r.delack_deadline, None);
+    assert_eq!(r.deadline(Timer::DelayedAck), None);
     assert_eq!(a.ts_ecr, out[0].ts_val, "RFC 7323 §4.3: echo the copy that covers Last.ACK.sent");
     // So the sender samples 100 µs, not 10.1 ms (which would make SRTT 1.35 ms, RTTVAR
     // 2.54 ms, RTO 11.5 ms): RTO stays 10 ms, restarted at 10.2 ms.
     let t = t_rto + 100 * US;
     let out = feed(&mut s, t, &a);
-    assert_eq!(s.rtt.srtt, Some(100 * US));
-    assert_eq!(s.rto_deadline, Some(t + 10 * MS));
+    assert_eq!(s.rtt().srtt, Some(100 * US));
+    assert_eq!(s.deadline(Timer::Rto), Some(t + 10 * MS));
     // Slow start 1460 -> 2920: go-back-N resends 2 and 3.
     assert_eq!(s.cwnd(), 2920.0);
     assert_eq!(seg_nos(&out), vec![2, 3]);
@@ -146,13 +150,13 @@ fn b_a_lost_rto_retransmission_waits_for_the_doubled_timer() {
                                                          // the timer). cwnd 1460, segment 2 again, next wait 40 ms.
     let t2 = t1 + 20 * MS;
     assert_eq!(seg_nos(&fire_rto(&mut s, t2)), vec![2]); // dropped
-    assert_eq!((s.cwnd(), s.ssthresh(), s.rtt.backoff), (1460.0, 2920.0, 2));
-    assert_eq!(s.rto_deadline, Some(t2 + 40 * MS));
+    assert_eq!((s.cwnd(), s.ssthresh(), s.rtt().backoff), (1460.0, 2920.0, 2));
+    assert_eq!(s.deadline(Timer::Rto), Some(t2 + 40 * MS));
     // 3rd RTO at t2 + 40 ms; next wait 80 ms. This copy gets through.
     let t3 = t2 + 40 * MS;
     let out = fire_rto(&mut s, t3);
     assert_eq!(seg_nos(&out), vec![2]);
-    assert_eq!(s.rto_deadline, Some(t3 + 80 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(t3 + 80 * MS));
     assert_eq!(s.counters().timeouts, 3);
     assert_eq!(t3, 200 * US + 70 * MS, "10 + 20 + 40 ms after the last ACK");
     // Its ACK echoes t3: sample 100 µs, backoff cleared, RTO 10 ms again; slow start 2920:
@@ -160,8 +164,8 @@ fn b_a_lost_rto_retransmission_waits_for_the_doubled_timer() {
     let a = deliver(&mut r, t3 + 50 * US, &out[0]).unwrap();
     let t = t3 + 100 * US;
     let out = feed(&mut s, t, &a);
-    assert_eq!((s.rtt.backoff, s.rtt.srtt), (0, Some(100 * US)));
-    assert_eq!(s.rto_deadline, Some(t + 10 * MS));
+    assert_eq!((s.rtt().backoff, s.rtt().srtt), (0, Some(100 * US)));
+    assert_eq!(s.deadline(Timer::Rto), Some(t + 10 * MS));
     assert_eq!(s.cwnd(), 2920.0);
     assert_eq!(seg_nos(&out), vec![3, 4]);
     assert_eq!(s.counters().retransmits, 5);
@@ -194,7 +198,7 @@ fn b_after_an_rto_dupacks_below_recovery_point_start_no_fast_recovery() {
     let out = feed(&mut s, t_last, &a3);
     assert_eq!(seg_nos(&out), vec![6, 7]);
     assert_eq!(s.cwnd(), 5840.0);
-    assert_eq!(s.rto_deadline, Some(t_last + 10 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(t_last + 10 * MS));
     // Outstanding: 4 5 6 7. The retransmission of 4 is dropped again; 5, 6, 7 arrive: three
     // dup ACKs of seg(4) SACKing [5], [5-6], [5-7].
     let sent5 = [out45[1]];
@@ -210,7 +214,7 @@ fn b_after_an_rto_dupacks_below_recovery_point_start_no_fast_recovery() {
         assert!(feed(&mut s, t, d).is_empty(), "dup ACK {k}");
         assert_eq!(s.counters().fast_retransmits, 0);
         assert_eq!(s.cwnd(), 5840.0);
-        assert_eq!(s.rto_deadline, Some(t_last + 10 * MS));
+        assert_eq!(s.deadline(Timer::Rto), Some(t_last + 10 * MS));
     }
     // RTO2 at t_last + 10 ms (backoff was cleared by the ACKs): FlightSize = seg(11) - seg(4)
     // = 10220 -> ssthresh 5110; cwnd 1460; resend 4; 5-7 are SACKed and skipped.
@@ -218,7 +222,7 @@ fn b_after_an_rto_dupacks_below_recovery_point_start_no_fast_recovery() {
     let out = fire_rto(&mut s, t2);
     assert_eq!(seg_nos(&out), vec![4]);
     assert_eq!((s.cwnd(), s.ssthresh()), (1460.0, 5110.0));
-    assert_eq!(s.rto_deadline, Some(t2 + 20 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(t2 + 20 * MS));
     // 4 fills the hole: ACK seg(8). Slow start: +2 segments (L = 2) -> 4380: 8, 9, 10.
     let a = deliver(&mut r, t2 + 50 * US, &out[0]).unwrap();
     assert_eq!((a.ack, a.sack_blocks), (seg(8), 0));
@@ -251,7 +255,7 @@ fn c_a_lost_fast_retransmission_is_repaired_by_the_rto_not_the_dupacks() {
     // RFC 6675 step 4 at the 3rd dup ACK (403 µs): ssthresh = cwnd = 7300, resend 1, timer
     // restarted (403 µs + 10 ms); dup ACKs 6-9 send new data 11-14 (rule 2).
     assert_eq!(seg_nos(&sent), vec![1, 11, 12, 13, 14]);
-    assert_eq!(s.rto_deadline, Some(403 * US + 10 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(403 * US + 10 * MS));
     // The retransmission of 1 is dropped. 11-14 arrive: 4 more dup ACKs (SACK [2-11] ...
     // [2-14]); each takes a segment out of the pipe and rule 2 sends one new segment. Segment
     // 1 is below HighRxt: never chosen again (RFC 6675 has no lost-retransmission detection).
@@ -272,7 +276,7 @@ fn c_a_lost_fast_retransmission_is_repaired_by_the_rto_not_the_dupacks() {
     let out = fire_rto(&mut s, t_rto);
     assert_eq!(seg_nos(&out), vec![1]);
     assert_eq!((s.cwnd(), s.ssthresh()), (1460.0, 13140.0));
-    assert_eq!(s.rto_deadline, Some(t_rto + 20 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(t_rto + 20 * MS));
     // 1 arrives: ACK seg(15). Slow start +2: 4380 -> go-back-N 15, 16, 17 (in flight, not
     // known lost: resent anyway, as RFC 5681/6298 go-back-N must).
     let a = deliver(&mut r, t_rto + 50 * US, &out[0]).unwrap();
@@ -332,7 +336,7 @@ fn c_the_rescue_retransmission_waits_until_highack_passes_the_first_retransmissi
     assert_eq!(seg_nos(&out), vec![10]);
     let full = deliver(&mut r, t + 150 * US, &out[0]).unwrap();
     assert!(feed(&mut s, t + 200 * US, &full).is_empty());
-    assert_eq!((s.snd_una, s.rto_deadline), (seg(11), None));
+    assert_eq!((s.snd_una(), s.deadline(Timer::Rto)), (seg(11), None));
     assert_eq!((s.counters().retransmits, s.counters().timeouts), (2, 0));
 }
 
@@ -364,7 +368,7 @@ fn d_newreno_partial_acks_restart_the_timer_each_time() {
     // dup ACKs 4, 5 inflate to 13140.
     assert_eq!(seg_nos(&sent), vec![3]);
     assert_eq!((s.cwnd(), s.ssthresh()), (13140.0, 5840.0));
-    assert_eq!(s.rto_deadline, Some(404 * US + 10 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(404 * US + 10 * MS));
     // 3 arrives: partial ACK seg(6) at tp1. RFC 6582 §3.2 step 3: resend 6, deflate by 4380
     // and add 1460: 10220; timer reset (first partial ACK, both variants): tp1 + 10 ms.
     let a = deliver(&mut r, t + 50 * US, &sent[0]).unwrap();
@@ -373,7 +377,7 @@ fn d_newreno_partial_acks_restart_the_timer_each_time() {
     let out = feed(&mut s, tp1, &a);
     assert_eq!(seg_nos(&out), vec![6]);
     assert_eq!(s.cwnd(), 10220.0);
-    assert_eq!(s.rto_deadline, Some(tp1 + 10 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(tp1 + 10 * MS));
     // 6 arrives: partial ACK seg(9) at tp2 = tp1 + 200 µs: resend 9, cwnd 10220 - 4380 + 1460
     // = 7300. The timer is restarted again (RFC 6298 5.3; RFC 6582's Slow-but-Steady
     // variant): tp2 + 10 ms, where the Impatient variant would keep tp1 + 10 ms.
@@ -383,11 +387,11 @@ fn d_newreno_partial_acks_restart_the_timer_each_time() {
     let out = feed(&mut s, tp2, &a);
     assert_eq!(seg_nos(&out), vec![9]);
     assert_eq!(s.cwnd(), 7300.0);
-    assert_eq!(s.rto_deadline, Some(tp2 + 10 * MS));
+    assert_eq!(s.deadline(Timer::Rto), Some(tp2 + 10 * MS));
     // 9 arrives: full ACK seg(11): cwnd = min(5840, max(0, 1460) + 1460) = 2920; timer off.
     let a = deliver(&mut r, tp2 + 50 * US, &out[0]).unwrap();
     assert!(feed(&mut s, tp2 + 100 * US, &a).is_empty());
-    assert_eq!((s.snd_una, s.cwnd(), s.rto_deadline), (seg(11), 2920.0, None));
+    assert_eq!((s.snd_una(), s.cwnd(), s.deadline(Timer::Rto)), (seg(11), 2920.0, None));
     assert_eq!(
         (s.counters().fast_retransmits, s.counters().retransmits, s.counters().timeouts),
         (1, 3, 0)
@@ -425,7 +429,7 @@ fn d_newreno_lost_retransmission_then_rto_then_no_fast_retransmit_from_duplicate
     let a = deliver(&mut r, t_rto + 50 * US, &out[0]).unwrap();
     assert_eq!(a.ack, seg(11));
     assert!(feed(&mut s, t_rto + 100 * US, &a).is_empty());
-    assert_eq!((s.snd_una, s.rto_deadline), (seg(11), None));
+    assert_eq!((s.snd_una(), s.deadline(Timer::Rto)), (seg(11), None));
     assert_eq!(
         (s.counters().timeouts, s.counters().fast_retransmits, s.counters().retransmits),
         (1, 1, 2)

@@ -18,7 +18,7 @@
 //! therefore returns RFC 6675 SetPipe() in recovery and FlightSize = snd_nxt − snd_una
 //! otherwise, which also tells the two states apart whenever SACKed data is outstanding.
 
-use super::endpoint::Endpoint;
+use super::endpoint::{Endpoint, Timer};
 use super::test_support::*;
 use crate::net::packet::{Segment, ACK};
 use crate::scenario::CcKind;
@@ -87,7 +87,7 @@ fn seg_blocks(p: &Segment) -> Vec<(u64, u64)> {
 fn window_in_use(s: &Endpoint, now: Time) -> u64 {
     let sends = |c: u64| {
         let mut e = s.clone();
-        e.cc.win.cwnd = c as f64;
+        e.cc_mut().win.cwnd = c as f64;
         let mut out = Vec::new();
         e.try_send(now, &mut out);
         !out.is_empty()
@@ -151,8 +151,8 @@ fn receiver_sack_blocks_most_recent_first_and_option_size() {
     assert_eq!(a7.sack[1], (1460, 4380));
     assert_eq!(seg_blocks(&a7), vec![(7, 7), (4, 5)]);
     assert_eq!(a7.size, HDR + 20);
-    assert_eq!(r.rcv_nxt, seg(3));
-    assert_eq!(r.delivered, 2 * MSS, "only in-order data is delivered");
+    assert_eq!(r.rcv_nxt(), seg(3));
+    assert_eq!(r.delivered(), 2 * MSS, "only in-order data is delivered");
 }
 
 #[test]
@@ -160,7 +160,7 @@ fn receiver_sends_at_most_three_blocks() {
     // 1, 2 delivered; 3, 6, 8, 10 dropped; 4, 5, 7, 9, 11 delivered → four out-of-order
     // ranges [4-5], [7], [9], [11]. The sender is given cwnd = 12 MSS to send 11 and 12.
     let (mut s, mut r, mut data) = pair(true);
-    s.cc.win.cwnd = 12.0 * MSSF;
+    s.cc_mut().win.cwnd = 12.0 * MSSF;
     let mut more = Vec::new();
     s.try_send(160 * US, &mut more);
     assert_eq!(seg_nos(&more), vec![11, 12]);
@@ -214,16 +214,16 @@ fn receiver_hole_fill_acks_at_once_and_trims_blocks() {
     assert_eq!(a3.sack[0], (1460, 2920));
     assert_eq!(blocks(&a3), vec![(8761, 10221)]);
     assert_eq!(a3.size, HDR + 12);
-    assert_eq!(r.delivered, 5 * MSS);
+    assert_eq!(r.delivered(), 5 * MSS);
     // 6 arrives: everything up to 7 in order → immediate ACK of seg(8), no SACK option.
     let a6 = deliver(&mut r, 310 * US, &data[5]).expect("immediate ACK");
     assert_eq!(a6.ack, seg(8));
     assert_eq!((a6.sack_blocks, a6.size), (0, HDR));
-    assert_eq!(r.delivered, 7 * MSS);
-    assert_eq!(r.rcv_nxt, seg(8));
+    assert_eq!(r.delivered(), 7 * MSS);
+    assert_eq!(r.rcv_nxt(), seg(8));
     // 8 arrives in order with no hole left: back to delayed ACKs.
     assert!(deliver(&mut r, 320 * US, &data[7]).is_none());
-    assert_eq!(r.delack_deadline, Some(320 * US + 40 * MS));
+    assert_eq!(r.deadline(Timer::DelayedAck), Some(320 * US + 40 * MS));
 }
 
 #[test]
@@ -235,7 +235,7 @@ fn receiver_repeats_most_recently_reported_blocks() {
     // (Regression test: the engine used to order the blocks after the first highest first,
     // sending [5],[9],[7] and then [11],[9],[7], so [5] was reported only once.)
     let (mut s, mut r, mut data) = pair(true);
-    s.cc.win.cwnd = 12.0 * MSSF;
+    s.cc_mut().win.cwnd = 12.0 * MSSF;
     let mut more = Vec::new();
     s.try_send(160 * US, &mut more);
     data.extend(more);
@@ -321,7 +321,7 @@ fn sack_fast_retransmit_no_inflation_and_setpipe() {
     let full = deliver(&mut r, t + 50 * US, &rtx1).expect("hole filled: immediate ACK");
     assert_eq!((full.ack, full.sack_blocks), (14601, 0));
     let out = feed(&mut s, t + 100 * US, &full);
-    assert_eq!(s.snd_una, 14601);
+    assert_eq!(s.snd_una(), 14601);
     assert_eq!(s.cwnd(), 7300.0);
     assert_eq!(seg_nos(&out), vec![15]);
     assert_eq!(s.counters().timeouts, 0);
@@ -361,7 +361,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
         // Were there room for one segment now (cwnd = pipe + SMSS, on a clone), NextSeg would
         // not pick segment 4: rule 1 needs IsLost(4); rule 2 (new data) comes first → 11.
         let mut c = s.clone();
-        c.cc.win.cwnd = 10220.0;
+        c.cc_mut().win.cwnd = 10220.0;
         let mut out = Vec::new();
         c.try_send(t, &mut out);
         assert_eq!(seg_nos(&out), vec![11], "rule 2 before an un-lost hole");
@@ -369,7 +369,7 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
         // SACKed byte that is above HighRxt: segment 4.
         let mut c = s.clone();
         c.stop_writing();
-        c.cc.win.cwnd = 10220.0;
+        c.cc_mut().win.cwnd = 10220.0;
         c.try_send(t, &mut out);
         assert_eq!(seg_nos(&out[1..]), vec![4], "rule 3 when there is no new data");
         assert_eq!(c.counters().retransmits, 2);
@@ -399,13 +399,13 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
     // pipe = 4 (lost, retransmitted) 1460 + 11-13 4380 = 5840 → rule 2 sends 14.
     t += 100 * US;
     let out = feed(&mut s, t, &partial);
-    assert_eq!(s.snd_una, 4381);
+    assert_eq!(s.snd_una(), 4381);
     assert_eq!(seg_nos(&out), vec![14]);
     sent.extend(out);
     assert_eq!(s.cwnd(), 7300.0);
     assert_eq!(s.counters().fast_retransmits, 1);
     // Still in recovery: sending follows pipe (7300), not FlightSize (seg(15) − 4381 = 16060).
-    assert_eq!(s.snd_max - s.snd_una, 16060);
+    assert_eq!(s.snd_max() - s.snd_una(), 16060);
     assert_eq!(window_in_use(&s, t), 7300);
     // 12 reaches the receiver before 11: dup ACK 4381 with [12], [5-10]. Scoreboard
     // {[5-10], [12]}: 4 lost+retransmitted 1460; 11 not lost (one segment above) 1460;
@@ -424,11 +424,11 @@ fn sack_two_holes_nextseg_rules_and_recovery_point() {
     // (which would be 11 + 13-15 = 5840 and leave room for a segment): nothing is sent.
     t += 100 * US;
     let out = feed(&mut s, t, &full);
-    assert_eq!(s.snd_una, 14601);
+    assert_eq!(s.snd_una(), 14601);
     assert_eq!((s.cwnd(), s.ssthresh()), (7300.0, 7300.0));
     assert!(out.is_empty(), "recovery over: FlightSize = cwnd, no room: {:?}", seg_nos(&out));
     assert_eq!(window_in_use(&s, t), 7300);
-    assert_eq!(s.snd_max - s.snd_una, 7300);
+    assert_eq!(s.snd_max() - s.snd_una(), 7300);
     assert_eq!(s.counters().fast_retransmits, 1);
     assert_eq!(s.counters().retransmits, 2);
     assert_eq!(s.counters().timeouts, 0);
@@ -494,14 +494,14 @@ fn sack_new_recovery_right_after_one_that_ended_at_recovery_point() {
     assert_eq!(full.ack, 14601);
     t += 100 * US;
     assert!(feed(&mut s, t, &full).is_empty());
-    assert_eq!((s.snd_una, s.snd_max), (14601, 14601));
+    assert_eq!((s.snd_una(), s.snd_max()), (14601, 14601));
     assert_eq!(s.counters().fast_retransmits, 1);
     // At the full ACK the engine deflates as RFC 6582 §3.2 step 3 does (RFC 6675 says nothing
     // on cwnd at exit): cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS) = min(7300, 2920).
     assert_eq!((s.cwnd(), s.ssthresh()), (2920.0, 7300.0));
     // The next burst: 10 more segments (cwnd set to 10 segments so that they all leave).
     s.write(10 * MSS);
-    s.cc.win.cwnd = 10.0 * MSSF;
+    s.cc_mut().win.cwnd = 10.0 * MSSF;
     let mut burst = Vec::new();
     s.try_send(t, &mut burst);
     assert_eq!(seg_nos(&burst), (11..=20).collect::<Vec<_>>());
@@ -538,7 +538,7 @@ fn rto_goes_back_n_but_skips_sacked_segments() {
     assert_eq!(s.counters().fast_retransmits, 0);
     // The RTO (armed at 100 µs + 10 ms) fires: FlightSize 14600 → ssthresh 7300, cwnd 1 SMSS,
     // go back to snd_una = 1: segment 1 only.
-    let t_rto = s.rto_deadline.expect("timer armed");
+    let t_rto = s.deadline(Timer::Rto).expect("timer armed");
     assert_eq!(t_rto, 100 * US + 10 * MS);
     let mut out = Vec::new();
     s.on_rto_timer(t_rto, &mut out);
@@ -553,11 +553,11 @@ fn rto_goes_back_n_but_skips_sacked_segments() {
     // SACKed → skipped; 5 fits (FlightSize counted from snd_una: 3-4-5 = 4380 ≤ cwnd); 6 does
     // not. Segment 4 is never resent.
     let out = feed(&mut s, t_rto + 100 * US, &a);
-    assert_eq!(s.snd_una, 2921);
+    assert_eq!(s.snd_una(), 2921);
     assert_eq!(s.cwnd(), 4380.0);
     assert_eq!(seg_nos(&out), vec![3, 5]);
     assert_eq!(s.counters().retransmits, 3);
-    assert_eq!(s.snd_max, seg(11), "resending does not move snd_max");
+    assert_eq!(s.snd_max(), seg(11), "resending does not move snd_max");
 }
 
 #[test]
@@ -574,7 +574,7 @@ fn rto_during_sack_recovery_resends_only_the_holes() {
     }
     assert_eq!(seg_nos(&sent), vec![1, 11, 12, 13, 14]);
     // The timer was restarted at entry (the 3rd dup ACK, at 403 µs): RTO 10 ms later.
-    let t_rto = s.rto_deadline.expect("timer armed");
+    let t_rto = s.deadline(Timer::Rto).expect("timer armed");
     assert_eq!(t_rto, 403 * US + 10 * MS);
     // RTO: FlightSize = seg(15) − 1 = 20440 → ssthresh 10220, cwnd 1460; recovery abandoned;
     // back to snd_una: resend 1, skip the SACKed [2-10]; 11 would exceed cwnd.
@@ -674,9 +674,9 @@ fn sack_rescue_retransmits_a_lost_tail_once_per_recovery() {
     // The rescue fills the last hole: the full ACK ends recovery with no timeout.
     let a2 = deliver(&mut r, t + 150 * US, &rescue[0]).unwrap();
     feed(&mut s, t + 200 * US, &a2);
-    assert_eq!((s.snd_una, s.snd_max), (14601, 14601));
+    assert_eq!((s.snd_una(), s.snd_max()), (14601, 14601));
     assert_eq!(s.counters().timeouts, 0);
-    assert_eq!(s.rto_deadline, None);
+    assert_eq!(s.deadline(Timer::Rto), None);
 }
 
 #[test]

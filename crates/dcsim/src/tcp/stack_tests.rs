@@ -5,7 +5,7 @@
 //! retransmit (RFC 5827). Two ends are driven by hand as in `sack_tests`: MSS 1460, delayed
 //! ACKs every 2 segments, RTO = RTO_min = 10 ms, segment i covers [seg(i), seg(i + 1)).
 
-use super::endpoint::{Endpoint, TcpParams};
+use super::endpoint::{Endpoint, TcpParams, Timer};
 use super::test_support::*;
 use crate::net::packet::{Segment, PSH, RETX};
 use crate::scenario::{AckCounting, CwndValidation, IdleRestart, Recovery};
@@ -45,7 +45,7 @@ fn the_first_round_trips_of_a_transfer_under_each_ack_counting_rule() {
         (AckCounting::Bytes, [20.0, 40.0, 80.0]),
     ] {
         let (mut s, mut r) = ends(|_| {});
-        s.cc.win.rules.counting = rule;
+        s.cc_mut().win.rules.counting = rule;
         s.write(u64::MAX);
         let mut flight = establish(&mut s, &mut r);
         assert_eq!(flight.len(), 10);
@@ -68,7 +68,7 @@ fn a_short_final_segment_and_stretch_acks_under_each_rule() {
         (AckCounting::Bytes, 14.0 * MSSF + 340.0),
     ] {
         let (mut s, mut r) = ends(|p| p.cwnd_validation = CwndValidation::Off);
-        s.cc.win.rules.counting = rule;
+        s.cc_mut().win.rules.counting = rule;
         s.write(4 * MSS + 340);
         let flight = establish(&mut s, &mut r);
         assert_eq!(flight.len(), 5);
@@ -83,7 +83,7 @@ fn a_short_final_segment_and_stretch_acks_under_each_rule() {
             p.delack_segments = 4;
             p.cwnd_validation = CwndValidation::Off;
         });
-        s.cc.win.rules.abc_limit = limit;
+        s.cc_mut().win.rules.abc_limit = limit;
         s.write(10 * MSS);
         let flight = establish(&mut s, &mut r);
         round_trip(&mut s, &mut r, &flight, Time::from_ms(1));
@@ -99,7 +99,7 @@ fn data_sacked_earlier_counts_when_sacked_under_delivered_counting() {
     // segments acknowledged (L = 2): +2; counting segments delivered (Linux): +1.
     for (rule, want) in [(AckCounting::Segments, 12.0), (AckCounting::Delivered, 11.0)] {
         let (mut s, mut r) = ends(|p| p.cwnd_validation = CwndValidation::Off);
-        s.cc.win.rules.counting = rule;
+        s.cc_mut().win.rules.counting = rule;
         s.write(4 * MSS);
         let flight = establish(&mut s, &mut r);
         let t = Time::from_ms(1);
@@ -133,14 +133,14 @@ fn restart_after_idle_rfc5681_and_linux() {
         (IdleRestart::Linux, 35, 10.0, 30.0),
     ] {
         let (mut s, mut r) = ends(|p| p.slow_start_after_idle = true);
-        s.cc.win.rules.idle_restart = rule;
+        s.cc_mut().win.rules.idle_restart = rule;
         s.write(10 * MSS);
         let flight = establish(&mut s, &mut r);
         round_trip(&mut s, &mut r, &flight, Time::from_us(200));
-        assert_eq!(s.snd_una, s.snd_max, "all acknowledged");
-        assert_eq!(s.rtt.rto(&s.p.rto), 10 * MS);
-        s.cc.win.cwnd = 40.0 * MSSF;
-        s.cc.win.ssthresh = 20.0 * MSSF;
+        assert_eq!(s.snd_una(), s.snd_max(), "all acknowledged");
+        assert_eq!(s.rtt().rto(&s.params().rto), 10 * MS);
+        s.cc_mut().win.cwnd = 40.0 * MSSF;
+        s.cc_mut().win.ssthresh = 20.0 * MSSF;
         s.write(60 * MSS);
         let mut out = Vec::new();
         s.try_send(100 * US + Time::from_ms(idle_ms), &mut out);
@@ -244,9 +244,9 @@ fn a_tail_loss_is_repaired_by_the_probe_instead_of_the_rto() {
         for a in &acks {
             assert!(feed(&mut s, t_ack, a).is_empty());
         }
-        assert_eq!(s.snd_una, seg(9));
-        let srtt = s.rtt.srtt.unwrap();
-        let deadline = s.rto_deadline.unwrap();
+        assert_eq!(s.snd_una(), seg(9));
+        let srtt = s.rtt().srtt.unwrap();
+        let deadline = s.deadline(Timer::Rto).unwrap();
         if !tlp {
             assert_eq!(deadline, t_ack + 10 * MS, "the RTO");
             continue;
@@ -258,13 +258,13 @@ fn a_tail_loss_is_repaired_by_the_probe_instead_of_the_rto() {
         assert_eq!((seg_no(&out[0]), out[0].has(RETX)), (10, true), "the last segment, resent");
         assert_eq!(s.counters().tail_loss_probes, 1);
         assert_eq!(s.counters().timeouts, 0);
-        assert_eq!(s.rto_deadline, Some(deadline + 10 * MS), "the RTO, not another probe");
+        assert_eq!(s.deadline(Timer::Rto), Some(deadline + 10 * MS), "the RTO, not another probe");
         let ack = deliver(&mut r, deadline + 50 * US, &out[0]).expect("ACK of everything");
         assert_eq!(ack.ack, seg(11));
         let cwnd = s.cwnd();
         assert!(feed(&mut s, deadline + 100 * US, &ack).is_empty());
-        assert_eq!(s.snd_una, s.snd_max);
-        assert_eq!(s.rto_deadline, None);
+        assert_eq!(s.snd_una(), s.snd_max());
+        assert_eq!(s.deadline(Timer::Rto), None);
         assert_eq!(
             s.cwnd(),
             cwnd,
@@ -303,7 +303,7 @@ fn early_retransmit_repairs_a_short_flights_loss_without_the_rto() {
             assert_eq!(s.counters().fast_retransmits, 1);
         } else {
             assert!(out.is_empty());
-            assert_eq!(s.rto_deadline, Some(100 * US + 10 * MS), "the RTO, armed at the first send");
+            assert_eq!(s.deadline(Timer::Rto), Some(100 * US + 10 * MS), "the RTO, armed at the first send");
         }
     }
 }
@@ -397,10 +397,10 @@ fn a_repeated_timeout_holds_ssthresh_except_in_ns2() {
         let flight = establish(&mut s, &mut r);
         assert_eq!(flight.len(), 10);
         let mut out = Vec::new();
-        let first = s.rto_deadline.expect("armed");
+        let first = s.deadline(Timer::Rto).expect("armed");
         s.on_rto_timer(first, &mut out);
         assert_eq!((s.ssthresh(), s.cwnd()), (7300.0, MSSF), "{rule:?}, first timeout");
-        let again = s.rto_deadline.expect("re-armed");
+        let again = s.deadline(Timer::Rto).expect("re-armed");
         s.on_rto_timer(again, &mut out);
         assert_eq!((s.ssthresh(), s.cwnd()), (second, MSSF), "{rule:?}, second timeout");
         assert_eq!(s.counters().timeouts, 2);

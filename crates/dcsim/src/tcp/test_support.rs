@@ -104,8 +104,8 @@ pub fn establish(s: &mut Endpoint, r: &mut Endpoint) -> Vec<Segment> {
     let data = std::mem::take(&mut out);
     r.on_segment(150 * US, &hs_ack, &mut out);
     assert!(out.is_empty(), "a pure handshake ACK is not answered");
-    assert_eq!(s.state, State::Established);
-    assert_eq!(r.state, State::Established);
+    assert_eq!(s.state(), State::Established);
+    assert_eq!(r.state(), State::Established);
     data
 }
 

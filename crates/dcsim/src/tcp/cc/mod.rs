@@ -5,7 +5,7 @@
 //! once-per-window guard lets through, entry to and exit from loss recovery, a
 //! retransmission timeout and a restart after idle.
 //!
-//! The sender (`tcp::endpoint`) keeps what every controller shares: the sequence space, the
+//! The sender (`tcp/sender.rs`) keeps what every controller shares: the sequence space, the
 //! SACK scoreboard, which segment goes next, the RTO timer, the "one reduction per window"
 //! guard (RFC 3168 §6.1.2, which also sets CWR and covers loss and ECN alike), NewReno's
 //! inflation and deflation during recovery (RFC 6582 bookkeeping of segments that left the
