@@ -7,7 +7,7 @@ use super::conn::Conn;
 use super::conns::Conns;
 use super::traffic::{Arrival, Generator};
 use super::udp::UdpSource;
-use super::workload::{OpenQuery, QueryRecord, QueryRole, UnsettledQuery, Workload};
+use super::workload::{OpenQuery, QueryRecord, UnsettledQuery, Workload};
 use super::Event;
 use crate::ids::ConnId;
 use crate::net::packet::{Packet, Segment};
@@ -286,18 +286,5 @@ impl Applications {
 
     pub(super) fn udp_stats(&self, window: f64) -> Vec<UdpStats> {
         self.udp.iter().enumerate().map(|(i, u)| u.stats(i as u32, window)).collect()
-    }
-}
-
-impl QueryRole {
-    /// A connection's role in workload `w`: serving query `query` alone, or every query of a
-    /// persistent connection (None).
-    pub(super) fn new(workload: u32, query: Option<u32>) -> Self {
-        QueryRole {
-            workload,
-            query,
-            requests_answered: 0,
-            responses_seen: 0,
-        }
     }
 }

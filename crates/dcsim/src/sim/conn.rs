@@ -10,7 +10,7 @@ use super::workload::QueryRole;
 use crate::ids::{ConnId, HostId};
 use crate::scenario::TcpConfig;
 use crate::tcp::cc::{Cc, CcKind, CcParams};
-use crate::tcp::{Endpoint, TcpParams};
+use crate::tcp::{Endpoint, TcpParams, Timer};
 use crate::units::Time;
 
 /// A connection: end 0 opened it and sends the flow's data, end 1 receives.
@@ -27,8 +27,8 @@ pub(super) struct Conn {
     pub(super) completion: Option<Time>,
     pub(super) delivered_at_warmup: u64,
     pub(super) at_warmup: WarmupCounts,
-    /// Time of the calendar event pending for each (end, timer), if any.
-    pub(super) timer_event: [[Option<Time>; 3]; 2],
+    /// Time of the calendar event pending for each end and `Timer` (by its index), if any.
+    pub(super) timer_event: [[Option<Time>; Timer::ALL.len()]; 2],
     /// Set on the connections of a query workload.
     pub(super) query: Option<Box<QueryRole>>,
     /// The traffic generator that started it, if one did.
@@ -166,7 +166,7 @@ impl ConnFactory {
             completion: None,
             delivered_at_warmup: 0,
             at_warmup: WarmupCounts::default(),
-            timer_event: [[None; 3]; 2],
+            timer_event: [[None; Timer::ALL.len()]; 2],
             query: None,
             generator: None,
             in_nic: None,

@@ -180,6 +180,16 @@ impl Conns {
         self.ids.is_empty()
     }
 
+    /// The ids of every connection opened so far.
+    pub(super) fn ids(&self) -> impl DoubleEndedIterator<Item = ConnId> + ExactSizeIterator {
+        ConnId::all(self.len())
+    }
+
+    /// The id the next connection pushed gets.
+    pub(super) fn next_id(&self) -> ConnId {
+        ConnId::at(self.len())
+    }
+
     /// Connections not ended.
     pub(super) fn live(&self) -> usize {
         self.slots.len() - self.free.len()
@@ -272,17 +282,5 @@ impl IndexMut<ConnId> for Conns {
     #[inline]
     fn index_mut(&mut self, id: ConnId) -> &mut Conn {
         self.get_mut(id).expect("a live connection")
-    }
-}
-
-impl Conns {
-    /// The ids of every connection opened so far.
-    pub(super) fn ids(&self) -> impl DoubleEndedIterator<Item = ConnId> + ExactSizeIterator {
-        ConnId::all(self.len())
-    }
-
-    /// The id the next connection pushed gets.
-    pub(super) fn next_id(&self) -> ConnId {
-        ConnId::at(self.len())
     }
 }

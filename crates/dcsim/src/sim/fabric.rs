@@ -1,7 +1,7 @@
 //! The fabric: the nodes, their ports with links and queues, switches' shared memories,
-//! routes, the transport headers of the packets inside, and the packet traces. It moves packets from port to
-//! port; what reaches a host goes back to the simulation, and so does what a port refused
-//! or dropped (`Fabric::take_dropped`), for its sender to hear.
+//! routes, the transport headers of the packets inside, and the packet traces. It moves
+//! packets from port to port; what reaches a host goes back to the simulation, and so does
+//! what a port refused or dropped (`Fabric::take_dropped`), for its sender to hear.
 
 use super::calendar::Calendar;
 use super::trace::Tracer;

@@ -47,10 +47,8 @@ enum Event {
     LinkArrive(PortId),
     /// A port with a queue discipline finished a transmission: its next packet may start.
     TxDone(PortId),
-    Rto(ConnId, u8),
-    DelayedAck(ConnId, u8),
-    /// An end's pacing deadline: the controller's rate lets its next segment go.
-    Pace(ConnId, u8),
+    /// A timer of an end of a connection is due (or was, before its deadline moved).
+    Timer(ConnId, u8, Timer),
     /// A flow opens its connection.
     Open(ConnId),
     /// A flow's application stops writing.
@@ -59,7 +57,7 @@ enum Event {
     IssueQuery(u32),
     /// A server answers one request on a query connection.
     Respond(ConnId),
-    /// A flow arrives at a generator's source (`Simulation::arrival_slots`).
+    /// A flow arrives at a generator's source (an arrival slot of `Applications`).
     Arrive(u32),
     /// A UDP source sends its next packet.
     UdpSend(u32),
@@ -73,10 +71,6 @@ enum Event {
     FlowSample,
     WarmupEnd,
 }
-
-const TIMER_RTO: usize = 0;
-const TIMER_DELACK: usize = 1;
-const TIMER_PACE: usize = 2;
 
 #[derive(Clone)]
 pub struct Simulation {
@@ -195,9 +189,7 @@ impl Simulation {
                 self.fabric.tx_done(now, p, &mut self.cal);
                 self.settle_drops();
             }
-            Event::Rto(c, e) => self.timer_fired(c, e, TIMER_RTO),
-            Event::DelayedAck(c, e) => self.timer_fired(c, e, TIMER_DELACK),
-            Event::Pace(c, e) => self.timer_fired(c, e, TIMER_PACE),
+            Event::Timer(c, e, timer) => self.timer_fired(c, e, timer),
             Event::Open(c) => self.drive(c, 0, |ep, now, out| ep.connect(now, out)),
             Event::StopWriting(c) => {
                 // A flow that has ended sent all it was to send before its stop.
@@ -305,16 +297,15 @@ impl Simulation {
         self.drive(c, e, |ep, now, out| ep.on_segment(now, pkt, out));
     }
 
-    fn timer_fired(&mut self, c: ConnId, e: u8, kind: usize) {
+    fn timer_fired(&mut self, c: ConnId, e: u8, timer: Timer) {
         let Some(conn) = self.conns.get_mut(c) else {
             return; // a stale event of an ended connection, whose timers were all off
         };
-        let pending = &mut conn.timer_event[e as usize][kind];
+        let pending = &mut conn.timer_event[e as usize][timer as usize];
         if *pending == Some(self.now) {
             *pending = None;
         }
         self.drive(c, e, |ep, now, out| {
-            let timer = [Timer::Rto, Timer::DelayedAck, Timer::Pace][kind];
             if ep.deadline(timer).is_some_and(|d| d <= now) {
                 ep.on_timer(timer, now, out);
             }
@@ -440,19 +431,12 @@ impl Simulation {
                 }
             }
         }
-        let ep = &conn.ends[e as usize];
-        let deadlines = [ep.deadline(Timer::Rto), ep.deadline(Timer::DelayedAck), ep.deadline(Timer::Pace)];
-        for (kind, deadline) in deadlines.into_iter().enumerate() {
-            if let Some(d) = deadline {
-                let pending = &mut conn.timer_event[e as usize][kind];
+        for timer in Timer::ALL {
+            if let Some(d) = conn.ends[e as usize].deadline(timer) {
+                let pending = &mut conn.timer_event[e as usize][timer as usize];
                 if pending.is_none_or(|t| t > d) {
                     *pending = Some(d);
-                    let ev = match kind {
-                        TIMER_RTO => Event::Rto(c, e),
-                        TIMER_DELACK => Event::DelayedAck(c, e),
-                        _ => Event::Pace(c, e),
-                    };
-                    self.cal.schedule_timer(d, ev);
+                    self.cal.schedule_timer(d, Event::Timer(c, e, timer));
                 }
             }
         }

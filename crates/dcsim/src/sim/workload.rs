@@ -23,6 +23,19 @@ pub struct QueryRole {
     pub responses_seen: u64,
 }
 
+impl QueryRole {
+    /// A connection's role in workload `workload`: serving query `query` alone, or every query of a
+    /// persistent connection (None).
+    pub fn new(workload: u32, query: Option<u32>) -> Self {
+        QueryRole {
+            workload,
+            query,
+            requests_answered: 0,
+            responses_seen: 0,
+        }
+    }
+}
+
 /// What the results keep of a query.
 #[derive(Debug, Clone)]
 pub struct QueryRecord {

@@ -110,6 +110,11 @@ pub enum Timer {
     Pace,
 }
 
+impl Timer {
+    /// Every timer, in the order the simulation arms them after each call.
+    pub const ALL: [Timer; 3] = [Timer::Rto, Timer::DelayedAck, Timer::Pace];
+}
+
 /// Timestamps are sent as `now + 1` so that a segment sent at time 0 still carries a
 /// non-zero TSval (0 means "no echo").
 pub(crate) const TS_OFFSET: Time = Time::from_ps(1);
