@@ -95,7 +95,7 @@ def _executor_options(command):
             "--jobs",
             type=IntRange(min=1),
             default=None,
-            show_default="number of cores",
+            show_default="cores this process may use",
             help="Simulations to run at once, in local processes.",
         ),
         click.option(
@@ -223,7 +223,7 @@ def reproduce(
             selected,
             scale,
             out,
-            jobs or os.cpu_count() or 1,
+            jobs or executor.usable_cores(),
             force=force,
             quiet=quiet,
             scheduler=scheduler,

@@ -23,6 +23,7 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import pickle
 import signal
 import sys
@@ -92,6 +93,49 @@ IN_FLIGHT_PER_WORKER = 2
 DASK_CONNECT_TIMEOUT_S = 10
 
 _current: ContextVar[RunContext | None] = ContextVar("dcsim_run_context", default=None)
+
+
+def usable_cores(cgroup_root: Path = Path("/sys/fs/cgroup"), own_cgroup: Path = Path("/proc/self/cgroup")) -> int:
+    """How many simulations run at once by default: the cores this process may run on (its CPU
+    affinity), and no more than its cgroup's CPU quota, rounded up. ``os.cpu_count()`` counts the
+    machine's CPUs, which in a container or a CI runner can be many times its share, and a
+    worker per CPU there swaps the machine to a halt."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        cores = os.cpu_count() or 1
+    quota = _cgroup_cpu_quota(cgroup_root, own_cgroup)
+    return max(1, min(cores, quota) if quota is not None else cores)
+
+
+def _cgroup_cpu_quota(root: Path, own_cgroup: Path) -> int | None:
+    """The CPU quota of this process's cgroup in cores, rounded up, or None without one:
+    cgroup v2's ``cpu.max`` ("QUOTA PERIOD", or "max PERIOD" for none) in this process's
+    cgroup or at the root, else cgroup v1's ``cpu.cfs_quota_us`` (-1 for none) over
+    ``cpu.cfs_period_us``."""
+    try:
+        paths = [line.split(":", 2)[2].strip().lstrip("/") for line in own_cgroup.read_text().splitlines() if line.startswith("0::")]
+    except (OSError, IndexError):
+        paths = []
+    candidates: list[tuple[Path, Path | None]] = [(root / p / "cpu.max", None) for p in paths if p]
+    candidates.append((root / "cpu.max", None))
+    candidates.append((root / "cpu" / "cpu.cfs_quota_us", root / "cpu" / "cpu.cfs_period_us"))
+    for quota_file, period_file in candidates:
+        try:
+            if period_file is None:
+                quota, period = quota_file.read_text().split()[:2]
+            else:
+                quota, period = quota_file.read_text().strip(), period_file.read_text().strip()
+        except (OSError, ValueError):
+            continue
+        if quota in ("max", "-1"):
+            return None
+        try:
+            q, p = int(quota), int(period)
+        except ValueError:
+            return None
+        return math.ceil(q / p) if q > 0 and p > 0 else None
+    return None
 
 
 @contextlib.contextmanager

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -62,7 +61,7 @@ def run_many(scenarios: Iterable[Scenario], jobs: int | None = None, progress: b
     for i, s in enumerate(specs):
         if not isinstance(s, dict):
             raise TypeError(f"dcsim.run_many: scenarios[{i}] is a {type(s).__name__}, not a dict or a TOML path")
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or executor.usable_cores()
     if not progress:
         return [Results(raw) for raw in executor.run_scenarios(specs, jobs)]
     from rich.progress import Progress

@@ -415,7 +415,7 @@ def sweep(
     # Scenarios are built as the executor takes them: only those in flight are in memory.
     tasks = ((runs[i].scenario, p.metrics) for i, _ in todo)
     with _bar(progress and not quiet, len(runs), from_cache) as advance:
-        for j, outcome in executor.stream(run_point, tasks, jobs or os.cpu_count() or 1, scheduler, count=len(todo)):
+        for j, outcome in executor.stream(run_point, tasks, jobs or executor.usable_cores(), scheduler, count=len(todo)):
             i, key = todo[j]
             if isinstance(outcome, BaseException):  # the worker itself failed
                 outcome = {m: math.nan for m in p.metrics} | {"error": f"{type(outcome).__name__}: {outcome}", "wall_seconds": math.nan}

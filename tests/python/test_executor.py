@@ -11,6 +11,8 @@ import pickle
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import SMALL, assert_same_raw
 from dcsim import executor
 
@@ -136,3 +138,38 @@ def test_a_dask_worker_with_another_engine_fails_its_runs() -> None:
     assert executor._call_on_worker(abs, -3, executor.engine_fingerprint()) == 3
     error = executor._call_on_worker(abs, -3, "0.0.1+another")
     assert isinstance(error, RuntimeError) and "install the same dcsim" in str(error)
+
+
+def _cgroup(tmp_path: Path, files: dict[str, str], own: str = "0::/\n") -> tuple[Path, Path]:
+    root = tmp_path / "cgroup"
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (tmp_path / "self").write_text(own)
+    return root, tmp_path / "self"
+
+
+@pytest.mark.parametrize(
+    ("files", "own", "cores"),
+    [
+        ({"cpu.max": "200000 100000\n"}, "0::/\n", 2),  # a 2-core container (cgroup v2)
+        ({"cpu.max": "150000 100000\n"}, "0::/\n", 2),  # 1.5 cores: rounded up
+        ({"cpu.max": "max 100000\n"}, "0::/\n", None),  # no quota: the affinity
+        ({"ci/job/cpu.max": "100000 100000\n", "cpu.max": "max 100000\n"}, "0::/ci/job\n", 1),  # the process's own cgroup
+        ({"cpu/cpu.cfs_quota_us": "300000\n", "cpu/cpu.cfs_period_us": "100000\n"}, "12:cpu:/\n", 3),  # cgroup v1
+        ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, "12:cpu:/\n", None),
+        ({}, "", None),  # no cgroup file system
+    ],
+)
+def test_the_default_job_count_is_the_cores_the_process_may_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict, own: str, cores: int | None
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)))  # a 64-CPU machine
+    root, self_file = _cgroup(tmp_path, files, own)
+    assert executor.usable_cores(root, self_file) == (64 if cores is None else cores)
+
+
+def test_a_quota_of_more_cores_than_the_affinity_allows_is_the_affinity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    root, self_file = _cgroup(tmp_path, {"cpu.max": "6400000 100000\n"})  # 64 cores
+    assert executor.usable_cores(root, self_file) == 2
