@@ -17,8 +17,8 @@ test: test-tools test-lint test-rust test-msrv test-py ## Run every Rust and Pyt
 test-tools: ## Install the programs the tests drive (Debian's chromium, chromium-driver, tshark) if missing
 	./scripts/install-test-tools.sh
 
-test-rust: ## Rust tests of the engine and bindings, optimised and with overflow checks
-	cargo test --workspace --release
+test-rust: ## Rust tests of the engine and bindings, optimised (as released, less link-time optimisation) and with overflow checks
+	cargo test --workspace --profile release-test
 	cargo test -p dcsim
 
 test-lint: ## clippy and rustdoc with warnings as errors, ruff (lint and format) and mypy on the Python package
