@@ -4,9 +4,11 @@
 //!
 //! - `parse`: any bytes, read as a TOML or a JSON scenario, are accepted or refused with one
 //!   `ConfigError`: a one-line reason, never a panic. An accepted scenario also gets through
-//!   the engine's memory estimate (its limit lowered to 50 MB) and network construction, or
+//!   the engine's memory estimate (its limit lowered to 50 MB) and its network's layout, or
 //!   is refused the same way.
-//! - `simulate`: a scenario accepted by `parse` runs, with the engine's invariants checked
+//! - `simulate`: `Simulation::check` (validation, which builds no port or route) refuses
+//!   exactly what building the run refuses, with the same error; a scenario accepted by
+//!   `parse` runs, with the engine's invariants checked
 //!   after every event (a violation panics, which the fuzzer reports), within a budget of
 //!   events and memory so that no input hangs; the same input run twice gives byte-identical
 //!   results.
@@ -64,7 +66,16 @@ pub fn simulate(data: &[u8]) {
 /// The results (as JSON) of a run stopped at the end time or the event budget, or the reason
 /// the scenario was refused.
 fn run(s: &Scenario, text: &str) -> Result<String, String> {
-    let mut sim = Simulation::new(s).map_err(|e| {
+    // Checking a scenario (what validation asks, building no port or route) refuses exactly
+    // what building its run refuses, with the same error.
+    let checked = Simulation::check(s, dcsim::sim::memory::Consumer::Rust).map_err(|e| e.to_string());
+    let built = Simulation::new(s);
+    let refused = built.as_ref().err().map(ConfigError::to_string);
+    assert!(
+        checked.as_ref().err() == refused.as_ref(),
+        "checking gave {checked:?}, building {refused:?}, for\n{text}"
+    );
+    let mut sim = built.map_err(|e| {
         check_error(&e, text);
         e.to_string()
     })?;

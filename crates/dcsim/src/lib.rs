@@ -30,8 +30,8 @@ pub use sim::Simulation;
 pub fn port_names(scenario: &Scenario) -> Result<Vec<String>, ConfigError> {
     scenario.validate()?;
     sim::memory::check(scenario, sim::memory::Known::default())?;
-    let net = net::topology::Network::build(scenario)?;
-    Ok(net.ports.into_iter().map(|p| p.name).collect())
+    let layout = net::topology::layout::Layout::of(scenario)?;
+    Ok(layout.ports.into_iter().map(|p| p.name).collect())
 }
 
 /// Parses, builds and runs a scenario given as JSON; returns the results as JSON.

@@ -4,6 +4,7 @@
 
 use dcsim::ids::{HostId, NodeId, PortId};
 use dcsim::net::packet::{Ecn, Packet};
+use dcsim::net::topology::layout::Layout;
 use dcsim::net::topology::Network;
 use dcsim::units::Time;
 use dcsim::{Results, Scenario, Simulation};
@@ -336,6 +337,54 @@ dst = 0
     let r = run(&toml.replace("queue_sample_us = 100", "queue_sample_us = 100\nqueue_ports = [\"s0->h1*\"]"));
     let sampled: std::collections::BTreeSet<u32> = r.queue_samples.port.iter().copied().collect();
     assert_eq!(sampled.len(), 11, "h1 and h10..h19");
+}
+
+/// The switch ports a walk over the built routing tables crosses from each pair's source to
+/// its destination, in port order.
+fn ports_on_routes(net: &Network, pairs: &[(HostId, HostId)]) -> Vec<PortId> {
+    let mut taken = vec![false; net.ports.len()];
+    for &(src, dst) in pairs {
+        let mut frontier = vec![net.ports[net.host_port[src]].peer];
+        while let Some(node) = frontier.pop() {
+            for &p in net.routes.next_hops(node, dst) {
+                taken[p.0 as usize] = true;
+                let peer = net.ports[p].peer;
+                if net.nodes[peer].is_switch {
+                    frontier.push(peer);
+                }
+            }
+        }
+    }
+    PortId::all(net.ports.len()).filter(|&p| taken[p.0 as usize]).collect()
+}
+
+#[test]
+fn the_layouts_data_path_ports_are_those_the_routes_forward_on() {
+    let shapes = [
+        "kind = \"fat_tree\"\nk = 4",
+        "kind = \"leaf_spine\"\nleaves = 3\nspines = 2\nhosts_per_leaf = 3",
+        "kind = \"multi_bottleneck\"\ns1 = 2\ns2 = 2\ns3 = 2\nr2 = 2",
+        "kind = \"dumbbell\"\nleft = 3\nright = 2",
+        "kind = \"graph\"\nhosts = 3\nswitches = [\"a\", \"b\", \"c\"]\nlinks = [{ a = \"h0\", b = \"a\" }, { a = \"h1\", b = \"b\" }, { a = \"h2\", b = \"c\" }, { a = \"a\", b = \"b\" }, { a = \"b\", b = \"c\" }, { a = \"a\", b = \"c\" }, { a = \"c\", b = \"a\" }]",
+    ];
+    for shape in shapes {
+        let s = scenario(&format!("[topology]\n{shape}"));
+        let layout = Layout::of(&s).unwrap();
+        let net = Network::from_layout(&s, &layout);
+        let hosts = net.host_port.len() as u32;
+        let all: Vec<(HostId, HostId)> = (0..hosts)
+            .flat_map(|a| (0..hosts).filter(move |&b| b != a).map(move |b| (HostId(a), HostId(b))))
+            .collect();
+        // Every pair alone, then a few together and all of them at once.
+        for pair in &all {
+            assert_eq!(layout.path_ports(&[*pair]), ports_on_routes(&net, &[*pair]), "{shape}: {pair:?}");
+        }
+        let some: Vec<_> = all.iter().copied().step_by(3).collect();
+        assert_eq!(layout.path_ports(&some), ports_on_routes(&net, &some), "{shape}");
+        assert_eq!(layout.path_ports(&all), ports_on_routes(&net, &all), "{shape}");
+        let names: Vec<&str> = net.ports.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, layout.ports.iter().map(|p| p.name.as_str()).collect::<Vec<_>>());
+    }
 }
 
 #[test]

@@ -219,20 +219,29 @@ impl TcpConfig {
     /// The settings of a connection's ends under this table, with controller `cc`, the
     /// receive buffer its application set (if any) and the hosts' offload bursts.
     pub fn endpoint_params(&self, cc: CcKind, rcv_buffer: Option<u64>, offload_burst_segments: u32) -> TcpParams {
+        let stack = self.stack_params(cc, offload_burst_segments);
+        match rcv_buffer {
+            Some(bytes) => stack.with_app_rcv_buffer(bytes),
+            None => stack,
+        }
+    }
+
+    /// The settings of a connection's ends with controller `cc` and the stack's own receive
+    /// buffer (what `TcpParams::with_app_rcv_buffer` adapts to one the application sets).
+    pub fn stack_params(&self, cc: CcKind, offload_burst_segments: u32) -> TcpParams {
         let t = self;
         let ect_on_control = match t.ect_on_control {
             EctOnControl::Auto => cc == CcKind::Dctcp,
             EctOnControl::Rfc3168 => false,
             EctOnControl::All => true,
         };
-        // A buffer the application set is fixed (Linux: SO_RCVBUF locks it); otherwise the
-        // stack's, auto-tuned from its initial size if `tcp.rcv_autotune`.
-        let rcv_autotune_max = (rcv_buffer.is_none() && t.rcv_autotune).then_some(t.rcv_autotune_max_bytes);
-        let rcv_buffer = rcv_buffer.unwrap_or(if t.rcv_autotune {
+        // The stack's buffer, auto-tuned from its initial size if `tcp.rcv_autotune`.
+        let rcv_autotune_max = t.rcv_autotune.then_some(t.rcv_autotune_max_bytes);
+        let rcv_buffer = if t.rcv_autotune {
             t.rcv_autotune_initial_bytes
         } else {
             t.rcv_buffer_bytes
-        });
+        };
         TcpParams {
             mss: t.segment_bytes(),
             header_bytes: t.header_bytes,

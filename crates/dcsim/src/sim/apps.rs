@@ -66,7 +66,7 @@ impl Applications {
     /// each generator source's first arrival, each UDP source's first packet.
     pub(super) fn schedule_starts(&mut self, end: Time, cal: &mut Calendar<Event>) {
         for (w, wl) in self.workloads.iter().enumerate() {
-            cal.schedule(wl.start, Event::IssueQuery(w as u32));
+            cal.schedule(wl.plan.start, Event::IssueQuery(w as u32));
         }
         for slot in 0..self.arrival_slots.len() {
             let (g, k) = self.arrival_slots[slot];
@@ -144,13 +144,13 @@ impl Applications {
     pub(super) fn next_query(&mut self, now: Time, w: u32, cal: &mut Calendar<Event>) -> Option<u32> {
         let wl = &mut self.workloads[w as usize];
         let index = wl.queries.len() as u32;
-        if index >= wl.rounds {
+        if index >= wl.plan.rounds {
             return None;
         }
         // Rounds that `stop_s` cuts off no longer hold the run open (stop_when_queries_done):
         // a barrier workload finds out here, a Poisson one when its next arrival would fall
         // past the stop.
-        let (rounds, stop) = (wl.rounds, wl.stop);
+        let (rounds, stop) = (wl.plan.rounds, wl.plan.stop);
         if stop.is_some_and(|stop| now >= stop) {
             self.forget_rounds(u64::from(rounds - index));
             return None;
@@ -182,7 +182,7 @@ impl Applications {
             servers_done: 0,
             timeouts_at_issue,
             rto_at_issue,
-            first_conn: (!wl.persistent).then(|| ids[0]),
+            first_conn: (!wl.plan.persistent).then(|| ids[0]),
         });
     }
 
@@ -193,18 +193,18 @@ impl Applications {
         let mut role = *conn.query.as_deref().expect("a query connection");
         let wl = &mut self.workloads[role.workload as usize];
         if e == 1 {
-            let requests = conn.ends[1].delivered() / wl.request;
+            let requests = conn.ends[1].delivered() / wl.plan.request;
             while role.requests_answered < requests {
                 role.requests_answered += 1;
                 let delay = wl.response_delay();
                 cal.schedule(now + delay, Event::Respond(c));
             }
         } else {
-            let responses = conn.ends[0].delivered() / wl.response;
+            let responses = conn.ends[0].delivered() / wl.plan.response;
             while role.responses_seen < responses {
                 role.responses_seen += 1;
                 let q = wl.query_of(&role) as u32;
-                let servers = wl.servers.len() as u32;
+                let servers = wl.plan.servers.len() as u32;
                 let Some(i) = wl.open.iter().position(|o| o.query == q) else {
                     unreachable!("a response to query {q}, which is not open")
                 };
@@ -233,7 +233,7 @@ impl Applications {
                         wl.unsettled.push(UnsettledQuery { query: q, parts });
                         wl.settle_spurious(conns, None, false);
                     }
-                    if wl.mean_interval.is_none() {
+                    if wl.plan.mean_interval.is_none() {
                         cal.schedule(now, Event::IssueQuery(role.workload));
                     }
                 }
@@ -247,7 +247,7 @@ impl Applications {
     /// The bytes a server of query connection `conn` answers each request with.
     pub(super) fn response_bytes(&self, conn: &Conn) -> u64 {
         let w = conn.query.as_ref().expect("a query connection").workload;
-        self.workloads[w as usize].response
+        self.workloads[w as usize].plan.response
     }
 
     /// Query connection `conn` ends: its timeouts are all classified (everything is
@@ -271,12 +271,12 @@ impl Applications {
                 wl.queries.iter().enumerate().map(move |(q, r)| QueryStats {
                     workload: w as u32,
                     query: q as u32,
-                    client: wl.client.0,
-                    servers: wl.servers.len() as u32,
+                    client: wl.plan.client.0,
+                    servers: wl.plan.servers.len() as u32,
                     issued_s: r.issued.as_secs_f64(),
                     completed_s: nan_or(r.done),
                     qct_s: r.done.map_or(f64::NAN, |d| (d - r.issued).as_secs_f64()),
-                    response_bytes: wl.response * wl.servers.len() as u64,
+                    response_bytes: wl.plan.response * wl.plan.servers.len() as u64,
                     timeouts: r.timeouts,
                     spurious_timeouts: r.spurious_timeouts,
                 })

@@ -12,21 +12,25 @@ use super::fabric::Fabric;
 use super::hosts::{HostQueueLimit, Hosts};
 use super::measure::Measurement;
 use super::trace::Tracer;
-use super::traffic::{Generator, HostView};
-use super::udp::UdpSource;
-use super::workload::{QueryRole, Workload};
+use super::traffic::{ArrivalPlan, Cdf, Generator, GeneratorPlan, HostView, Rule, Sizes};
+use super::udp::{UdpParams, UdpSource};
+use super::workload::{QueryPlan, QueryRole, Workload};
 use super::{memory, parameters, Event, Simulation};
 use crate::error::ConfigError;
 use crate::ids::{ConnId, HostId, PortId};
+use crate::net::topology::layout::Layout;
 use crate::net::topology::{Network, RNG_STREAM_FLOW_START, RNG_STREAM_TRAFFIC_BASE, RNG_STREAM_WORKLOAD_BASE};
-use crate::scenario::{MeasureConfig, Scenario, Topology};
+use crate::scenario::{
+    Arrival, DestinationRule, FlowArrival, MeasureConfig, QuerySpec, Scenario, SizeDist, Topology, TrafficSpec, UdpSpec,
+};
+use crate::tcp::cc::CcKind;
 use crate::tcp::ictcp::Interface;
 use crate::tcp::receive_window::HostPolicy;
-use crate::units::Time;
+use crate::units::{Rate, Time};
 
 /// What `Simulation::prepare` checked and built.
 struct Prepared {
-    net: Network,
+    layout: Layout,
     generators: Vec<Generator>,
     sampled_ports: Vec<PortId>,
     traced_ports: Vec<PortId>,
@@ -35,10 +39,10 @@ struct Prepared {
 /// The switch ports on the shortest paths that data takes: from each flow's source to its
 /// destination, and from each query's servers to its client (the default of
 /// `measure.queue_ports`).
-fn data_path_ports(net: &Network, s: &Scenario) -> Vec<PortId> {
+fn data_path_ports(net: &Layout, s: &Scenario) -> Vec<PortId> {
     if !s.traffic.is_empty() {
         // Generated flows may go between any of their hosts: every switch port may carry data.
-        return PortId::all(net.ports.len()).filter(|&p| net.ports[p].is_switch).collect();
+        return PortId::all(net.ports.len()).filter(|&p| net.is_switch(net.ports[p].node)).collect();
     }
     let mut pairs: Vec<(HostId, HostId)> = s.flows.iter().map(|f| (HostId(f.src), HostId(f.dst))).collect();
     pairs.extend(
@@ -52,8 +56,8 @@ fn data_path_ports(net: &Network, s: &Scenario) -> Vec<PortId> {
     net.path_ports(&pairs)
 }
 
-/// The traffic generators of `s`, on the built network `net`.
-fn build_generators(s: &Scenario, net: &Network, end: Time) -> Result<Vec<Generator>, ConfigError> {
+/// The traffic generators of `s`, on its network `net`.
+fn build_generators(s: &Scenario, net: &Layout, end: Time) -> Result<Vec<Generator>, ConfigError> {
     if s.traffic.is_empty() {
         return Ok(Vec::new());
     }
@@ -73,17 +77,15 @@ fn build_generators(s: &Scenario, net: &Network, end: Time) -> Result<Vec<Genera
             }
         })
         .collect();
-    let nic = |h: usize| &net.ports[net.host_port[h]];
-    let rate_bps: Vec<f64> = (0..hosts).map(|h| nic(h).rate.bps() as f64).collect();
+    let rate_bps: Vec<f64> = (0..hosts).map(|h| net.ports[net.host_port[h]].rate.bps() as f64).collect();
     let per_packet: Vec<f64> = (0..hosts)
-        .map(|h| (s.tcp.header_bytes as u64 + nic(h).framing.as_u64()) as f64)
+        .map(|h| (s.tcp.header_bytes as u64 + net.framing(net.host_port[h]).as_u64()) as f64)
         .collect();
     let view = HostView {
         rack: &rack,
         rate_bps: &rate_bps,
         per_packet: &per_packet,
         mss: s.tcp.segment_bytes() as f64,
-        default_cc: s.tcp.cc,
         end,
     };
     s.traffic
@@ -92,14 +94,87 @@ fn build_generators(s: &Scenario, net: &Network, end: Time) -> Result<Vec<Genera
         .map(|(g, spec)| {
             let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
             rng.set_stream(RNG_STREAM_TRAFFIC_BASE + g as u64);
-            Generator::new(&format!("traffic[{g}]"), spec, &view, rng)
+            Generator::new(&format!("traffic[{g}]"), generator_plan(spec, s.tcp.cc), &view, rng)
         })
         .collect()
 }
 
-/// The network of `s` with nothing on it, to run flows alone (`measure.ideal_fct`): built
-/// when a flow may have a size, else None.
-fn idle_network(s: &Scenario) -> Result<Option<Box<Simulation>>, ConfigError> {
+/// Query workload `q`'s settings in the engine's units; `default_cc` is `tcp.cc`.
+fn query_plan(q: &QuerySpec, default_cc: CcKind) -> QueryPlan {
+    QueryPlan {
+        client: HostId(q.client),
+        servers: q.servers.iter().copied().map(HostId).collect(),
+        request: q.request_bytes,
+        response: q.response_bytes,
+        rounds: q.rounds,
+        start: Time::from_secs_f64(q.start_s),
+        stop: q.stop_s.map(Time::from_secs_f64),
+        mean_interval: match q.arrival {
+            Arrival::Barrier => None,
+            Arrival::Poisson { mean_interval_ms } => Some(Time::from_ms_f64(mean_interval_ms)),
+        },
+        jitter: Time::from_us_f64(q.response_jitter_us),
+        persistent: q.persistent,
+        cc: q.cc.unwrap_or(default_cc),
+        rcv_buffer: q.rcv_buffer_bytes,
+        class: q.class,
+    }
+}
+
+/// Traffic generator `spec`'s settings in the engine's units, its size distribution and gaps
+/// as CDFs; `default_cc` is `tcp.cc`.
+pub(super) fn generator_plan(spec: &TrafficSpec, default_cc: CcKind) -> GeneratorPlan {
+    let cdf = match &spec.size {
+        SizeDist::Fixed { bytes } => Cdf::new(&[[*bytes as f64, 1.0]]),
+        SizeDist::Cdf { points, .. } => Cdf::new(points),
+        SizeDist::WebSearch => Cdf::builtin("web_search").expect("built in"),
+        SizeDist::DataMining => Cdf::builtin("data_mining").expect("built in"),
+    };
+    GeneratorPlan {
+        sources: spec.sources.clone(),
+        destinations: spec.destinations.clone(),
+        rule: match spec.destination {
+            DestinationRule::Uniform => Rule::Uniform,
+            DestinationRule::InRack => Rule::InRack,
+            DestinationRule::AcrossRacks => Rule::AcrossRacks,
+            DestinationRule::Mixed { across_racks } => Rule::Mixed { across_racks },
+        },
+        sizes: Sizes::new(cdf, spec.scale_above_bytes, spec.scale_factor),
+        arrival: match &spec.arrival {
+            FlowArrival::Poisson { mean_interval_ms, load } => ArrivalPlan::Poisson {
+                mean_gap_s: mean_interval_ms.map(|ms| ms / 1e3),
+                load: *load,
+            },
+            FlowArrival::Cdf { points, load, .. } => ArrivalPlan::Cdf {
+                cdf: Cdf::new(points),
+                load: *load,
+            },
+        },
+        start: Time::from_secs_f64(spec.start_s),
+        stop: spec.stop_s.map(Time::from_secs_f64),
+        cc: spec.cc.unwrap_or(default_cc),
+        rcv_buffer: spec.rcv_buffer_bytes,
+        class: spec.class,
+    }
+}
+
+/// UDP source `u`'s settings in the engine's units.
+fn udp_params(u: &UdpSpec) -> UdpParams {
+    UdpParams {
+        src: u.src,
+        dst: u.dst,
+        class: u.class,
+        echo: u.echo,
+        packet_bytes: u.packet_bytes,
+        rate: Rate::from_gbps(u.rate_gbps),
+        start: Time::from_secs_f64(u.start_s),
+        stop: u.stop_s.map(Time::from_secs_f64),
+    }
+}
+
+/// The network of `s` with nothing on it, to run flows alone (`measure.ideal_fct`) from
+/// `factory`, the run's: built when a flow may have a size, else None.
+fn idle_network(s: &Scenario, factory: &ConnFactory) -> Result<Option<Box<Simulation>>, ConfigError> {
     let sized = !s.traffic.is_empty() || s.flows.iter().any(|f| f.bytes.is_some());
     if !s.measure.ideal_fct || !sized {
         return Ok(None);
@@ -115,12 +190,14 @@ fn idle_network(s: &Scenario) -> Result<Option<Box<Simulation>>, ConfigError> {
         ideal_fct: false,
         ..MeasureConfig::default()
     };
-    Ok(Some(Box::new(Simulation::new(&idle)?)))
+    let mut idle = Simulation::new(&idle)?;
+    idle.factory = factory.clone();
+    Ok(Some(Box::new(idle)))
 }
 
 impl Simulation {
-    /// Checks everything that building the run of `s` for `consumer` can refuse, and builds
-    /// the network (the parts of the run a scenario can make impossible).
+    /// Checks everything that building the run of `s` for `consumer` can refuse, on the
+    /// network's layout (no port, queue or route is built).
     fn prepare(s: &Scenario, consumer: memory::Consumer) -> Result<Prepared, ConfigError> {
         s.validate()?;
         let known = memory::Known {
@@ -128,9 +205,9 @@ impl Simulation {
             ..Default::default()
         };
         memory::check(s, known)?;
-        let net = Network::build(s)?;
+        let layout = Layout::of(s)?;
         let end = Time::from_secs_f64(s.sim.duration_s);
-        let generators = build_generators(s, &net, end)?;
+        let generators = build_generators(s, &layout, end)?;
         // Their flows are known in number now: the estimate again, with them.
         let generated: f64 = generators.iter().map(Generator::expected_flows).sum();
         memory::check(
@@ -141,9 +218,9 @@ impl Simulation {
             },
         )?;
         let sampled_ports = if s.measure.queue_ports.is_empty() {
-            data_path_ports(&net, s)
+            data_path_ports(&layout, s)
         } else {
-            net.port_indices("measure.queue_ports", &s.measure.queue_ports)?
+            layout.port_indices("measure.queue_ports", &s.measure.queue_ports)?
         };
         // The sampled ports are known now: the time series are checked again, before the run.
         memory::check(
@@ -154,17 +231,17 @@ impl Simulation {
                 consumer,
             },
         )?;
-        let traced_ports = net.port_indices("measure.trace_ports", &s.measure.trace_ports)?;
+        let traced_ports = layout.port_indices("measure.trace_ports", &s.measure.trace_ports)?;
         Ok(Prepared {
-            net,
+            layout,
             generators,
             sampled_ports,
             traced_ports,
         })
     }
 
-    /// Whether `s` can run for `consumer`: every check the run makes before it starts, without
-    /// building more than its network (no connections, no ideal-completion-time network).
+    /// Whether `s` can run for `consumer`: every check the run makes before it starts, on its
+    /// network's layout (nothing of the run is built: no port, route or connection).
     pub fn check(s: &Scenario, consumer: memory::Consumer) -> Result<(), ConfigError> {
         Self::prepare(s, consumer).map(drop)
     }
@@ -173,15 +250,17 @@ impl Simulation {
     /// counts (the Python bindings pass `Consumer::Python`).
     pub fn for_consumer(s: &Scenario, consumer: memory::Consumer) -> Result<Self, ConfigError> {
         let Prepared {
-            net,
+            layout,
             generators,
             sampled_ports,
             traced_ports,
         } = Self::prepare(s, consumer)?;
+        let net = Network::from_layout(s, &layout);
+        drop(layout);
         let t = &s.tcp;
         let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
         rng.set_stream(RNG_STREAM_FLOW_START);
-        let mut factory = ConnFactory::new(t, s.host.offload_burst_segments);
+        let mut factory = ConnFactory::new(t.cc_params(), |cc| t.stack_params(cc, s.host.offload_burst_segments));
         let mut conns = Conns::default();
         for (i, f) in s.flows.iter().enumerate() {
             let jitter = if f.start_jitter_us > 0.0 {
@@ -208,13 +287,13 @@ impl Simulation {
         for (w, q) in s.queries.iter().enumerate() {
             let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
             rng.set_stream(RNG_STREAM_WORKLOAD_BASE + w as u64);
-            let mut wl = Workload::new(q, t.cc, rng);
-            if wl.persistent {
+            let mut wl = Workload::new(query_plan(q, t.cc), rng);
+            if wl.plan.persistent {
                 // Long-lived connections, opened at time 0 (DCTCP §4.2.2, ICTCP §II-A).
-                for &server in &wl.servers {
+                for &server in &wl.plan.servers {
                     let id = conns.next_id();
-                    let mut conn = factory.make(id, wl.client, server, wl.cc, Time::ZERO, wl.rcv_buffer);
-                    conn.class = wl.class;
+                    let mut conn = factory.make(id, wl.plan.client, server, wl.plan.cc, Time::ZERO, wl.plan.rcv_buffer);
+                    conn.class = wl.plan.class;
                     conn.query = Some(Box::new(QueryRole::new(w as u32, None)));
                     conns.push(conn);
                     wl.conns.push(id);
@@ -232,7 +311,7 @@ impl Simulation {
         // connections exist from the start).
         for &w in &s.measure.trace_queries {
             let wl = &workloads[w as usize];
-            traced_conns.extend(wl.conns.iter().zip(&wl.servers).map(|(&c, &server)| (c, server)));
+            traced_conns.extend(wl.conns.iter().zip(&wl.plan.servers).map(|(&c, &server)| (c, server)));
         }
         let tracer = Tracer::new(net.ports.len(), &traced_ports, conns.len(), &traced_conns);
         let mut policies: Vec<Option<HostPolicy>> = vec![None; net.host_port.len()];
@@ -256,7 +335,8 @@ impl Simulation {
         let end = Time::from_secs_f64(s.sim.duration_s);
         let warmup = Time::from_secs_f64(s.sim.warmup_s);
         let rounds_left = (s.sim.stop_when_queries_done && !s.queries.is_empty()).then(|| s.queries.iter().map(|q| q.rounds as u64).sum());
-        let udp = s.udp.iter().map(UdpSource::new).collect();
+        let udp = s.udp.iter().map(|u| UdpSource::new(udp_params(u))).collect();
+        let idle = idle_network(s, &factory)?;
         let mut sim = Simulation {
             name: s.name.clone(),
             seed: s.sim.seed,
@@ -271,7 +351,7 @@ impl Simulation {
             factory,
             apps: Applications::new(workloads, generators, udp, rounds_left),
             measure: Measurement::new(s.measure.queue_sample_us, sampled_ports, s.measure.flow_sample_us),
-            idle: idle_network(s)?,
+            idle,
             out: Vec::with_capacity(64),
             events: 0,
             injected: 0,

@@ -1,6 +1,6 @@
 //! A connection as the simulation holds it: its two TCP ends, its application's facts, the
 //! calendar events pending for its timers and its packets still in its host's NIC; and the
-//! factory that builds connections with the scenario's TCP settings.
+//! factory that builds connections with the settings the build resolved.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -8,7 +8,6 @@ use std::sync::Arc;
 use super::conns::WarmupCounts;
 use super::workload::QueryRole;
 use crate::ids::{ConnId, HostId};
-use crate::scenario::TcpConfig;
 use crate::tcp::cc::{Cc, CcKind, CcParams};
 use crate::tcp::{Endpoint, TcpParams, Timer};
 use crate::units::Time;
@@ -118,38 +117,44 @@ impl Conn {
     }
 }
 
-/// Builds connections with the scenario's TCP settings.
+/// Builds connections with the settings the build resolved.
 #[derive(Clone)]
 pub(super) struct ConnFactory {
-    tcp: TcpConfig,
     /// What every connection's controllers are built from.
     cc_params: CcParams,
-    offload_burst_segments: u32,
-    /// The settings built so far, by controller and receive buffer: connections built alike
-    /// share one copy.
-    params: Vec<(CcKind, Option<u64>, Arc<TcpParams>)>,
+    /// Per controller (in `CcKind::ALL`'s order): its connections' settings with the stack's
+    /// receive buffer.
+    stack: Vec<Arc<TcpParams>>,
+    /// Settings with a receive buffer an application set, by controller and buffer, made as
+    /// first asked for: connections built alike share one copy.
+    app_buffer: Vec<(CcKind, u64, Arc<TcpParams>)>,
 }
 
 impl ConnFactory {
-    pub(super) fn new(tcp: &TcpConfig, offload_burst_segments: u32) -> Self {
+    /// `stack(cc)` gives controller `cc`'s settings with the stack's receive buffer.
+    pub(super) fn new(cc_params: CcParams, stack: impl Fn(CcKind) -> TcpParams) -> Self {
         ConnFactory {
-            tcp: tcp.clone(),
-            cc_params: tcp.cc_params(),
-            offload_burst_segments,
-            params: Vec::new(),
+            cc_params,
+            stack: CcKind::ALL.iter().map(|&cc| Arc::new(stack(cc))).collect(),
+            app_buffer: Vec::new(),
         }
     }
 
     /// Connection `id` from host `src` to `dst`, opening at `start`; its receiver's buffer is
     /// `rcv_buffer` (None: the stack's).
     pub(super) fn make(&mut self, id: ConnId, src: HostId, dst: HostId, cc: CcKind, start: Time, rcv_buffer: Option<u64>) -> Conn {
-        let params = match self.params.iter().find(|(c, b, _)| (*c, *b) == (cc, rcv_buffer)) {
-            Some((_, _, p)) => Arc::clone(p),
-            None => {
-                let p = Arc::new(self.tcp.endpoint_params(cc, rcv_buffer, self.offload_burst_segments));
-                self.params.push((cc, rcv_buffer, Arc::clone(&p)));
-                p
-            }
+        // `CcKind::ALL` lists the controllers in declaration order: `cc as usize` is cc's place.
+        let stack = &self.stack[cc as usize];
+        let params = match rcv_buffer {
+            None => Arc::clone(stack),
+            Some(b) => match self.app_buffer.iter().find(|(c, bytes, _)| (*c, *bytes) == (cc, b)) {
+                Some((_, _, p)) => Arc::clone(p),
+                None => {
+                    let p = Arc::new(stack.with_app_rcv_buffer(b));
+                    self.app_buffer.push((cc, b, Arc::clone(&p)));
+                    p
+                }
+            },
         };
         let p = &self.cc_params;
         // The ends know their connection and hosts by the numbers their segments carry.

@@ -512,12 +512,12 @@ impl Simulation {
             return;
         };
         let wl = &self.apps.workloads[w as usize];
-        let ids: Vec<ConnId> = if wl.persistent {
+        let ids: Vec<ConnId> = if wl.plan.persistent {
             wl.conns.clone()
         } else {
             // A new connection per request, with its handshake (SYN at issue time).
-            let (client, cc, rcv_buffer, class) = (wl.client, wl.cc, wl.rcv_buffer, wl.class);
-            let servers = wl.servers.clone();
+            let (client, cc, rcv_buffer, class) = (wl.plan.client, wl.plan.cc, wl.plan.rcv_buffer, wl.plan.class);
+            let servers = wl.plan.servers.clone();
             servers
                 .into_iter()
                 .map(|server| {
@@ -529,7 +529,7 @@ impl Simulation {
                 .collect()
         };
         self.apps.open_query(now, w, index, &ids, &self.conns);
-        let request = self.apps.workloads[w as usize].request;
+        let request = self.apps.workloads[w as usize].plan.request;
         for c in ids {
             if self.conns.get(c).is_none() {
                 continue; // a persistent connection whose handshake failed: that server is unreachable

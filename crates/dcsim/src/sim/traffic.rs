@@ -6,7 +6,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::error::ConfigError;
-use crate::scenario::{CcKind, DestinationRule, FlowArrival, SizeDist, TrafficSpec};
+use crate::tcp::cc::CcKind;
 use crate::units::Time;
 
 /// A piecewise-linear CDF through points (x, p), sorted, ending at p = 1; a first point with
@@ -115,17 +115,12 @@ pub struct Sizes {
 }
 
 impl Sizes {
-    pub fn new(spec: &TrafficSpec) -> Sizes {
-        let cdf = match &spec.size {
-            SizeDist::Fixed { bytes } => Cdf::new(&[[*bytes as f64, 1.0]]),
-            SizeDist::Cdf { points, .. } => Cdf::new(points),
-            SizeDist::WebSearch => Cdf::builtin("web_search").expect("built in"),
-            SizeDist::DataMining => Cdf::builtin("data_mining").expect("built in"),
-        };
+    /// Sizes from `cdf`, those above `scale_above_bytes` (if given) multiplied by `factor`.
+    pub fn new(cdf: Cdf, scale_above_bytes: Option<u64>, factor: f64) -> Sizes {
         Sizes {
             cdf,
-            above: spec.scale_above_bytes.map_or(f64::INFINITY, |b| b as f64),
-            factor: spec.scale_factor,
+            above: scale_above_bytes.map_or(f64::INFINITY, |b| b as f64),
+            factor,
         }
     }
 
@@ -170,6 +165,48 @@ impl Sizes {
     }
 }
 
+/// How a flow's destination is chosen among the destinations (never its own source); a rack
+/// is the hosts under one switch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Rule {
+    Uniform,
+    InRack,
+    AcrossRacks,
+    /// Another rack with probability `across_racks`, else the source's rack (a host with no
+    /// choice on one side takes the other).
+    Mixed {
+        across_racks: f64,
+    },
+}
+
+/// When a source's flows arrive, as resolved from the scenario.
+#[derive(Debug, Clone)]
+pub enum ArrivalPlan {
+    /// Exponential gaps: of mean `mean_gap_s`, or else of the mean that offers `load` of the
+    /// source's link rate (one of them is given).
+    Poisson { mean_gap_s: Option<f64>, load: Option<f64> },
+    /// Gaps from a CDF of milliseconds, scaled to offer `load` if given.
+    Cdf { cdf: Cdf, load: Option<f64> },
+}
+
+/// A generator's settings, as the build resolved them from its `traffic[]` entry.
+#[derive(Debug, Clone)]
+pub struct GeneratorPlan {
+    /// Hosts that start flows (empty: every host).
+    pub sources: Vec<u32>,
+    /// Hosts flows may go to (empty: every host).
+    pub destinations: Vec<u32>,
+    pub rule: Rule,
+    pub sizes: Sizes,
+    pub arrival: ArrivalPlan,
+    pub start: Time,
+    /// No arrival at or after this time (None: the end of the run).
+    pub stop: Option<Time>,
+    pub cc: CcKind,
+    pub rcv_buffer: Option<u64>,
+    pub class: u8,
+}
+
 /// Gaps between a source's arrivals.
 #[derive(Debug, Clone)]
 enum Gaps {
@@ -185,7 +222,7 @@ struct Destinations {
     hosts: Vec<u32>,
     /// Per source: the range of its rack in `hosts`, and its own index there if it is one.
     place: Vec<(u32, u32, Option<u32>)>,
-    rule: DestinationRule,
+    rule: Rule,
 }
 
 /// n choices from range [lo, lo + n + skip?) leaving out index `skip`.
@@ -203,18 +240,18 @@ fn pick_skipping(rng: &mut ChaCha8Rng, lo: u32, hi: u32, skip: Option<u32>) -> O
 }
 
 impl Destinations {
-    fn new(field: &str, spec: &TrafficSpec, sources: &[u32], rack: &[u32]) -> Result<Destinations, ConfigError> {
-        let mut hosts: Vec<u32> = if spec.destinations.is_empty() {
+    fn new(field: &str, destinations: &[u32], rule: Rule, sources: &[u32], rack: &[u32]) -> Result<Destinations, ConfigError> {
+        let mut hosts: Vec<u32> = if destinations.is_empty() {
             (0..rack.len() as u32).collect()
         } else {
-            spec.destinations.clone()
+            destinations.to_vec()
         };
         hosts.sort_unstable_by_key(|&h| (rack[h as usize], h));
         hosts.dedup();
         let mut d = Destinations {
             place: Vec::with_capacity(sources.len()),
             hosts,
-            rule: spec.destination.clone(),
+            rule,
         };
         for &s in sources {
             let r = rack[s as usize];
@@ -225,10 +262,10 @@ impl Destinations {
             let (n, local) = (d.hosts.len() as u32, hi - lo - me.is_some() as u32);
             let across = n - (hi - lo);
             let none = match d.rule {
-                DestinationRule::Uniform => local + across == 0,
-                DestinationRule::InRack => local == 0,
-                DestinationRule::AcrossRacks => across == 0,
-                DestinationRule::Mixed { .. } => local + across == 0,
+                Rule::Uniform => local + across == 0,
+                Rule::InRack => local == 0,
+                Rule::AcrossRacks => across == 0,
+                Rule::Mixed { .. } => local + across == 0,
             };
             if none {
                 return Err(ConfigError::new(
@@ -258,13 +295,13 @@ impl Destinations {
     /// A destination for source number `k`, by the rule (`new` made sure one exists).
     fn pick(&self, rng: &mut ChaCha8Rng, k: usize) -> u32 {
         let chosen = match self.rule {
-            DestinationRule::Uniform => {
+            Rule::Uniform => {
                 let me = self.place[k].2;
                 pick_skipping(rng, 0, self.hosts.len() as u32, me).map(|i| self.hosts[i as usize])
             }
-            DestinationRule::InRack => self.in_rack(rng, k),
-            DestinationRule::AcrossRacks => self.across(rng, k),
-            DestinationRule::Mixed { across_racks } => {
+            Rule::InRack => self.in_rack(rng, k),
+            Rule::AcrossRacks => self.across(rng, k),
+            Rule::Mixed { across_racks } => {
                 if rng.gen::<f64>() < across_racks {
                     self.across(rng, k).or_else(|| self.in_rack(rng, k))
                 } else {
@@ -308,18 +345,19 @@ pub struct HostView<'a> {
     pub rate_bps: &'a [f64],
     pub per_packet: &'a [f64],
     pub mss: f64,
-    pub default_cc: CcKind,
     pub end: Time,
 }
 
 impl Generator {
-    pub fn new(field: &str, spec: &TrafficSpec, net: &HostView, rng: ChaCha8Rng) -> Result<Generator, ConfigError> {
-        let sources: Vec<u32> = if spec.sources.is_empty() {
+    /// Generator `field` (`traffic[g]`) of `plan` on the network `net`; refuses a source
+    /// that has no destination its rule allows.
+    pub fn new(field: &str, plan: GeneratorPlan, net: &HostView, rng: ChaCha8Rng) -> Result<Generator, ConfigError> {
+        let sources: Vec<u32> = if plan.sources.is_empty() {
             (0..net.rack.len() as u32).collect()
         } else {
-            spec.sources.clone()
+            plan.sources
         };
-        let sizes = Sizes::new(spec);
+        let sizes = plan.sizes;
         // The mean gap that offers `load` of each source's link.
         let gap_for_load = |load: f64| -> Vec<f64> {
             sources
@@ -327,34 +365,33 @@ impl Generator {
                 .map(|&h| sizes.mean_wire_bytes(net.mss, net.per_packet[h as usize]) * 8.0 / (load * net.rate_bps[h as usize]))
                 .collect()
         };
-        let gaps = match &spec.arrival {
-            FlowArrival::Poisson { mean_interval_ms, load } => Gaps::Poisson(match (mean_interval_ms, load) {
-                (Some(ms), _) => vec![ms / 1e3; sources.len()],
-                (None, Some(load)) => gap_for_load(*load),
+        let gaps = match plan.arrival {
+            ArrivalPlan::Poisson { mean_gap_s, load } => Gaps::Poisson(match (mean_gap_s, load) {
+                (Some(s), _) => vec![s; sources.len()],
+                (None, Some(load)) => gap_for_load(load),
                 (None, None) => unreachable!("checked: one of them"),
             }),
-            FlowArrival::Cdf { points, load, .. } => {
-                let cdf = Cdf::new(points);
+            ArrivalPlan::Cdf { cdf, load } => {
                 let scale = match load {
                     None => vec![1.0; sources.len()],
                     Some(load) => {
                         let mean_s = cdf.mean() / 1e3;
-                        gap_for_load(*load).into_iter().map(|g| g / mean_s).collect()
+                        gap_for_load(load).into_iter().map(|g| g / mean_s).collect()
                     }
                 };
                 Gaps::Cdf(cdf, scale)
             }
         };
-        let dests = Destinations::new(field, spec, &sources, net.rack)?;
+        let dests = Destinations::new(field, &plan.destinations, plan.rule, &sources, net.rack)?;
         Ok(Generator {
             sizes,
             gaps,
             dests,
-            start: Time::from_secs_f64(spec.start_s),
-            stop: spec.stop_s.map_or(net.end, Time::from_secs_f64).min(net.end),
-            cc: spec.cc.unwrap_or(net.default_cc),
-            rcv_buffer: spec.rcv_buffer_bytes,
-            class: spec.class,
+            start: plan.start,
+            stop: plan.stop.unwrap_or(net.end).min(net.end),
+            cc: plan.cc,
+            rcv_buffer: plan.rcv_buffer,
+            class: plan.class,
             sources,
             rng,
         })
@@ -412,8 +449,10 @@ mod tests {
         r
     }
 
-    fn spec(toml_text: &str) -> TrafficSpec {
-        toml::from_str(toml_text).expect("a traffic spec")
+    /// A `traffic[]` entry, resolved as the build resolves it.
+    fn spec(toml_text: &str) -> GeneratorPlan {
+        let spec: crate::scenario::TrafficSpec = toml::from_str(toml_text).expect("a traffic spec");
+        crate::sim::build::generator_plan(&spec, CcKind::NewReno)
     }
 
     /// Six hosts in racks [0, 0, 0, 1, 1, 2] on 1 Gb/s links, 78 B besides payload a packet.
@@ -423,7 +462,6 @@ mod tests {
             rate_bps: rate,
             per_packet,
             mss: 1460.0,
-            default_cc: CcKind::NewReno,
             end: Time::from_secs(1000),
         }
     }
@@ -496,21 +534,19 @@ mod tests {
     #[test]
     fn wire_bytes_by_hand() {
         // 3000 B: 3 segments of at most 1460 B, and the SYN and handshake ACK: 5 × 78 B.
-        let fixed = Sizes::new(&spec(
-            "size = { kind = \"fixed\", bytes = 3000 }\narrival = { kind = \"poisson\", load = 0.5 }",
-        ));
+        let fixed = spec("size = { kind = \"fixed\", bytes = 3000 }\narrival = { kind = \"poisson\", load = 0.5 }").sizes;
         assert_eq!(fixed.mean_wire_bytes(1460.0, 78.0), 3000.0 + 5.0 * 78.0);
         // Uniform on [1000, 3920]: 1 segment over 460 B of it, 2 over 1460 B, 3 over 1000 B.
-        let uniform = Sizes::new(&spec(
-            "size = { kind = \"cdf\", points = [[1000, 0], [3920, 1]] }\narrival = { kind = \"poisson\", load = 0.5 }",
-        ));
+        let uniform =
+            spec("size = { kind = \"cdf\", points = [[1000, 0], [3920, 1]] }\narrival = { kind = \"poisson\", load = 0.5 }").sizes;
         let segments = (460.0 + 2.0 * 1460.0 + 3.0 * 1000.0) / 2920.0;
         assert!((uniform.mean_wire_bytes(1460.0, 78.0) - (2460.0 + 78.0 * (segments + 2.0))).abs() < 1e-9);
         // Scaling above 2000 B by 10 on a uniform [1000, 3000]: half stays (mean 1500), half
         // becomes uniform on [20000, 30000] (mean 25000).
-        let scaled = Sizes::new(&spec(
+        let scaled = spec(
             "size = { kind = \"cdf\", points = [[1000, 0], [3000, 1]] }\nscale_above_bytes = 2000\nscale_factor = 10\narrival = { kind = \"poisson\", load = 0.5 }",
-        ));
+        )
+        .sizes;
         assert!((scaled.mean_wire_bytes(1460.0, 0.0) - 13_250.0).abs() < 1e-9);
         let mut r = rng(2);
         let n = 100_000;
@@ -523,7 +559,7 @@ mod tests {
     fn poisson_gaps_have_the_right_mean_and_variance() {
         let (rack, rate, pp) = ([0, 0], [1e9; 2], [78.0; 2]);
         let s = spec("sources = [0]\nsize = { kind = \"fixed\", bytes = 1000 }\narrival = { kind = \"poisson\", mean_interval_ms = 2 }");
-        let mut g = Generator::new("t", &s, &view(&rack, &rate, &pp), rng(3)).unwrap();
+        let mut g = Generator::new("t", s, &view(&rack, &rate, &pp), rng(3)).unwrap();
         let n = 1_000_000;
         let gaps: Vec<f64> = (0..n).map(|_| g.gap_s(0)).collect();
         let mean = gaps.iter().sum::<f64>() / n as f64;
@@ -538,14 +574,14 @@ mod tests {
         // 3000-B flows are 3390 B on the wire: at half of 1 Gb/s, one every 54.24 µs.
         let (rack, rate, pp) = ([0, 0], [1e9; 2], [78.0; 2]);
         let s = spec("sources = [0]\nsize = { kind = \"fixed\", bytes = 3000 }\narrival = { kind = \"poisson\", load = 0.5 }");
-        let g = Generator::new("t", &s, &view(&rack, &rate, &pp), rng(4)).unwrap();
+        let g = Generator::new("t", s, &view(&rack, &rate, &pp), rng(4)).unwrap();
         let Gaps::Poisson(m) = &g.gaps else { panic!() };
         assert!((m[0] - 3390.0 * 8.0 / 0.5e9).abs() < 1e-15);
         // Empirical gaps are scaled to the same mean: a CDF of mean 1 ms becomes 54.24 µs.
         let s = spec(
             "sources = [0]\nsize = { kind = \"fixed\", bytes = 3000 }\narrival = { kind = \"cdf\", points = [[0, 0.5], [4, 1]], load = 0.5 }",
         );
-        let g = Generator::new("t", &s, &view(&rack, &rate, &pp), rng(4)).unwrap();
+        let g = Generator::new("t", s, &view(&rack, &rate, &pp), rng(4)).unwrap();
         let Gaps::Cdf(c, scale) = &g.gaps else { panic!() };
         assert!((c.mean() / 1e3 * scale[0] - 3390.0 * 8.0 / 0.5e9).abs() < 1e-15);
     }
@@ -558,7 +594,7 @@ mod tests {
             let s = spec(&format!(
                 "sources = [{src}]\ndestination = {rule}\nsize = {{ kind = \"fixed\", bytes = 1 }}\narrival = {{ kind = \"poisson\", mean_interval_ms = 1 }}"
             ));
-            let mut g = Generator::new("traffic[0]", &s, &view(&rack, &rate, &pp), rng(5)).unwrap();
+            let mut g = Generator::new("traffic[0]", s, &view(&rack, &rate, &pp), rng(5)).unwrap();
             let mut seen = vec![0u32; 6];
             for _ in 0..6000 {
                 seen[g.arrival(0).dst as usize] += 1;
@@ -578,7 +614,7 @@ mod tests {
         assert!(draw("{ kind = \"uniform\" }", 0)[1..].iter().all(|&n| (1000..1400).contains(&n)));
         // Host 5 is alone in its rack.
         let s = spec("sources = [5]\ndestination = { kind = \"in_rack\" }\nsize = { kind = \"fixed\", bytes = 1 }\narrival = { kind = \"poisson\", mean_interval_ms = 1 }");
-        let e = Generator::new("traffic[0]", &s, &view(&rack, &rate, &pp), rng(5)).unwrap_err();
+        let e = Generator::new("traffic[0]", s, &view(&rack, &rate, &pp), rng(5)).unwrap_err();
         assert_eq!(e.field, "traffic[0].destination");
     }
 }

@@ -4,7 +4,6 @@
 
 use crate::net::packet::{Ecn, Packet, Segment, UDP};
 use crate::results::{ProbeSamples, UdpStats};
-use crate::scenario::UdpSpec;
 use crate::units::{Rate, Time};
 
 /// Bytes of IP and UDP headers in a datagram.
@@ -33,17 +32,31 @@ pub(super) struct UdpSource {
     replies: u64,
 }
 
+/// A source's settings, as the build resolved them from its `udp[]` entry.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct UdpParams {
+    pub(super) src: u32,
+    pub(super) dst: u32,
+    pub(super) class: u8,
+    pub(super) echo: bool,
+    /// IP packet bytes (headers included).
+    pub(super) packet_bytes: u32,
+    pub(super) rate: Rate,
+    pub(super) start: Time,
+    pub(super) stop: Option<Time>,
+}
+
 impl UdpSource {
-    pub(super) fn new(spec: &UdpSpec) -> Self {
+    pub(super) fn new(p: UdpParams) -> Self {
         UdpSource {
-            src: spec.src,
-            dst: spec.dst,
-            class: spec.class,
-            echo: spec.echo,
-            packet_bytes: spec.packet_bytes,
-            bps: Rate::from_gbps(spec.rate_gbps).bps(),
-            start: Time::from_secs_f64(spec.start_s),
-            stop: spec.stop_s.map(Time::from_secs_f64),
+            src: p.src,
+            dst: p.dst,
+            class: p.class,
+            echo: p.echo,
+            packet_bytes: p.packet_bytes,
+            bps: p.rate.bps(),
+            start: p.start,
+            stop: p.stop,
             sent: 0,
             sent_at_warmup: 0,
             received: 0,

@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::conns::Conns;
 use crate::ids::{ConnId, HostId};
-use crate::scenario::{Arrival, CcKind, QuerySpec};
+use crate::tcp::cc::CcKind;
 use crate::units::Time;
 
 /// A connection's part in a workload.
@@ -77,22 +77,8 @@ pub struct UnsettledQuery {
 
 #[derive(Debug, Clone)]
 pub struct Workload {
-    pub client: HostId,
-    pub servers: Vec<HostId>,
-    pub request: u64,
-    pub response: u64,
-    pub rounds: u32,
-    pub start: Time,
-    /// No query is issued at or after this time.
-    pub stop: Option<Time>,
-    /// Mean interval of Poisson arrivals; None = barrier-synchronised.
-    pub mean_interval: Option<Time>,
-    pub jitter: Time,
-    pub persistent: bool,
-    pub cc: CcKind,
-    pub rcv_buffer: Option<u64>,
-    /// Traffic class of its connections' packets.
-    pub class: u8,
+    /// What it does: its settings, as the build resolved them.
+    pub plan: QueryPlan,
     /// Persistent connections, one per server, in `servers` order.
     pub conns: Vec<ConnId>,
     pub queries: Vec<QueryRecord>,
@@ -103,25 +89,32 @@ pub struct Workload {
     pub rng: ChaCha8Rng,
 }
 
+/// A workload's settings, as the build resolved them from its `queries[]` entry.
+#[derive(Debug, Clone)]
+pub struct QueryPlan {
+    pub client: HostId,
+    pub servers: Vec<HostId>,
+    pub request: u64,
+    pub response: u64,
+    pub rounds: u32,
+    pub start: Time,
+    /// No query is issued at or after this time.
+    pub stop: Option<Time>,
+    /// Mean interval of Poisson arrivals; None = barrier-synchronised.
+    pub mean_interval: Option<Time>,
+    /// A server waits uniformly in [0, jitter] before it answers.
+    pub jitter: Time,
+    pub persistent: bool,
+    pub cc: CcKind,
+    pub rcv_buffer: Option<u64>,
+    /// Traffic class of its connections' packets.
+    pub class: u8,
+}
+
 impl Workload {
-    pub fn new(q: &QuerySpec, default_cc: CcKind, rng: ChaCha8Rng) -> Self {
+    pub fn new(plan: QueryPlan, rng: ChaCha8Rng) -> Self {
         Workload {
-            client: HostId(q.client),
-            servers: q.servers.iter().copied().map(HostId).collect(),
-            request: q.request_bytes,
-            response: q.response_bytes,
-            rounds: q.rounds,
-            start: Time::from_secs_f64(q.start_s),
-            stop: q.stop_s.map(Time::from_secs_f64),
-            mean_interval: match q.arrival {
-                Arrival::Barrier => None,
-                Arrival::Poisson { mean_interval_ms } => Some(Time::from_ms_f64(mean_interval_ms)),
-            },
-            jitter: Time::from_us_f64(q.response_jitter_us),
-            persistent: q.persistent,
-            cc: q.cc.unwrap_or(default_cc),
-            rcv_buffer: q.rcv_buffer_bytes,
-            class: q.class,
+            plan,
             conns: Vec::new(),
             queries: Vec::new(),
             open: Vec::new(),
@@ -132,16 +125,16 @@ impl Workload {
 
     /// The server's wait before it answers: uniform in [0, jitter] (DCTCP paper §2.3.2).
     pub fn response_delay(&mut self) -> Time {
-        if self.jitter == Time::ZERO {
+        if self.plan.jitter == Time::ZERO {
             Time::ZERO
         } else {
-            Time::from_ps(self.rng.gen_range(0..=self.jitter.as_ps()))
+            Time::from_ps(self.rng.gen_range(0..=self.plan.jitter.as_ps()))
         }
     }
 
     /// Time to the next Poisson arrival (exponential), if arrivals are Poisson.
     pub fn next_interval(&mut self) -> Option<Time> {
-        let mean = self.mean_interval?.as_ps() as f64;
+        let mean = self.plan.mean_interval?.as_ps() as f64;
         let u: f64 = self.rng.gen_range(f64::MIN_POSITIVE..1.0);
         Some(Time::from_ps_f64(-u.ln() * mean))
     }

@@ -79,6 +79,18 @@ pub struct TcpParams {
 }
 
 impl TcpParams {
+    /// These settings with a receive buffer the application set, `bytes`: fixed, as Linux
+    /// locks a buffer set with SO_RCVBUF against auto-tuning; the window clamp, if there is
+    /// one (it is finite), becomes that buffer.
+    pub fn with_app_rcv_buffer(&self, bytes: u64) -> TcpParams {
+        TcpParams {
+            rcv_buffer: bytes,
+            rcv_autotune_max: None,
+            cwnd_clamp: if self.cwnd_clamp.is_finite() { bytes as f64 } else { f64::INFINITY },
+            ..self.clone()
+        }
+    }
+
     /// SMSS as the windows count it (bytes).
     #[inline]
     pub(super) fn smss(&self) -> f64 {

@@ -427,3 +427,24 @@ fn an_application_limited_slow_start_under_each_validation_rule() {
         assert_eq!(cwnd_segments(&s), want, "{rule:?}");
     }
 }
+
+#[test]
+fn a_buffer_the_application_sets_is_fixed_and_every_controller_has_its_place() {
+    use crate::scenario::{CcKind, TcpConfig};
+    let tuned = TcpConfig {
+        rcv_autotune: true,
+        ..TcpConfig::default()
+    };
+    let stack = tuned.stack_params(CcKind::Dctcp, 0);
+    assert_eq!(
+        (stack.rcv_buffer, stack.rcv_autotune_max),
+        (tuned.rcv_autotune_initial_bytes, Some(3 << 20))
+    );
+    let set = stack.with_app_rcv_buffer(65_536);
+    assert_eq!((set.rcv_buffer, set.rcv_autotune_max, set.cwnd_clamp), (65_536, None, 65_536.0));
+    assert_eq!(set.ect_on_syn, stack.ect_on_syn, "the rest is the stack's");
+    // The connection factory finds a controller's settings at `cc as usize`.
+    for (i, &cc) in CcKind::ALL.iter().enumerate() {
+        assert_eq!(cc as usize, i, "{}", cc.name());
+    }
+}

@@ -1,24 +1,26 @@
 //! Builds hosts, switches, ports and routes from a scenario's topology.
 //!
-//! Every topology kind is first described as one graph (`shapes`), then built the same way:
-//! node numbering puts hosts at `0..hosts` and switches after them; each link makes two
-//! egress ports, `a->b` then `b->a`; routes come from `net::routing`.
+//! Every topology kind is first described as one graph (`shapes`), then laid out the same
+//! way (`layout`): node numbering puts hosts at `0..hosts` and switches after them; each link
+//! makes two egress ports, `a->b` then `b->a`. A run builds its ports and routes (from
+//! `net::routing`) on that layout; checking a scenario needs the layout alone.
 
+pub mod layout;
 pub mod shapes;
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::aqm::{Aqm, Pi, Red, Threshold};
 use super::buffer::SharedBuffer;
 use super::port::Port;
 use super::qdisc::{ClassQueue, Classes, Classify, Discipline, Drr, Scheduler};
-use super::routing::{Routes, SwitchLink};
+use super::routing::Routes;
 use crate::error::ConfigError;
 use crate::ids::{HostId, NodeId, PortId};
 use crate::scenario::{AqmConfig, BufferConfig, ClassifyConfig, LinkConfig, MarkAt, Scenario, SchedulerKind};
 use crate::units::{Bytes, Rate, Time};
-use shapes::Graph;
+use layout::{nic_clock, Layout};
 
 /// Random stream numbers, one per consumer, so adding one consumer never shifts another.
 pub const RNG_STREAM_FLOW_START: u64 = 1;
@@ -76,145 +78,57 @@ pub fn default_k_packets(rate: Rate) -> u32 {
 }
 
 impl Network {
+    /// The network of `s`: its layout, then its ports and routes.
     pub fn build(s: &Scenario) -> Result<Network, ConfigError> {
-        let graph = s.topology.graph()?;
-        let hosts = graph.hosts;
+        Ok(Self::from_layout(s, &Layout::of(s)?))
+    }
+
+    /// The ports and routes of `s` on its layout `l` (`Layout::of(s)`).
+    pub fn from_layout(s: &Scenario, l: &Layout) -> Network {
         let mut b = Builder {
             s,
-            net_nodes: Vec::with_capacity(hosts as usize + graph.switches.len()),
-            ports: Vec::with_capacity(2 * graph.links.len()),
-            host_port: vec![PortId(u32::MAX); hosts as usize],
-            host_switch: vec![NodeId(u32::MAX); hosts as usize],
-            host_down: vec![PortId(u32::MAX); hosts as usize],
-            switch_links: Vec::new(),
+            nodes: Vec::with_capacity(l.node_names.len()),
+            ports: Vec::with_capacity(l.ports.len()),
         };
-        for h in 0..hosts {
-            b.net_nodes.push(Node {
-                name: format!("h{h}"),
-                is_switch: false,
-                shared: None,
-            });
+        for (n, name) in l.node_names.iter().enumerate() {
+            b.add_node(name.clone(), l.is_switch(NodeId::at(n)));
         }
-        let Graph { switches, links, .. } = graph;
-        for name in switches {
-            b.add_switch(name);
+        for (p, ends) in l.ports.iter().enumerate() {
+            let link = l.link(PortId::at(p));
+            if l.is_switch(ends.node) {
+                b.switch_port(ends.node, ends.peer, link, ends.name.clone());
+            } else {
+                b.host_port(HostId(ends.node.0), ends.peer, link, ends.name.clone());
+            }
         }
-        for l in &links {
-            b.add_link(NodeId(l.a), NodeId(l.b), &l.config, l.parallel);
-        }
-        let switches = (b.net_nodes.len() as u32) - hosts;
         let routes = Routes::build(
-            switches,
-            b.host_switch,
-            b.host_down,
-            &b.switch_links,
+            l.node_names.len() as u32 - l.hosts,
+            l.host_switch.clone(),
+            l.host_down.clone(),
+            &l.switch_links,
             s.switch.ecmp,
             s.sim.seed,
             rng_stream(s.sim.seed, RNG_STREAM_SPRAY),
-        )?;
-        Ok(Network {
-            nodes: b.net_nodes,
+        );
+        Network {
+            nodes: b.nodes,
             ports: b.ports,
-            host_port: b.host_port,
+            host_port: l.host_port.clone(),
             routes,
-        })
-    }
-
-    /// Indices of the ports named in `names` (scenario field `field`); a name with `*`
-    /// matches every port it fits (`s0->*`), and must fit at least one.
-    pub fn port_indices(&self, field: &str, names: &[String]) -> Result<Vec<PortId>, ConfigError> {
-        let mut out: Vec<PortId> = Vec::new();
-        let mut taken = vec![false; if names.is_empty() { 0 } else { self.ports.len() }];
-        for (i, name) in names.iter().enumerate() {
-            let found: Vec<PortId> = if name.contains('*') {
-                PortId::all(self.ports.len()).filter(|&p| glob(name, &self.ports[p].name)).collect()
-            } else {
-                self.ports
-                    .iter()
-                    .position(|p| &p.name == name)
-                    .map(PortId::at)
-                    .into_iter()
-                    .collect()
-            };
-            if found.is_empty() {
-                let mut some: Vec<&str> = self.ports.iter().take(8).map(|p| p.name.as_str()).collect();
-                if self.ports.len() > 8 {
-                    some.push("...");
-                }
-                return Err(ConfigError::new(
-                    format!("{field}[{i}]"),
-                    format!("no port named {name:?} (ports are named node->peer: {})", some.join(", ")),
-                ));
-            }
-            // In the order given, each port once.
-            for p in found {
-                if !std::mem::replace(&mut taken[p], true) {
-                    out.push(p);
-                }
-            }
         }
-        Ok(out)
-    }
-
-    /// The switch ports on any shortest path from each `(src, dst)` host pair, in port order.
-    pub fn path_ports(&self, pairs: &[(HostId, HostId)]) -> Vec<PortId> {
-        // Per node, the last pair whose walk visited it; per port, whether it is taken.
-        let mut visited = vec![usize::MAX; self.nodes.len()];
-        let mut taken = vec![false; self.ports.len()];
-        let mut frontier = Vec::new();
-        for (k, &(src, dst)) in pairs.iter().enumerate() {
-            frontier.push(self.ports[self.host_port[src]].peer);
-            while let Some(node) = frontier.pop() {
-                if std::mem::replace(&mut visited[node], k) == k {
-                    continue;
-                }
-                for &p in self.routes.next_hops(node, dst) {
-                    taken[p] = true;
-                    let peer = self.ports[p].peer;
-                    if self.nodes[peer].is_switch {
-                        frontier.push(peer);
-                    }
-                }
-            }
-        }
-        PortId::all(self.ports.len()).filter(|&p| taken[p]).collect()
-    }
-}
-
-/// Whether `name` fits `pattern`, where `*` stands for any run of characters.
-fn glob(pattern: &str, name: &str) -> bool {
-    let mut parts = pattern.split('*');
-    let first = parts.next().unwrap_or("");
-    let Some(mut rest) = name.strip_prefix(first) else {
-        return false;
-    };
-    let mut parts: Vec<&str> = parts.collect();
-    let last = parts.pop();
-    for part in parts {
-        match rest.find(part) {
-            Some(i) => rest = &rest[i + part.len()..],
-            None => return false,
-        }
-    }
-    match last {
-        Some(last) => rest.len() >= last.len() && rest.ends_with(last),
-        None => rest.is_empty(),
     }
 }
 
 struct Builder<'a> {
     s: &'a Scenario,
-    net_nodes: Vec<Node>,
+    nodes: Vec<Node>,
     ports: Vec<Port>,
-    host_port: Vec<PortId>,
-    host_switch: Vec<NodeId>,
-    host_down: Vec<PortId>,
-    switch_links: Vec<SwitchLink>,
 }
 
 impl Builder<'_> {
-    fn add_switch(&mut self, name: String) {
+    fn add_node(&mut self, name: String, is_switch: bool) {
         let shared = match self.s.switch.buffer {
+            _ if !is_switch => None,
             BufferConfig::PerPort { .. } => None,
             BufferConfig::Shared { total_bytes, alpha, .. } => Some(SharedBuffer::new(Bytes::new(total_bytes), alpha)),
             BufferConfig::Preset { name } => {
@@ -222,37 +136,7 @@ impl Builder<'_> {
                 Some(SharedBuffer::new(Bytes::new(total), alpha))
             }
         };
-        self.net_nodes.push(Node {
-            name,
-            is_switch: true,
-            shared,
-        });
-    }
-
-    fn is_host(&self, node: NodeId) -> bool {
-        !self.net_nodes[node].is_switch
-    }
-
-    /// The two ports of a link: `a->b`, then `b->a`.
-    fn add_link(&mut self, a: NodeId, b: NodeId, l: &LinkConfig, parallel: u32) {
-        for (from, to) in [(a, b), (b, a)] {
-            let mut name = format!("{}->{}", self.net_nodes[from].name, self.net_nodes[to].name);
-            if parallel > 0 {
-                name.push_str(&format!("#{parallel}"));
-            }
-            let id = PortId::at(self.ports.len());
-            if self.is_host(from) {
-                self.host_port(HostId(from.0), to, l, name);
-            } else {
-                self.switch_port(from, to, l, name);
-                if self.is_host(to) {
-                    self.host_switch[to] = from;
-                    self.host_down[to] = id;
-                } else {
-                    self.switch_links.push(SwitchLink { from, port: id, to });
-                }
-            }
-        }
+        self.nodes.push(Node { name, is_switch, shared });
     }
 
     fn link_params(l: &LinkConfig) -> (Rate, Time, Bytes) {
@@ -278,7 +162,7 @@ impl Builder<'_> {
         // The link's own buffer, if it gives one, replaces the switch-wide per-port limit.
         let limit_packets = l.buffer_packets.unwrap_or(limit_packets);
         let limit_bytes = Bytes::new(l.buffer_bytes.unwrap_or(limit_bytes));
-        let memory_slot = self.net_nodes[node].shared.as_mut().map(|shared| shared.add_port(id));
+        let memory_slot = self.nodes[node].shared.as_mut().map(|shared| shared.add_port(id));
         let mut port = Port::new(
             name,
             node,
@@ -402,29 +286,8 @@ impl Builder<'_> {
         let nic = PortId::at(self.ports.len());
         let limit = self.s.host.nic_queue_packets;
         let jitter = Time::from_us_f64(self.s.host.tx_jitter_us);
-        let mut rng = port_rng(self.s.sim.seed, nic);
-        // IEEE 802.3: each NIC's transmit clock is within ±100 ppm of nominal (its own).
-        let ppm = self.s.host.clock_ppm;
-        let offset = if ppm > 0.0 { rng.gen_range(-ppm..=ppm) * 1e-6 } else { 0.0 };
-        let rate = Rate::from_bps(((rate.bps() as f64) * (1.0 + offset)).round() as u64);
+        let (rate, rng) = nic_clock(self.s.sim.seed, nic, rate, self.s.host.clock_ppm);
         let port = Port::new(name, h.node(), peer, false, rate, delay, framing, limit, Bytes::MAX, Aqm::DropTail);
         self.ports.push(port.with_jitter(jitter, rng));
-        self.host_port[h] = nic;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::glob;
-
-    #[test]
-    fn glob_patterns() {
-        assert!(glob("s0->*", "s0->h3"));
-        assert!(!glob("s0->*", "s1->h3"));
-        assert!(glob("*->h0", "tor->h0"));
-        assert!(!glob("*->h0", "tor->h01"));
-        assert!(glob("edge*->agg*", "edge0_1->agg0_0"));
-        assert!(glob("*", "anything"));
-        assert!(!glob("a*b*c", "acb"));
     }
 }

@@ -368,6 +368,9 @@ macro_rules! controllers {
         }
 
         impl CcKind {
+            /// Every controller, in the registry's order.
+            pub const ALL: &'static [CcKind] = &[$(CcKind::$ty,)+];
+
             pub fn name(self) -> &'static str {
                 match self {
                     $(CcKind::$ty => $name,)+
