@@ -1,4 +1,5 @@
-//! Typed ids: a port, a node, a host and a connection are each named by their own type, so
+//! Typed ids: a port, a node, a host, a connection, a query workload and a UDP source are each
+//! named by their own type, so
 //! that one cannot be passed for another, and each indexes the vectors of its kind
 //! (`ports[p]` with `p: PortId`). All are 32-bit: a scenario's counts are bounded far below
 //! 2^32 (`scenario::limits`), and the ids of packets on the wire stay small.
@@ -82,6 +83,11 @@ ids! {
     HostId;
     /// A connection, in order of creation (a flow's id is its index in `flows`).
     ConnId;
+    /// A query workload: its index in `queries`.
+    WorkloadId;
+    /// A UDP source: its index in `udp` (its packets carry it where a TCP segment carries its
+    /// connection).
+    UdpId;
 }
 
 impl HostId {

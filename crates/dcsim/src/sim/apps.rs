@@ -9,7 +9,7 @@ use super::traffic::{Arrival, Generator};
 use super::udp::UdpSource;
 use super::workload::{OpenQuery, QueryRecord, UnsettledQuery, Workload};
 use super::Event;
-use crate::ids::ConnId;
+use crate::ids::{ConnId, UdpId, WorkloadId};
 use crate::net::packet::{Packet, Segment};
 use crate::results::{ProbeSamples, QueryStats, UdpStats};
 use crate::tcp::cc::CcKind;
@@ -66,7 +66,7 @@ impl Applications {
     /// each generator source's first arrival, each UDP source's first packet.
     pub(super) fn schedule_starts(&mut self, end: Time, cal: &mut Calendar<Event>) {
         for (w, wl) in self.workloads.iter().enumerate() {
-            cal.schedule(wl.plan.start, Event::IssueQuery(w as u32));
+            cal.schedule(wl.plan.start, Event::IssueQuery(WorkloadId::at(w)));
         }
         for slot in 0..self.arrival_slots.len() {
             let (g, k) = self.arrival_slots[slot];
@@ -75,9 +75,9 @@ impl Applications {
                 cal.schedule(t, Event::Arrive(slot as u32));
             }
         }
-        for i in 0..self.udp.len() {
+        for i in UdpId::all(self.udp.len()) {
             if let Some(t) = self.udp[i].next_send(end) {
-                cal.schedule(t, Event::UdpSend(i as u32));
+                cal.schedule(t, Event::UdpSend(i));
             }
         }
     }
@@ -101,13 +101,13 @@ impl Applications {
     }
 
     /// UDP source `i`'s next packet, sent now.
-    pub(super) fn udp_packet(&mut self, i: u32, now: Time) -> Segment {
-        self.udp[i as usize].packet(i, now)
+    pub(super) fn udp_packet(&mut self, i: UdpId, now: Time) -> Segment {
+        self.udp[i].packet(i, now)
     }
 
     /// Puts UDP source `i`'s next send in the calendar, if it sends again before `end`.
-    pub(super) fn schedule_udp(&self, i: u32, end: Time, cal: &mut Calendar<Event>) {
-        if let Some(t) = self.udp[i as usize].next_send(end) {
+    pub(super) fn schedule_udp(&self, i: UdpId, end: Time, cal: &mut Calendar<Event>) {
+        if let Some(t) = self.udp[i].next_send(end) {
             cal.schedule(t, Event::UdpSend(i));
         }
     }
@@ -115,9 +115,9 @@ impl Applications {
     /// A UDP packet reaches its destination's stack: an echo ends a probe's round trip; a
     /// packet asking for an echo gets one (returned, to send).
     pub(super) fn udp_receive(&mut self, now: Time, pkt: &Segment) -> Option<Segment> {
-        let source = &mut self.udp[pkt.conn as usize];
+        let source = &mut self.udp[UdpId(pkt.conn)];
         if pkt.from_end == 1 {
-            source.on_reply(pkt.conn, pkt, now, &mut self.probes);
+            source.on_reply(UdpId(pkt.conn), pkt, now, &mut self.probes);
             None
         } else {
             source.on_delivered(pkt)
@@ -126,7 +126,7 @@ impl Applications {
 
     /// A port dropped one of UDP source `pkt.conn`'s packets.
     pub(super) fn udp_dropped(&mut self, pkt: &Packet) {
-        self.udp[pkt.conn as usize].on_dropped(pkt);
+        self.udp[UdpId(pkt.conn)].on_dropped(pkt);
     }
 
     pub(super) fn mark_warmup(&mut self) {
@@ -141,8 +141,8 @@ impl Applications {
 
     /// Workload `w` issues its next query now: its index, with the workload's next query put
     /// in the calendar (None when it has issued all its rounds, or its stop has passed).
-    pub(super) fn next_query(&mut self, now: Time, w: u32, cal: &mut Calendar<Event>) -> Option<u32> {
-        let wl = &mut self.workloads[w as usize];
+    pub(super) fn next_query(&mut self, now: Time, w: WorkloadId, cal: &mut Calendar<Event>) -> Option<u32> {
+        let wl = &mut self.workloads[w];
         let index = wl.queries.len() as u32;
         if index >= wl.plan.rounds {
             return None;
@@ -167,10 +167,10 @@ impl Applications {
 
     /// Query `index` of workload `w` is issued now on connections `ids` (one per server, in
     /// order): its record starts, counting the timeouts its connections had so far.
-    pub(super) fn open_query(&mut self, now: Time, w: u32, index: u32, ids: &[ConnId], conns: &Conns) {
+    pub(super) fn open_query(&mut self, now: Time, w: WorkloadId, index: u32, ids: &[ConnId], conns: &Conns) {
         let timeouts_at_issue = ids.iter().map(|&c| conns.timeouts(c)).sum();
         let rto_at_issue = ids.iter().map(|&c| conns.get(c).map_or([0; 2], Conn::rto_counts)).collect();
-        let wl = &mut self.workloads[w as usize];
+        let wl = &mut self.workloads[w];
         wl.queries.push(QueryRecord {
             issued: now,
             done: None,
@@ -191,7 +191,7 @@ impl Applications {
     pub(super) fn query_progress(&mut self, now: Time, c: ConnId, e: u8, conns: &mut Conns, cal: &mut Calendar<Event>) {
         let conn = &conns[c];
         let mut role = *conn.query.as_deref().expect("a query connection");
-        let wl = &mut self.workloads[role.workload as usize];
+        let wl = &mut self.workloads[role.workload];
         if e == 1 {
             let requests = conn.ends[1].delivered() / wl.plan.request;
             while role.requests_answered < requests {
@@ -247,14 +247,14 @@ impl Applications {
     /// The bytes a server of query connection `conn` answers each request with.
     pub(super) fn response_bytes(&self, conn: &Conn) -> u64 {
         let w = conn.query.as_ref().expect("a query connection").workload;
-        self.workloads[w as usize].plan.response
+        self.workloads[w].plan.response
     }
 
     /// Query connection `conn` ends: its timeouts are all classified (everything is
     /// acknowledged), so its workload settles them.
     pub(super) fn on_conn_end(&mut self, c: ConnId, conns: &Conns) {
         if let Some(w) = conns[c].query.as_ref().map(|q| q.workload) {
-            self.workloads[w as usize].settle_spurious(conns, Some(c), true);
+            self.workloads[w].settle_spurious(conns, Some(c), true);
         }
     }
 

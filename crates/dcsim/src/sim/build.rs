@@ -17,7 +17,7 @@ use super::udp::{UdpParams, UdpSource};
 use super::workload::{QueryPlan, QueryRole, Workload};
 use super::{memory, parameters, Event, Simulation};
 use crate::error::ConfigError;
-use crate::ids::{ConnId, HostId, PortId};
+use crate::ids::{ConnId, HostId, PortId, WorkloadId};
 use crate::net::topology::layout::Layout;
 use crate::net::topology::{Network, RNG_STREAM_FLOW_START, RNG_STREAM_TRAFFIC_BASE, RNG_STREAM_WORKLOAD_BASE};
 use crate::scenario::{
@@ -294,7 +294,7 @@ impl Simulation {
                     let id = conns.next_id();
                     let mut conn = factory.make(id, wl.plan.client, server, wl.plan.cc, Time::ZERO, wl.plan.rcv_buffer);
                     conn.class = wl.plan.class;
-                    conn.query = Some(Box::new(QueryRole::new(w as u32, None)));
+                    conn.query = Some(Box::new(QueryRole::new(WorkloadId::at(w), None)));
                     conns.push(conn);
                     wl.conns.push(id);
                 }

@@ -114,7 +114,7 @@ pub(super) fn flow_record(conns: &Conns, hosts: &Hosts, id: ConnId) -> FlowRecor
         policy.ictcp().map(|i| IctcpView::of(i.conn(k)))
     });
     FlowRecord {
-        workload: c.query.as_ref().map(|q| q.workload),
+        workload: c.query.as_ref().map(|q| q.workload.0),
         generator: c.generator,
         bytes: c.bytes,
         class: c.class,

@@ -25,7 +25,7 @@ mod udp;
 mod workload;
 
 use crate::error::ConfigError;
-use crate::ids::{ConnId, HostId, PortId};
+use crate::ids::{ConnId, HostId, PortId, UdpId, WorkloadId};
 use crate::net::packet::{Segment, ACK, UDP};
 use crate::results::{Conservation, Results};
 use crate::scenario::Scenario;
@@ -54,13 +54,13 @@ enum Event {
     /// A flow's application stops writing.
     StopWriting(ConnId),
     /// A query workload issues its next query.
-    IssueQuery(u32),
+    IssueQuery(WorkloadId),
     /// A server answers one request on a query connection.
     Respond(ConnId),
     /// A flow arrives at a generator's source (an arrival slot of `Applications`).
     Arrive(u32),
     /// A UDP source sends its next packet.
-    UdpSend(u32),
+    UdpSend(UdpId),
     /// A slot frees in a host's full NIC queue: its blocked senders may go on.
     NicRoom(HostId),
     /// A host NIC's pending receive interrupt: its held packets reach the stack (DCTCP paper §3.5).
@@ -506,12 +506,12 @@ impl Simulation {
 
     /// Issues the next query of workload `w`: a request to every server, on its persistent
     /// connections or on new ones.
-    fn issue_query(&mut self, w: u32) {
+    fn issue_query(&mut self, w: WorkloadId) {
         let now = self.now;
         let Some(index) = self.apps.next_query(now, w, &mut self.cal) else {
             return;
         };
-        let wl = &self.apps.workloads[w as usize];
+        let wl = &self.apps.workloads[w];
         let ids: Vec<ConnId> = if wl.plan.persistent {
             wl.conns.clone()
         } else {
@@ -529,7 +529,7 @@ impl Simulation {
                 .collect()
         };
         self.apps.open_query(now, w, index, &ids, &self.conns);
-        let request = self.apps.workloads[w as usize].plan.request;
+        let request = self.apps.workloads[w].plan.request;
         for c in ids {
             if self.conns.get(c).is_none() {
                 continue; // a persistent connection whose handshake failed: that server is unreachable

@@ -2,6 +2,7 @@
 //! start + k · packet_bits / rate, whatever the network does to the ones before it; and echo
 //! probes, whose destination sends each packet back so the source measures its round trip.
 
+use crate::ids::UdpId;
 use crate::net::packet::{Ecn, Packet, Segment, UDP};
 use crate::results::{ProbeSamples, UdpStats};
 use crate::units::{Rate, Time};
@@ -81,11 +82,12 @@ impl UdpSource {
     }
 
     /// The next packet of source `id`, sent at `now`; counts it.
-    pub(super) fn packet(&mut self, id: u32, now: Time) -> Segment {
+    pub(super) fn packet(&mut self, id: UdpId, now: Time) -> Segment {
         let seq = self.sent;
         self.sent += 1;
         Segment {
-            conn: id,
+            // Where a TCP segment carries its connection.
+            conn: id.0,
             src: self.src,
             dst: self.dst,
             from_end: 0,
@@ -125,9 +127,9 @@ impl UdpSource {
     }
 
     /// An echo came back at `now`: one round trip, from the packet's send time.
-    pub(super) fn on_reply(&mut self, id: u32, pkt: &Segment, now: Time, probes: &mut ProbeSamples) {
+    pub(super) fn on_reply(&mut self, id: UdpId, pkt: &Segment, now: Time, probes: &mut ProbeSamples) {
         self.replies += 1;
-        probes.udp.push(id);
+        probes.udp.push(id.0);
         probes.t_s.push(pkt.ts_val.as_secs_f64());
         probes.rtt_s.push((now - pkt.ts_val).as_secs_f64());
     }

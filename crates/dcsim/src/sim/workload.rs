@@ -7,14 +7,14 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use super::conns::Conns;
-use crate::ids::{ConnId, HostId};
+use crate::ids::{ConnId, HostId, WorkloadId};
 use crate::tcp::cc::CcKind;
 use crate::units::Time;
 
 /// A connection's part in a workload.
 #[derive(Debug, Clone, Copy)]
 pub struct QueryRole {
-    pub workload: u32,
+    pub workload: WorkloadId,
     /// The query a one-shot connection serves (persistent connections serve them all).
     pub query: Option<u32>,
     /// Requests the server has answered (or scheduled an answer to).
@@ -26,7 +26,7 @@ pub struct QueryRole {
 impl QueryRole {
     /// A connection's role in workload `workload`: serving query `query` alone, or every query of a
     /// persistent connection (None).
-    pub fn new(workload: u32, query: Option<u32>) -> Self {
+    pub fn new(workload: WorkloadId, query: Option<u32>) -> Self {
         QueryRole {
             workload,
             query,
