@@ -100,19 +100,22 @@ impl Layout {
         Ok(l)
     }
 
+    /// Hosts are the first nodes, switches the rest.
     pub fn is_switch(&self, node: NodeId) -> bool {
         node.0 >= self.hosts
     }
 
+    /// The settings of `port`'s link.
     pub fn link(&self, port: PortId) -> &LinkConfig {
         &self.links[self.ports[port].link as usize].config
     }
 
+    /// Bytes of link framing each packet on `port`'s link carries.
     pub fn framing(&self, port: PortId) -> Bytes {
         Bytes::from(self.link(port).framing_bytes)
     }
 
-    /// Switches in order of their first host (the leaves), and the switch graph's adjacency.
+    /// The switches hosts hang off (the leaves), in order of their first host.
     fn leaves(&self) -> Vec<NodeId> {
         let mut seen = vec![false; self.node_names.len()];
         self.host_switch
@@ -122,6 +125,7 @@ impl Layout {
             .collect()
     }
 
+    /// Per node: its ports to other switches, and where each leads.
     fn adjacency(&self) -> Vec<Vec<(PortId, NodeId)>> {
         let mut adj = vec![Vec::new(); self.node_names.len()];
         for l in &self.switch_links {
