@@ -8,10 +8,12 @@ import json
 import math
 from collections.abc import Iterator, Sequence
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a table is built: `import dcsim` stays light
+    import pandas as pd
 
 # Time-weighted quantiles of each port's queue length reported by `summary()`.
 QUEUE_QUANTILES = (0.5, 0.95, 0.99)
@@ -356,6 +358,8 @@ def _frame(table: Table, **derived: Any) -> pd.DataFrame:
     """A frame of its own (editing it leaves `raw` alone) of `table`'s columns, each copied
     once and the frame built around the copies, and `derived` ones (built for the frame),
     which replace the table's of the same name or follow them."""
+    import pandas as pd
+
     columns = {name: derived.pop(name) if name in derived else _own(name, values) for name, values in table.items()}
     return pd.DataFrame(columns | derived, copy=False)
 
@@ -363,6 +367,8 @@ def _frame(table: Table, **derived: Any) -> pd.DataFrame:
 def _own(name: str, values: np.ndarray) -> Any:
     """Whole numbers as int64, as pandas read them from JSON (those of `OPTIONAL_INTS` only
     when none is missing), text as pandas strings."""
+    import pandas as pd
+
     if values.dtype.kind in "iu" or (name in OPTIONAL_INTS and not np.isnan(values).any()):
         return values.astype(np.int64)
     if values.dtype.kind == "O":
@@ -386,6 +392,8 @@ def _collector_paused() -> Iterator[None]:
 
 def _labels(names: Sequence[str] | np.ndarray, codes: np.ndarray) -> Any:
     """`names[codes]` as a pandas string array (built without a Python object per row)."""
+    import pandas as pd
+
     return pd.Series(names, dtype=str).array.take(codes)
 
 

@@ -46,16 +46,18 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from . import executor
 from .files import atomic, write_csv, write_json
 from .results import Results
 from .scenario import ScenarioError, json_default, port_names, read_toml, validate
 from .stats import t_quantile
+
+if TYPE_CHECKING:  # pandas is imported where a table is built: `import dcsim` stays light
+    import pandas as pd
 
 _AGG = re.compile(r"^(mean|median|min|max|sum|std|count|p(\d{1,2}(?:\.\d+)?))$")
 _ROW = re.compile(r"^(ports|flows|queries)\[([^\]]+)\]\.(\w+)$")
@@ -445,6 +447,8 @@ def _check_arguments(jobs: Any, out: Any, scheduler: Any) -> None:
 
 
 def _tidy(plan: Plan, runs: list[Run], rows: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
     records = []
     for run, row in zip(runs, rows):
         record = {"run": run.index, **run.params, "repetition": run.repetition, "seed": run.seed}
@@ -537,6 +541,8 @@ def _write(out: Path, plan: Plan, table: pd.DataFrame, simulated: int, from_cach
 def summarize(table: pd.DataFrame, plan: Plan, metric_name: str) -> pd.DataFrame:
     """Mean and 95% confidence interval (Student t over the repetitions) of a metric at each
     parameter point, failed runs left out."""
+    import pandas as pd
+
     ok = table[table["error"] == ""]
     keys = plan.axes
     grouped = ok.groupby(keys, dropna=False, sort=False)[metric_name] if keys else [((), ok[metric_name])]
@@ -606,4 +612,6 @@ def plot(plan: Plan, table: pd.DataFrame, out: Path) -> list[str]:
 
 
 def _numeric(series: pd.Series) -> bool:
+    import pandas as pd
+
     return pd.api.types.is_numeric_dtype(series)

@@ -18,13 +18,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from . import _core
 from .scenario import read_cdf
+
+if TYPE_CHECKING:  # pandas is imported where a table is built: `import dcsim` stays light
+    import pandas as pd
 
 # Size buckets of the DCTCP paper's Fig. 22 (§4.3: "short messages (100KB-1MB)"; the other
 # edges are our choice), in bytes.
@@ -120,6 +122,8 @@ def fct_stats(
 
     Only flows with a size take part (generated flows and listed flows with ``bytes``);
     completion-time statistics are over the finished ones."""
+    import pandas as pd
+
     sized = flows[flows["size_bytes"] > 0].copy()
     labels = _bucket_labels(buckets)
     sized["bucket"] = pd.cut(sized["size_bytes"], bins=list(buckets), right=False, labels=labels)
@@ -151,6 +155,8 @@ def timeouts_by_class(flows: pd.DataFrame, queries: pd.DataFrame | None = None) 
     """Timeouts per traffic class: for each class of flows, the flows and the fraction with
     at least one retransmission timeout (or SYN retry); with ``queries``, query traffic as
     its own row (a query times out when any of its connections did while it ran)."""
+    import pandas as pd
+
     rows = []
     sized = flows[flows["size_bytes"] > 0]
     for cls, group in sized.groupby("class", sort=True):
