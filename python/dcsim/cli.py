@@ -15,15 +15,17 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-import pandas as pd
 
 from . import __version__, _core, executor
 from .run import run_loaded
 from .scenario import ScenarioError, load_scenario
 from .scenario import validate as validate_scenario
+
+if TYPE_CHECKING:  # pandas is imported where a table is printed: `dcsim list` and `--help` stay light
+    import pandas as pd
 
 USER_ERROR = 2
 
@@ -547,6 +549,8 @@ def _print_overview(summary: dict[str, Any], flows: pd.DataFrame) -> None:
             "drops_aqm",
             "marks",
         ]
+        import pandas as pd
+
         ports = pd.DataFrame(switch_ports)[columns]
         click.echo(ports.to_string(index=False, float_format="{:.2f}".format))
 
