@@ -7,7 +7,9 @@ scale in test_readme.py.)"""
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,6 +22,7 @@ from dcsim import workloads as wl
 from dcsim.experiments import Metrics
 from dcsim.experiments.dctcp import benchmark as b
 from dcsim.experiments.dctcp import benchmark_more, fig7, fig8, fig9, fig22, fig23, fig24
+from dcsim.scenario import to_json
 
 MODULES = [fig7, fig8, fig9, fig22, fig23, fig24, benchmark_more]
 TESTBED = experiments.TESTBEDS["dctcp_testbed"]
@@ -290,3 +293,18 @@ def test_query_statistics_count_an_unfinished_query_as_timed_out():
     # values is the 2nd for p50 and the 4th from p75 up.
     assert st["p50_ms"] == pytest.approx(2.0)
     assert math.isinf(st["p95_ms"]) and math.isinf(st["p99_ms"])
+
+
+def test_the_bench_rack_scenario_is_the_experiments_own() -> None:
+    """`make bench`'s `dctcp-benchmark-rack` row runs the committed scenario file: it must be
+    what `benchmarks/dctcp_benchmark_rack.py` writes from the experiment today."""
+    import importlib.util
+
+    script = Path(__file__).parents[2] / "benchmarks" / "dctcp_benchmark_rack.py"
+    spec = importlib.util.spec_from_file_location("dctcp_benchmark_rack", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    experiment = experiments.EXPERIMENTS["dctcp-fig22"]
+    scenario = dict(experiment.scenarios(experiment.params("quick"), experiments.TESTBEDS[experiment.testbed]))["DCTCP"]
+    assert json.loads(module.OUT.read_text()) == json.loads(to_json(scenario)), "rerun benchmarks/dctcp_benchmark_rack.py"
