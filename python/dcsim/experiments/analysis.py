@@ -8,12 +8,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..results import Results
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def cdf(values: Iterable[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -83,6 +85,8 @@ def settled_goodputs(fs: pd.DataFrame, windows: Sequence[tuple[float, float]], s
 def flow_rates(fs: pd.DataFrame) -> pd.DataFrame:
     """Each flow's goodput in every sampling interval: a frame ``flow, t_s, mbps`` (``t_s`` the
     interval's end)."""
+    import pandas as pd
+
     parts = []
     for f, g in fs.groupby("flow"):
         g = g.sort_values("t_s")
@@ -119,6 +123,8 @@ def phase_tables(
     """For runs ``(protocol, result)``: the rows ``phase_rows(flow samples)`` of every run, and
     every flow's goodput per sampling interval (:func:`flow_rates`), each with a ``protocol``
     column first."""
+    import pandas as pd
+
     rows, series = [], []
     for proto, res in runs:
         fs = res.flow_samples

@@ -34,8 +34,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from ..scenarios import RECEIVER_PORT
@@ -66,6 +64,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[str, dict[str, Any]]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     p = runs.params
     tcp, dctcp = runs["tcp"], runs["dctcp"]
     t1, q_tcp, _ = tcp.queue_series(RECEIVER_PORT, t_from=p["warmup_s"])

@@ -24,8 +24,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from ...results import occupancy_cdf
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
@@ -62,6 +60,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[tuple[str, int], dict[str, Any]]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     rows, st, gp = [], {}, {}
     for (proto, n), res in runs.items():
         key = f"{proto.lower()}_n{n}"

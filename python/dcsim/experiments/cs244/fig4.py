@@ -30,9 +30,7 @@ cs244_fig4_throughput.png/.svg.
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..analysis import goodput_ceiling_bps
 from ..dctcp.model import PACKET_BYTES, bdp_packets, k_guideline
@@ -41,6 +39,9 @@ from ..plotting import figure, note
 from ..scenarios import RECEIVER_PORT
 from ..units import mbps
 from .testbeds import RATE_GBPS, fanin
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SENDERS = 2
 LINK_DELAY_US = 10_000.0
@@ -64,6 +65,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[int | None, dict[str, Any]]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     rows = []
     for k, res in runs.items():
         qs = res.queue_stats(RECEIVER_PORT)

@@ -21,16 +21,18 @@ goes on for a drain period so that they can finish (those that do not are counte
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ... import workloads as wl
 from ...results import Results
 from ..declarations import Params, Testbed
 from ..scenarios import DROP_TAIL, red
 from ..units import mbps, ms
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # "CAT4948 does not support ECN" (footnote 12): TCP over drop-tail on its 16 MB.
 CAT4948: dict[str, Any] = {"kind": "preset", "name": "cat4948"}
@@ -201,6 +203,8 @@ def load_row(level: str, proto: str, res: Results, sc: dict[str, Any]) -> dict[s
 def load_table(runs: Any, own_level: str, own: dict[str, Any]) -> pd.DataFrame:
     """One row per run of an experiment at each load: its own runs (protocol → run key, at
     ``own_level``) and its :func:`load_runs` (keys ``(level, protocol)``)."""
+    import pandas as pd
+
     keys = [(own_level, proto, key) for proto, key in own.items()]
     keys += [(k[0], k[1], k) for k in runs if isinstance(k, tuple) and k[0] in LOAD_LEVELS]
     return pd.DataFrame([load_row(level, proto, runs[key], runs.scenario(key)) for level, proto, key in keys])
@@ -371,6 +375,8 @@ def first_times(segments: pd.DataFrame, size: int) -> pd.DataFrame:
     1 + (k+1)·size)): per message k, the first and the last of the times at which a segment
     carrying its bytes was first seen, and whether any of its bytes were seen more than once.
     ``segments``: t_s, seq, len, in time order."""
+    import pandas as pd
+
     seen = segments.assign(again=segments.duplicated("seq"))
     lo = (seen["seq"] - 1) // size
     hi = (seen["seq"] + seen["len"] - 2) // size
@@ -389,6 +395,8 @@ def responses(res: Results, sc: dict[str, Any]) -> pd.DataFrame:
     and ``rtt_queue_ms`` = ``acked_s`` − ``sent_s``: the "RTT+Queue" of Fig. 9, "the time
     between the worker sending its response and receiving a TCP ACK from the aggregator"
     (§2.3.3). Byte streams start at seq 1, after the SYN."""
+    import pandas as pd
+
     trace = res.trace
     spec = sc["queries"][TRACED_AGGREGATOR]
     resp_bytes, req_bytes = int(spec["response_bytes"]), int(spec["request_bytes"])
@@ -455,6 +463,8 @@ def contention(res: Results, sc: dict[str, Any]) -> pd.DataFrame:
     """For each short message of the window: how many update flows (≥ 1 MB) were under way
     to its receiver (``long_at_dst``) and from its sender (``long_at_src``) when it started,
     its completion time and the rate it got (size over completion time, Mb/s)."""
+    import pandas as pd
+
     f = res.flows
     bg = f[f["generator"].notna()]
     long = bg[bg["size_bytes"] >= 1e6]

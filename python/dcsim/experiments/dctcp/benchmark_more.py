@@ -55,8 +55,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from . import benchmark as b
@@ -83,6 +81,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[tuple[str, float, str], dict]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     rows = []
     for variation, m, proto in runs:
         res, sc = runs[(variation, m, proto)], runs.scenario((variation, m, proto))

@@ -63,8 +63,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from ..analysis import goodput_ceiling_bps
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure
@@ -104,6 +102,8 @@ def excess_in_line(excess: int | None, burst: float) -> bool:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     df = throughput_table(runs)
     tcp, _, knees = by_host(df)
     framing = runs.testbed.link["framing_bytes"]

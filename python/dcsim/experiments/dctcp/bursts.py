@@ -7,15 +7,17 @@ once); `dctcp-fig15` runs the same fan-in with RED."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..declarations import Params, Runs, Testbed
 from ..scenarios import DROP_TAIL, RECEIVER_PORT, fan_in, threshold
 from ..units import gbps
 from .model import bdp_packets, k_guideline
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RATE_GBPS = 10.0
 SENDERS = 2  # not given: as Figs. 1 and 13 and the CS244 reproduction
@@ -138,6 +140,8 @@ def burst_stats(res: Any, after_s: float, framing_bytes: int) -> dict[str, float
 
 def throughput_table(runs: Runs) -> pd.DataFrame:
     """One row per run of a :func:`k_sweep`: goodput and the receiver port's queue."""
+    import pandas as pd
+
     rows = []
     for (host, k), res in runs.items():
         if host not in HOSTS:

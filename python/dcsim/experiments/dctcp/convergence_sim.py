@@ -90,7 +90,6 @@ import math
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..analysis import fmt, goodput_between_bps
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
@@ -258,6 +257,8 @@ def fmt_ms(v: float) -> str:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     rows, traces = [], []
     for (rate, rtt, proto, variant, seed), res in runs.items():
         fs = res.flow_samples

@@ -44,10 +44,9 @@ fairness90.png/.svg.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...scenario import long_flows
 from ..analysis import jain
@@ -56,6 +55,9 @@ from ..plotting import figure, note
 from ..scenarios import RECEIVER_PORT
 from ..units import mbps
 from .convergence import PROTOCOLS, SENDERS, senders_star
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COUNTS = (10, 30, 60, 90)
 PAPER_JAIN = 0.99
@@ -80,6 +82,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[tuple[str, int], dict]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     flow_rows, rows = [], []
     for proto, _ in PROTOCOLS:
         for n in COUNTS:

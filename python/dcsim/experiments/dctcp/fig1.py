@@ -29,8 +29,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from ..scenarios import RECEIVER_PORT
@@ -61,6 +59,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[str, dict]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     w0 = runs.params["warmup_s"]
     series = {}
     for name, _ in PROTOCOLS:

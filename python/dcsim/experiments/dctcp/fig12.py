@@ -52,7 +52,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..analysis import fmt
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
@@ -89,6 +88,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[int, dict]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     rows, summary = [], []
     per_n: dict[int, dict[str, Any]] = {}
     for n in FLOWS:

@@ -35,7 +35,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import occupancy_cdf
 from ..analysis import goodput_ceiling_bps
@@ -77,6 +76,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[tuple[str, int, int | None], dict]
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     rows, stats, gput = [], {}, {}
     for n in FLOWS:
         for proto, k in (("DCTCP", K), ("TCP", None)):

@@ -68,8 +68,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from ...results import occupancy_cdf
 from ..analysis import goodput_ceiling_bps
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
@@ -109,6 +107,8 @@ def spread(stats: dict) -> int:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     warmup = runs.params["warmup_s"]
     paper = {label: paper_gbps for label, _, _, paper_gbps in RED}
     stats, gput, cdf_rows, series_rows, summary = {}, {}, [], [], []

@@ -64,7 +64,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ...scenario import long_flows
 from ..analysis import goodput_ceiling_bps
@@ -175,6 +174,8 @@ def within(measured: float, target: float, tol: float = TOLERANCE) -> bool:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     groups = [g for g, _ in flows()]
     rows = []
     for proto in PROTOCOLS:

@@ -28,8 +28,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from ..queries import QUERY_START_S, all_completed, counts_in_stats, qct_ms, query, query_stats
@@ -61,6 +59,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[str, dict]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     stats, rows = {}, []
     for proto in PROTOCOLS:
         stats[proto] = query_stats(runs[proto])

@@ -59,8 +59,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from ...scenario import long_flows
 from ..analysis import fmt
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
@@ -96,6 +94,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[str, dict]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     stats, rows = {}, []
     for proto in PROTOCOLS:
         res = runs[proto]

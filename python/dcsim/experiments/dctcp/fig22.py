@@ -95,8 +95,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from . import benchmark as b
@@ -110,6 +108,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[Any, dict]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     tables, short, bg_to, load = [], {}, {}, {}
     for proto in b.LOAD_PROTOCOLS:
         res, sc = runs[proto], runs.scenario(proto)

@@ -45,8 +45,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from ..analysis import cdf, fmt
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
@@ -63,6 +61,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[Any, dict]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     stats, causes, cdf_rows = {}, {}, []
     for proto in b.LOAD_PROTOCOLS:
         res, sc = runs[proto], runs.scenario(proto)

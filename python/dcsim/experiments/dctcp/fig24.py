@@ -105,7 +105,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
@@ -137,6 +136,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[Any, dict]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     rows, short, query, met = [], {}, {}, []
     for label in (*b.PROTOCOLS, RED_ECT):
         res, sc = runs[label], runs.scenario(label)

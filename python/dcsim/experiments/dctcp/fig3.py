@@ -74,7 +74,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ... import workloads as wl
 from ..analysis import fmt
@@ -114,6 +113,8 @@ def _rack(sc: dict[str, Any]) -> list[int]:
 def run_gaps(res: Any, sc: dict[str, Any]) -> dict[str, np.ndarray]:
     """The gaps (ms) of one run's window: queries per aggregator, background flows each rack
     server starts, and background flows at a rack server at either end."""
+    import pandas as pd
+
     n = len(_rack(sc))
     q = b.queries(res, sc)
     bg = b.background(res, sc)
@@ -128,6 +129,8 @@ def run_gaps(res: Any, sc: dict[str, Any]) -> dict[str, np.ndarray]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     sc = runs.scenario("TCP")
     t0, t1 = b.window(sc)
     rack = _rack(sc)

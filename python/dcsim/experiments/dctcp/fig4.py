@@ -51,16 +51,18 @@ the largest size), fig4.png/.svg.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ... import workloads as wl
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from . import benchmark as b
 from . import workload_checks as wc
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Bins of the PDFs: a fifth of a decade from 1 KB to 100 MB.
 EDGES = wc.log_edges(1e3, 1e8, 5)
@@ -120,6 +122,8 @@ def table_stats(points: list[list[float]]) -> dict[str, Any]:
 
 def run_bins(sizes: np.ndarray) -> pd.DataFrame:
     """The shares of flows and of bytes in each bin of :data:`EDGES`."""
+    import pandas as pd
+
     s = np.asarray(sizes, dtype=float)
     count, _ = np.histogram(s, bins=EDGES)
     mass, _ = np.histogram(s, bins=EDGES, weights=s)
@@ -127,6 +131,8 @@ def run_bins(sizes: np.ndarray) -> pd.DataFrame:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     sc = runs.scenario("TCP")
     points = wc.size_points(sc, 0)
     if any(wc.size_points(sc, g) != points for g in range(len(sc["traffic"]))):

@@ -87,7 +87,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
@@ -109,6 +108,8 @@ def counts(res: Any, sc: dict[str, Any]) -> dict[str, np.ndarray]:
     """Concurrent flows per rack server (rows) and 50 ms window (columns) of the run's
     measurement window: ``all`` flows (background flows and query exchanges) and ``large``
     ones (background flows over 1 MB)."""
+    import pandas as pd
+
     t0, t1 = b.window(sc)
     edges = wc.window_edges(t0, t1)
     servers = list(range(int(sc["topology"]["hosts"])))
@@ -147,6 +148,8 @@ def stats(c: np.ndarray) -> dict[str, Any]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     st: dict[str, dict[str, Any]] = {}
     cdf_parts, server_rows = [], []
     for proto in runs:

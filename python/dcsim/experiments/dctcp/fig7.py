@@ -75,10 +75,9 @@ fig7.png/.svg.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import Results
 from ..analysis import fmt
@@ -86,6 +85,9 @@ from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from ..units import ms
 from . import benchmark as b
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RUN = "jitter off"
 
@@ -100,6 +102,8 @@ def events(res: Results, sc: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame
     worker for RTO_min or more behind an earlier loss on the same connection, and the span
     over which the others were acknowledged; and the per-response rows of
     :func:`benchmark.responses` with times from the issue."""
+    import pandas as pd
+
     rto_s = float(sc["tcp"]["rto_min_ms"]) / 1e3
     r = b.responses(res, sc)
     q = b.queries(res, sc)

@@ -65,8 +65,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from ..analysis import fmt
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
@@ -81,6 +79,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[str, dict]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     stats = {label: b.query_stats(runs[label], runs.scenario(label)) for label in runs}
     causes = {label: b.timeout_causes(runs[label], runs.scenario(label)) for label in runs}
     on, off = stats["jitter on"], stats["jitter off"]

@@ -41,10 +41,9 @@ fig9.png/.svg.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..analysis import cdf
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
@@ -52,6 +51,9 @@ from ..plotting import figure, note
 from ..scenarios import port_share_bytes
 from ..units import kb, ms
 from . import benchmark as b
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def scenarios(p: Params, tb: Testbed) -> dict[str, dict]:
@@ -89,6 +91,8 @@ def acknowledged(responses: pd.DataFrame, proto: str) -> pd.DataFrame:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     tables = []
     for proto in runs:
         r = b.responses(runs[proto], runs.scenario(proto))

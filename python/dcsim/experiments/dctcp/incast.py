@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..analysis import cdf
 from ..declarations import Runs, Testbed
 from ..plotting import figure, note
 from ..queries import TOTAL_RESPONSE_BYTES, many_to_one_duration_s, query, query_stats
 from ..scenarios import DROP_TAIL, RECEIVER_PORT, threshold
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 K = 20  # DCTCP marking threshold on 1 Gbps ports (§3.5, Table 2 caption)
 K_10G = 65  # and on 10 Gbps ports (§3.5)
@@ -100,6 +102,8 @@ def many_to_one(
 
 def many_to_one_table(runs: Runs) -> pd.DataFrame:
     """One row per run of a :func:`many_to_one` sweep, in its order: the query statistics."""
+    import pandas as pd
+
     rows = []
     for proto, rto, n in runs:
         rounds = runs.scenario((proto, rto, n))["queries"][0]["rounds"]

@@ -69,14 +69,15 @@ mean completion time vs servers, one column per response size, one row pair per 
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from ..queries import all_completed, query_stats
 from .incast import log_ms_axis, many_to_one
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ID = "dctcp-incast-variants"
 RTO_MS = 10.0
@@ -130,6 +131,8 @@ def worst(df: pd.DataFrame, setting: str, protocol: str, total: int) -> float:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     switches = {setting: (switch, rate) for setting, switch, rate, *_ in SETTINGS}
     rows = []
     for setting, total, proto, rto, n in runs:

@@ -102,7 +102,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import Results
 from ...scenario import long_flows, star
@@ -355,6 +354,8 @@ def _stats(rows: list[dict[str, Any]], ideal_ms: float) -> dict[str, Any]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     framing = int(runs.testbed.link["framing_bytes"])
     own = int(runs.testbed.host["queue_bytes_per_conn"])
     per_run: list[dict[str, Any]] = []

@@ -91,7 +91,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import occupancy_cdf, occupancy_pmf
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
@@ -202,6 +201,8 @@ def empty_fraction(occ: Sequence[float] | np.ndarray) -> float:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     rows = []
     for (r, a, n), res in runs.items():
         qs = res.queue_stats(RECEIVER_PORT)

@@ -76,7 +76,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..analysis import cdf
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
@@ -129,6 +128,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[tuple[str, bool], dict]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     rows, cdf_rows, stats = [], [], {}
     for proto, bg in RUNS:
         res = runs[(proto, bg)]

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from ... import workloads as wl
 from ...results import Results
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # §2.2: "the number of flows active during a 50ms window".
 WINDOW_S = 0.050
@@ -132,6 +134,8 @@ def size_bins(points: Sequence[Sequence[float]], edges: np.ndarray) -> pd.DataFr
     a randomly chosen byte is in a flow of a size in it: ∫ x dF over the bin, over the mean).
     Within a segment of the table the density is uniform, so a segment's part [a, b] of the bin
     holds ΔF·(b − a)/(x₁ − x₀) of the flows and ΔF·(b² − a²)/(2(x₁ − x₀)) of the bytes."""
+    import pandas as pd
+
     xs = np.array([p[0] for p in points], dtype=float)
     ps = np.array([p[1] for p in points], dtype=float)
     lo, hi = np.asarray(edges[:-1], dtype=float), np.asarray(edges[1:], dtype=float)
@@ -325,6 +329,8 @@ def percentile(values: np.ndarray, p: float) -> float:
 
 def integer_cdf(values: np.ndarray) -> pd.DataFrame:
     """The CDF of counts: each value taken and the share of samples at or below it."""
+    import pandas as pd
+
     v, n = np.unique(np.asarray(values), return_counts=True)
     return pd.DataFrame({"value": v, "cdf": np.cumsum(n) / max(int(n.sum()), 1)})
 

@@ -89,10 +89,9 @@ bg_udp_vs_no_bg.png/.svg (goodput with UDP / goodput without background).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import Results
 from ..analysis import fmt
@@ -126,6 +125,9 @@ from .testbeds import (
     scenario,
     with_protocol,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 UDP_RATE_GBPS = 0.2
 UDP_PACKET_BYTES = 1500

@@ -26,10 +26,9 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import Results
 from ..analysis import fmt
@@ -38,6 +37,9 @@ from ..plotting import figure
 from ..units import mbps
 from .incast import collapse_point, incast_stats
 from .testbeds import BACKGROUND_HOST, MAX_SENDERS, MSS, QUERY_START_S, RECEIVER, incast_duration_s, incast_query, scenario, with_protocol
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,8 @@ def runs_table(
     """One row per run of ``keys`` (every run by default), each key ending with ``(variant,
     workload, senders)``: the incast's goodput and timeouts, the background flow's goodput in
     runs with one, and ``more(result)``."""
+    import pandas as pd
+
     rows = []
     for key in runs if keys is None else keys:
         variant, workload, senders = key[-3:]

@@ -22,14 +22,15 @@ Outputs: fig13_14_runs.csv, fig14_timeouts.png/.svg.
 from __future__ import annotations
 
 import math
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..analysis import fmt
 from ..declarations import Claim, Experiment, Metrics, Runs
 from .compare import COMPARED, DCTCP, ICTCP_2MSS, PER_SENDER_SCALES, TCP, background_tcp_runs, curve, plot, runs_table, worst
 from .incast import longer_if_unfinished
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def ictcp_above_tcp(df: pd.DataFrame) -> list[tuple[str, int, float, float]]:

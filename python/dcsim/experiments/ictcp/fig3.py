@@ -41,8 +41,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import pandas as pd
-
 from ..analysis import fmt
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
@@ -70,6 +68,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[tuple[int, int], dict]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     df = pd.DataFrame([{"amount_kb": kb, "senders": n, **incast_stats(res)} for (kb, n), res in runs.items()])
     per = {}
     for kb in runs.params["amounts_kb"]:

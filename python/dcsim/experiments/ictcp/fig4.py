@@ -47,9 +47,7 @@ aggregate_mbps, timeout_ratio, rounds, background_mbps), fig4_optimum.csv, fig4_
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..analysis import fmt
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
@@ -66,6 +64,9 @@ from .testbeds import (
     incast_query,
     scenario,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RW_MSS = (1, 2, 4, 8, 16, 32, 64, 0)  # 0 = uncapped
 AMOUNT_KB = 64
@@ -103,6 +104,8 @@ def optimum(df: pd.DataFrame) -> pd.DataFrame:
     """Per (background, senders): the best rw, its goodput, the uncapped goodput, and the
     near-optimal set (rw values within 5% of the best; averaging 300-ms timeout rounds makes
     smaller differences noise)."""
+    import pandas as pd
+
     rows = []
     for (bg, n), d in df.groupby(["background", "senders"]):
         best = d.loc[d.goodput_mbps.idxmax()]
@@ -131,6 +134,8 @@ def _by_background(opt: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     rows = []
     for (bg, rw, n), res in runs.items():
         bgf = [f for f in res.rows("flows") if f["workload"] is None]
@@ -267,6 +272,8 @@ CLAIMS = (
 
 
 def plot_goodput(m: Metrics) -> Any:
+    import pandas as pd
+
     df = m.tables["fig4_goodput"]
     fig, axes = figure(1, 2, size=(11.0, 4.0), sharey=True)
     for ax, bg in zip(axes, (False, True)):

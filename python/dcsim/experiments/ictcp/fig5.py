@@ -48,15 +48,16 @@ fig5_rwnd.png/.svg.
 from __future__ import annotations
 
 import math
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..analysis import fmt
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure
 from .rtt import PAPER_BASE_RTT_US, PAPER_GOODPUT_MBPS, PAPER_RTT20_US, window_scenario, window_table
 from .testbeds import MSS, ceiling_mbps, frame_bytes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 WARMUP_S = 0.1
 # A second host model beside the testbed's: at most one receive interrupt per 50 µs

@@ -47,15 +47,16 @@ calibration.png/.svg (srtt vs rwnd for every grid value, the chosen one bold, th
 from __future__ import annotations
 
 import math
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure
 from ..units import us
 from .rtt import PAPER_BASE_RTT_US, PAPER_GOODPUT_MBPS, PAPER_RTT20_US, window_scenario, window_table
 from .testbeds import MSS, ceiling_mbps
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PROCESSING_US = (0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0)
 FIT_RWND = (1, 2, 4, 6, 8, 10, 12)

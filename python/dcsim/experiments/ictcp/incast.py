@@ -4,13 +4,15 @@ timeout, and the rerun of runs whose rounds did not all finish."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import Results
 from ..units import mbps, ms
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def completed_rounds(res: Results) -> int:

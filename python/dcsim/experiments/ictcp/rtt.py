@@ -3,11 +3,14 @@ that ictcp-fig5 and ictcp-host-calibration share."""
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..declarations import Runs, Testbed
 from ..units import mbps, us
 from .testbeds import MSS, scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # §II-B: "the base RTT is around 100 μs"; "RTT increases from 100 to 200 μs when the TCP
 # receive window increases from 1 to 20 MSS, while the throughput is smaller than the
@@ -35,6 +38,8 @@ def window_table(runs: Runs, key: str) -> pd.DataFrame:
     """One row per run of one connection keyed ``(variant, rwnd in MSS)``: the variant (column
     ``key``), the window, the goodput, the sender's srtt, the RTT a receiver infers (window /
     goodput, Little's law) and the timeouts."""
+    import pandas as pd
+
     rows = []
     for (variant, w), res in runs.items():
         f = res.rows("flows")[0]

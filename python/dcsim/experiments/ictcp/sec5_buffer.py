@@ -40,10 +40,9 @@ max_queue_bytes for the 1 MB port, drops and max queue at 85 kB), sec5_buffer.pn
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..analysis import fmt
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
@@ -52,6 +51,9 @@ from ..scenarios import RECEIVER_PORT
 from ..units import kb
 from .incast import PACKET, PAPER_Q47_BYTES, PAPER_RC_BYTES, WINDOW_PACKETS
 from .testbeds import MSS, RECEIVER, rc_bytes, scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PAPER_EQUAL_SHARE = 85_000
 PAPER_MAX_SENDERS = 32
@@ -90,6 +92,8 @@ def _busy(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     by = {key: res.port(RECEIVER_PORT) for key, res in runs.items()}
     ns = list(runs.params["ns"])
     df = pd.DataFrame(

@@ -82,10 +82,9 @@ receiver port's queue, one column per configuration).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import Results
 from ..analysis import flow_rates, goodput_between_bps
@@ -94,6 +93,9 @@ from ..plotting import figure, note
 from ..scenarios import RECEIVER_PORT
 from ..units import gbps, us
 from .testbeds import RFC3168_HOSTS, K, base_rtt_s, fanin, red_ecn, segregated
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DCTCP, TCP = "DCTCP", "TCP"
 MIXES: tuple[tuple[int, int], ...] = ((1, 1), (4, 4))
@@ -186,6 +188,8 @@ def protocol_throughput(fs: pd.DataFrame, protocols: dict[int, str], t0: float, 
 
 def protocol_series(fs: pd.DataFrame, protocols: dict[int, str]) -> pd.DataFrame:
     """Each protocol's goodput per sampling interval: ``t_s, protocol, gbps``."""
+    import pandas as pd
+
     r = flow_rates(fs)
     r = r.assign(protocol=r.flow.map(protocols))
     g = r.groupby(["t_s", "protocol"], as_index=False).mbps.sum()
@@ -229,6 +233,8 @@ def summarize(res: Results, p: Params, base: float) -> dict[str, Any]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     base = base_rtt_s(runs.testbed.link)
     rows, series, queues = [], [], []
     for (mix, cfg), res in runs.items():

@@ -46,10 +46,9 @@ CDFs side by side).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import Results
 from ..analysis import cdf
@@ -58,6 +57,9 @@ from ..plotting import figure
 from ..scenarios import RECEIVER_PORT
 from ..units import ms
 from .testbeds import FIXED_HOSTS, fanin, red_ecn, segregated
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LONG_FLOWS = 4
 CLIENT = LONG_FLOWS + 1
@@ -120,6 +122,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[str, dict[str, Any]]:
 
 def connections(res: Results, config: str) -> pd.DataFrame:
     """The short connections of a run: start, setup time, SYN retries, failure."""
+    import pandas as pd
+
     rows = [f for f in res.rows("flows") if f["workload"] is not None]
     return pd.DataFrame(
         {
@@ -151,6 +155,8 @@ def summarize(conns: pd.DataFrame, syn_drops: int) -> dict[str, Any]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     conns = {cfg: connections(runs[cfg], cfg) for cfg in CONFIGS}
     summ = {cfg: summarize(conns[cfg], runs[cfg].port(RECEIVER_PORT)["drops_syn"]) for cfg in CONFIGS}
     return Metrics(

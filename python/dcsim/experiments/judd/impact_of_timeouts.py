@@ -87,7 +87,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..analysis import cdf, goodput_ceiling_bps
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
@@ -149,6 +148,8 @@ def scenarios(p: Params, tb: Testbed) -> dict[tuple[str, float], dict[str, Any]]
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     ideal = ideal_ms(runs.testbed.link["framing_bytes"])
     stats, rows, cdf_rows = {}, [], []
     for proto, rto in CONFIGS:

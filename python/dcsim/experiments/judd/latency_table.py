@@ -49,10 +49,9 @@ CDFs, with the slide's statistics marked).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import Results
 from ..analysis import cdf
@@ -60,6 +59,9 @@ from ..declarations import Claim, Experiment, Metrics, Runs
 from ..plotting import figure
 from ..units import ms
 from .fairness import COLORS, PROTOCOLS, SCALES, scenarios
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # The slide's table, ms.
 STATISTICS = ("Mean", "Median", "Maximum", "Minimum", "σ")
@@ -77,6 +79,8 @@ DCTCP_MEAN_FACTOR = 2.0
 def probes(res: Results, proto: str) -> pd.DataFrame:
     """One row per probe that completed: when it was issued, its latency, whether it lost a
     packet (a timeout while it ran)."""
+    import pandas as pd
+
     q = pd.DataFrame(res.rows("queries"))
     q = q[np.isfinite(q.qct_s.astype(float))]
     return pd.DataFrame(
@@ -110,6 +114,8 @@ def table_rows(stats: dict[str, dict[str, float]]) -> list[list[Any]]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     pdf = pd.concat([probes(runs[p], p) for p in PROTOCOLS], ignore_index=True)
     kept = pdf[~pdf.lost]
     stats = {p: statistics(kept[kept.protocol == p].latency_ms.to_numpy()) for p in PROTOCOLS}

@@ -105,10 +105,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import Results
 from ...scenario import resolved
@@ -119,6 +118,9 @@ from ..queries import completion, many_to_one_duration_s, qct_ms, query, query_s
 from ..scenarios import DROP_TAIL, RECEIVER_PORT, port_share_bytes
 from ..units import gbps, kb, mbps, ms, us
 from .testbeds import HEADER_BYTES, MTU_BYTES, RATE_GBPS, fanin, queue_delay_s
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SENDERS = 19
 INCAST_SERVERS = 100
@@ -370,6 +372,8 @@ def _on_grid(t_s: np.ndarray, step_s: float) -> np.ndarray:
 def aggregate_series(fs: pd.DataFrame, bin_s: float = 0.01) -> pd.DataFrame:
     """Aggregate goodput (Gbps) per ``bin_s`` from the flows' delivered bytes (each row: the
     bin ending at ``t_s``)."""
+    import pandas as pd
+
     tot = fs.groupby("t_s").delivered_bytes.sum().sort_index()
     s = tot[_on_grid(tot.index.to_numpy(), bin_s)]
     t = s.index.to_numpy()
@@ -386,6 +390,8 @@ def thin_buffers(fs: pd.DataFrame) -> pd.DataFrame:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     p = runs.params
     path = path_of(runs.testbed)
     buf = fixed_buffer_bytes(path)

@@ -76,16 +76,18 @@ queue, short connections that lost a handshake packet).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import Results
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from ..units import gbps
 from .testbeds import FIXED_HOSTS, RFC3168_HOSTS, fanin, red_ecn, segregated
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 HOSTS = 9
 RECEIVER = 0
@@ -264,6 +266,8 @@ def port_table(config: str, res: Results) -> list[dict[str, Any]]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     rows, ports = [], []
     for cfg in CONFIGS:
         rows.append({"config": cfg, **summarize(runs[cfg])})

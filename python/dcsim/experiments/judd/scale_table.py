@@ -73,10 +73,9 @@ beside.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..analysis import goodput_ceiling_bps, jain
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
@@ -84,6 +83,9 @@ from ..plotting import figure
 from ..scenarios import RECEIVER_PORT, port_share_bytes
 from ..units import gbps, mbps, ms
 from .testbeds import FIXED_HOSTS, HEADER_BYTES, JUMBO_MTU, RATE_GBPS, base_rtt_s, fanin, queue_delay_s, red_ecn
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SENDERS = (100, 200, 300, 400, 500)
 W_MIN_SEGMENTS = 2
@@ -260,6 +262,8 @@ def table_entry(df: pd.DataFrame, measure_s: float) -> dict[str, Any]:
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     measure_s = runs.params["measure_s"]
     rows, queue, consistent = [], [], {}
     for n in runs.params["senders"]:

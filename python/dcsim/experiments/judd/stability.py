@@ -33,16 +33,18 @@ runs (:func:`five_flow_scenarios`), so they are simulated once.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..analysis import last_in_first_out, phase_tables, settled_phase_rows
 from ..declarations import Metrics, Params, Runs, Testbed
 from ..plotting import figure, note
 from .testbeds import fanin
 from .transports import DCTCP, TCP, Transport
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FLOWS = 5
 SETTLE_FRACTION = 0.2

@@ -44,14 +44,16 @@ plot's axis), judd_stability_tcp_2flows.png/.svg (TCP on top, DCTCP below).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..analysis import cov, flow_rates, jain
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
 from .stability import PROTOCOLS, TCP_COV_FACTOR, TCP_MIN_JAIN, plot_series, protocol_fanin, tcp_varies_more
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 STEM = "judd_stability_tcp_2flows"
 SLIDE = "Stability, Convergence, & Fairness: TCP, 2 Flows"
@@ -94,6 +96,8 @@ def two_flow_stats(rates: pd.DataFrame, t_from: float, t_to: float) -> dict[str,
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     p = runs.params
     series, rows, st, timeouts = [], [], {}, {}
     for proto in PROTOCOLS:

@@ -53,7 +53,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ...scenario import long_flows
 from ..declarations import Claim, Experiment, Metrics, Params, Runs, Testbed
@@ -125,6 +124,8 @@ def pdf(values_ms: Sequence[float] | np.ndarray, edges: np.ndarray) -> np.ndarra
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     edges = log_bins()
     stats, rows, hist = {}, [], []
     for proto in PROTOCOLS:

@@ -63,7 +63,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ...results import Results
 from ..analysis import flow_rates, goodput_ceiling_bps, jain
@@ -124,6 +123,8 @@ def summarize(res: Results, proto: str, link: Mapping[str, Any]) -> dict[str, An
 
 
 def analyze(runs: Runs) -> Metrics:
+    import pandas as pd
+
     flow_rows, series, queue = [], [], []
     for proto in PROTOCOLS:
         r = runs[proto]
