@@ -172,9 +172,9 @@ fn udp_params(u: &UdpSpec) -> UdpParams {
     }
 }
 
-/// The network of `s` with nothing on it, to run flows alone (`measure.ideal_fct`) from
-/// `factory`, the run's: built when a flow may have a size, else None.
-fn idle_network(s: &Scenario, factory: &ConnFactory) -> Result<Option<Box<Simulation>>, ConfigError> {
+/// The network of `s` with nothing on it, to run flows alone (`measure.ideal_fct`): built
+/// when a flow may have a size, else None.
+fn idle_network(s: &Scenario) -> Result<Option<Box<Simulation>>, ConfigError> {
     let sized = !s.traffic.is_empty() || s.flows.iter().any(|f| f.bytes.is_some());
     if !s.measure.ideal_fct || !sized {
         return Ok(None);
@@ -190,9 +190,7 @@ fn idle_network(s: &Scenario, factory: &ConnFactory) -> Result<Option<Box<Simula
         ideal_fct: false,
         ..MeasureConfig::default()
     };
-    let mut idle = Simulation::new(&idle)?;
-    idle.factory = factory.clone();
-    Ok(Some(Box::new(idle)))
+    Ok(Some(Box::new(Simulation::new(&idle)?)))
 }
 
 impl Simulation {
@@ -336,7 +334,6 @@ impl Simulation {
         let warmup = Time::from_secs_f64(s.sim.warmup_s);
         let rounds_left = (s.sim.stop_when_queries_done && !s.queries.is_empty()).then(|| s.queries.iter().map(|q| q.rounds as u64).sum());
         let udp = s.udp.iter().map(|u| UdpSource::new(udp_params(u))).collect();
-        let idle = idle_network(s, &factory)?;
         let mut sim = Simulation {
             name: s.name.clone(),
             seed: s.sim.seed,
@@ -351,7 +348,7 @@ impl Simulation {
             factory,
             apps: Applications::new(workloads, generators, udp, rounds_left),
             measure: Measurement::new(s.measure.queue_sample_us, sampled_ports, s.measure.flow_sample_us),
-            idle,
+            idle: idle_network(s)?,
             out: Vec::with_capacity(64),
             events: 0,
             injected: 0,
