@@ -99,6 +99,7 @@ def scenario(
     rto_min_ms: float | None = None,
     jitter_us: float = 0.0,
     trace: bool = False,
+    ideal_fct: bool = False,
     seed: int = 1,
 ) -> dict[str, Any]:
     """The benchmark under ``protocol`` (a key of :data:`PROTOCOLS`) at the scale's parameters
@@ -106,7 +107,10 @@ def scenario(
     connections of aggregator 0's queries are traced at their servers. Every argument left at
     its default gives the same scenario, so experiments that share runs share them through the
     run cache. ``background_multiplier`` scales the background flows' rate only;
-    ``ect_on_control`` sends every packet ECT, SYNs, pure ACKs and retransmissions too."""
+    ``ect_on_control`` sends every packet ECT, SYNs, pure ACKs and retransmissions too.
+    ``ideal_fct``: each finished flow is also run alone on the idle network, for its slowdown;
+    that doubles a run's events and only the baseline's runs report slowdown (Fig. 22's
+    table), so the other runs leave it off."""
     heavy = scaled or rate_multiplier > 1 or size_multiplier > 1
     sc = wl.dctcp_benchmark(
         p["scaled_duration_s"] if heavy else p["duration_s"],
@@ -131,6 +135,7 @@ def scenario(
     sc["sim"]["warmup_s"] = p["warmup_s"]
     if trace:
         sc["measure"]["trace_queries"] = [TRACED_AGGREGATOR]
+    sc["measure"]["ideal_fct"] = ideal_fct
     parts = [sc["name"], slug(protocol)]
     if rate_multiplier != 1:
         parts.append(f"rate{rate_multiplier:g}x")
@@ -155,7 +160,7 @@ def baseline_runs(p: Params, tb: Testbed) -> dict[str, dict[str, Any]]:
     """The benchmark as the paper ran it (§4.3), TCP and DCTCP, RTO_min 10 ms, with aggregator
     0's queries traced: the runs of DCTCP Figs. 22, 23 and 9 (one simulation each, shared
     through the cache)."""
-    return {proto: scenario(proto, p, tb, trace=True) for proto in ("TCP", "DCTCP")}
+    return {proto: scenario(proto, p, tb, trace=True, ideal_fct=True) for proto in ("TCP", "DCTCP")}
 
 
 def scaled_runs(p: Params, tb: Testbed) -> dict[str, dict[str, Any]]:
