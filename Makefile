@@ -35,7 +35,7 @@ test-msrv: ## The declared minimum Rust builds the engine and bindings, and 1.88
 test-py: ## Python tests (against the installed dcsim: run `make install` after changes)
 	$(PYTHON) -m pytest -q
 
-bench: ## Speed and memory on fixed scenarios, engine and dcsim.run: one table, build/bench/bench.json
+bench: ## Speed and memory on fixed scenarios, engine and dcsim.run, then the quick paper suite's wall and CPU time: build/bench/bench.json
 	cargo run --release -p dcsim --example bench -- --out build/bench
 	$(PYTHON) benchmarks/bench.py build/bench
 

@@ -4,9 +4,11 @@ The engine bench (``cargo run --release -p dcsim --example bench -- --out DIR``)
 ``DIR/engine.json`` and each case's scenario in ``DIR/scenarios``. This runs every scenario
 once more through ``dcsim.run`` in a fresh Python process (its own memory peak), puts the
 whole call's wall time beside the engine's, and prints one table, written as
-``DIR/bench.json``:
+``DIR/bench.json``. Then it times the quick paper suite (``dcsim reproduce --force``, into
+``DIR/quick-suite``): its wall time and the CPU time of it and its workers, which does not
+depend on how many cores ran it.
 
-    python benchmarks/bench.py build/bench
+    python benchmarks/bench.py build/bench [--no-suite]
     python benchmarks/bench.py --compare OLD/bench.json NEW/bench.json   (engine.json too)
 """
 
@@ -34,21 +36,39 @@ print(json.dumps({"run_s": total, "engine_s": results.wall_seconds, "events": re
 """
 
 
-def run_in_child(path: Path) -> dict[str, Any]:
-    """``dcsim.run`` of the scenario file in a fresh interpreter, with that process's peak RSS."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(path)], stdout=subprocess.PIPE, text=True
-    )
+def run_reaped(args: list[str], what: str) -> tuple[str, os.struct_rusage]:
+    """Runs ``args``, returning its standard output and its resource usage, which counts the
+    descendants it waited for (a pool's workers) as well."""
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
     out = proc.stdout.read()
     # Reap it ourselves: wait4 gives this child's own resource usage.
     _, status, usage = os.wait4(proc.pid, 0)
     code = os.waitstatus_to_exitcode(status)
     proc.returncode = code  # reaped here: Popen must not wait for it again
     if code:
-        raise SystemExit(f"dcsim.run of {path} failed with status {code}")
+        raise SystemExit(f"{what} failed with status {code}")
+    return out, usage
+
+
+def run_in_child(path: Path) -> dict[str, Any]:
+    """``dcsim.run`` of the scenario file in a fresh interpreter, with that process's peak RSS."""
+    out, usage = run_reaped([sys.executable, "-c", CHILD, str(path)], f"dcsim.run of {path}")
     row = json.loads(out)
     row["python_peak_rss_bytes"] = usage.ru_maxrss * 1024
     return row
+
+
+def quick_suite(directory: Path) -> dict[str, Any]:
+    """Every paper experiment at quick scale, as ``dcsim reproduce`` runs them (no cache):
+    wall time, and CPU time with the workers'."""
+    from dcsim.executor import usable_cores
+
+    jobs = usable_cores()
+    start = time.perf_counter()
+    args = [sys.executable, "-m", "dcsim", "reproduce", "--force", "--quiet", "--jobs", str(jobs)]
+    _, usage = run_reaped([*args, "--out", str(directory / "quick-suite")], "dcsim reproduce")
+    wall = time.perf_counter() - start
+    return {"jobs": jobs, "wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime}
 
 
 def mega(x: float) -> str:
@@ -75,14 +95,11 @@ COLUMNS = (
 def table(rows: list[dict[str, Any]]) -> str:
     head = "| " + " | ".join(name for name, _, _ in COLUMNS) + " |"
     rule = "|" + "---|" * len(COLUMNS)
-    body = [
-        "| " + " | ".join(fmt(row[key]) if key in row else "–" for _, key, fmt in COLUMNS) + " |"
-        for row in rows
-    ]
+    body = ["| " + " | ".join(fmt(row[key]) if key in row else "–" for _, key, fmt in COLUMNS) + " |" for row in rows]
     return "\n".join([head, rule, *body])
 
 
-def bench(directory: Path) -> None:
+def bench(directory: Path, suite: bool) -> None:
     engine = json.loads((directory / "engine.json").read_text())
     rows = []
     for case in engine["cases"]:
@@ -112,6 +129,10 @@ def bench(directory: Path) -> None:
         "cases": rows,
         "memory": memory,
     }
+    if suite:
+        print("  the quick paper suite (dcsim reproduce --force) ...", file=sys.stderr)
+        doc["quick_suite"] = q = quick_suite(directory)
+        print(f"quick paper suite: {q['wall_s']:.1f} s wall on {q['jobs']} cores, {q['cpu_s']:.1f} CPU-s")
     out = directory / "bench.json"
     out.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"wrote {out}", file=sys.stderr)
@@ -130,17 +151,25 @@ def compare(old_path: Path, new_path: Path) -> None:
         o, n = old[case], new[case]
         cells = [f"{o[k]:.4g} → {n[k]:.4g}" for _, k in keys]
         print(f"| {case} | " + " | ".join(cells) + f" | {o['best_wall_s'] / n['best_wall_s']:.2f}× |")
+    suites = [json.loads(p.read_text()).get("quick_suite") for p in (old_path, new_path)]
+    if all(suites):
+        o, n = suites
+        print(
+            f"quick paper suite: {o['cpu_s']:.1f} → {n['cpu_s']:.1f} CPU-s ({o['cpu_s'] / n['cpu_s']:.2f}×), "
+            f"{o['wall_s']:.1f} → {n['wall_s']:.1f} s wall ({o['jobs']} → {n['jobs']} cores)"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", type=Path, nargs="?", help="the engine bench's --out directory")
     parser.add_argument("--compare", type=Path, nargs=2, metavar=("OLD", "NEW"))
+    parser.add_argument("--no-suite", action="store_true", help="leave out the quick paper suite (about 3 minutes)")
     args = parser.parse_args()
     if args.compare:
         compare(*args.compare)
     elif args.directory:
-        bench(args.directory)
+        bench(args.directory, suite=not args.no_suite)
     else:
         parser.error("give the engine bench's output directory, or --compare OLD NEW")
 

@@ -186,6 +186,21 @@ def test_the_experiments_share_their_runs():
     assert [more[("size", 1.0, p)] for p in ("TCP", "DCTCP")] == [base["TCP"], base["DCTCP"]]
 
 
+def test_only_the_runs_that_report_slowdown_run_flows_alone():
+    """Each finished flow run alone on the idle network (`measure.ideal_fct`) nearly doubles
+    a run's work; only the baseline runs report slowdown (Fig. 22's table), so only they ask."""
+    baseline = b.baseline_runs(QUICK, TESTBED)
+    assert all(sc["measure"]["ideal_fct"] is True for sc in baseline.values())
+    others = 0
+    for m in MODULES:
+        e = m.EXPERIMENT
+        for sc in e.scenarios(e.params("quick"), TESTBED).values():
+            if sc not in baseline.values():
+                assert sc["measure"]["ideal_fct"] is False, (e.id, sc["name"])
+                others += 1
+    assert others >= 10
+
+
 def test_a_responses_rtt_queue_on_an_idle_network_by_hand():
     """One worker answers 2,000 B (1460 + 540) on an idle 1 Gbps rack, 25 µs per link, no
     host noise. From the first segment's last bit leaving the worker's NIC (t = 0):
