@@ -410,38 +410,25 @@ def run_command(
                 out.rmdir()  # only if empty: never results that reached it, nor another run's
         raise
     if not quiet:
-        _print_overview(summary, results.flows)
+        _print_overview(summary)
     click.echo(f"wrote {out}/summary.json and {', '.join(written)}")
 
 
 def _write_run(out: Path, results: Any, spec: dict[str, Any], trace_formats: tuple[str, ...]) -> tuple[dict[str, Any], list[str]]:
     """A run's summary.json, tables and traces in `out`; the summary and the files' names."""
-    from .files import write_csv, write_json
+    from .files import write_columns_csv, write_csv, write_json
+    from .results import COLUMN_TABLES
 
     summary = results.summary()
-    tables = {
-        "flows": results.flows,
-        "queries": results.queries,
-        "ports": results.ports,
-        "classes": results.classes,
-        "switches": results.switches,
-        "queue_occupancy": results.queue_occupancy,
-        "queue_samples": results.queue_samples,
-        "pool_samples": results.pool_samples,
-        "flow_samples": results.flow_samples,
-        "ictcp_samples": results.ictcp_samples,
-        "udp": results.udp,
-        "probes": results.probes,
-    }
-    for name, table in tables.items():
-        write_csv(out / f"{name}.csv", table)
-    written = [f"{n}.csv" for n in tables]
-    trace = results.trace
+    # Written from the run's columns: a run needs no pandas unless it traces packets.
+    for name in COLUMN_TABLES:
+        write_columns_csv(out / f"{name}.csv", results.columns(name))
+    written = [f"{n}.csv" for n in COLUMN_TABLES]
     if "csv" in trace_formats:
-        write_csv(out / "trace.csv", trace)
+        write_csv(out / "trace.csv", results.trace)
         written.append("trace.csv")
     if "pcap" in trace_formats:
-        written += _write_pcaps(out, trace, spec, results.ports["name"].tolist(), results.flows)
+        written += _write_pcaps(out, results.trace, spec, results.ports["name"].tolist(), results.flows)
     # Every value the run used, defaults included, so that it can be reproduced from its output.
     write_json(out / "summary.json", summary | {"parameters": results.parameters})
     return summary, written
@@ -527,32 +514,34 @@ def _ignore(_: float) -> None:
     pass
 
 
-def _print_overview(summary: dict[str, Any], flows: pd.DataFrame) -> None:
+def _print_overview(summary: dict[str, Any]) -> None:
     click.echo(
         f"{summary['name'] or 'scenario'}: {summary['duration_s']} s simulated, "
         f"{summary['events']:,} events in {summary['wall_seconds']:.2f} s; "
         f"drops {summary['drops']}, marks {summary['marks']}, timeouts {summary['timeouts']}"
     )
-    if not flows.empty:
-        flows = flows.assign(goodput_mbps=flows["goodput_bps"] / 1e6)
-        columns = ["id", "src", "dst", "cc", "goodput_mbps", "retransmits", "timeouts"]
-        click.echo(flows[columns].to_string(index=False, float_format="{:.1f}".format))
+    flows = [f | {"goodput_mbps": None if f["goodput_bps"] is None else f["goodput_bps"] / 1e6} for f in summary["flows"]]
+    if flows:
+        click.echo(_text_table(flows, ["id", "src", "dst", "cc", "goodput_mbps", "retransmits", "timeouts"], "{:.1f}"))
     switch_ports = [p for p in summary["ports"] if p["is_switch"]]
     if switch_ports:
-        columns = [
-            "name",
-            "utilization",
-            "mean_packets",
-            "queue_p99_packets",
-            "max_packets",
-            "drops_buffer",
-            "drops_aqm",
-            "marks",
-        ]
-        import pandas as pd
+        columns = ["name", "utilization", "mean_packets", "queue_p99_packets", "max_packets", "drops_buffer", "drops_aqm", "marks"]
+        click.echo(_text_table(switch_ports, columns, "{:.2f}"))
 
-        ports = pd.DataFrame(switch_ports)[columns]
-        click.echo(ports.to_string(index=False, float_format="{:.2f}".format))
+
+def _text_table(rows: list[dict[str, Any]], columns: list[str], float_format: str) -> str:
+    """`rows` as right-aligned text columns under their names; floats in `float_format`,
+    missing values as NaN."""
+
+    def cell(v: Any) -> str:
+        if v is None:
+            return "NaN"
+        return float_format.format(v) if isinstance(v, float) else str(v)
+
+    cells = [[cell(row[c]) for c in columns] for row in rows]
+    widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
+    lines = [columns, *cells]
+    return "\n".join(" ".join(text.rjust(w) for text, w in zip(line, widths, strict=True)) for line in lines)
 
 
 def _make_dir(path: Path) -> None:

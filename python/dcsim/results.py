@@ -30,6 +30,31 @@ Table = dict[str, np.ndarray]
 # Columns of whole numbers in which NaN stands for none (a bulk flow has no query workload).
 OPTIONAL_INTS = frozenset({"workload", "generator"})
 
+# Tables that name what an index column points at: table -> (the names' column, the table
+# that has the names, the index column, where the names' column goes: None for last).
+LABELLED: dict[str, tuple[str, str, str, int | None]] = {
+    "classes": ("port_name", "ports", "port", None),
+    "queue_occupancy": ("port_name", "ports", "port", 1),
+    "queue_samples": ("port_name", "ports", "port", None),
+    "pool_samples": ("switch_name", "switches", "switch", None),
+}
+
+# The tables `columns` gives (all but `trace`, whose SACK blocks are lists).
+COLUMN_TABLES = (
+    "flows",
+    "queries",
+    "ports",
+    "classes",
+    "switches",
+    "queue_occupancy",
+    "queue_samples",
+    "pool_samples",
+    "flow_samples",
+    "ictcp_samples",
+    "udp",
+    "probes",
+)
+
 
 class Results:
     """The results of one run.
@@ -99,22 +124,17 @@ class Results:
     def classes(self) -> pd.DataFrame:
         """Per class queue of the switch ports with a queue discipline (`switch.classes`, or
         an AQM acting at dequeue): arrivals, sends, drops and marks; `port` indexes `ports`."""
-        classes = self.raw["classes"]
-        return _frame(classes, port_name=_labels(self.raw["ports"]["name"], classes["port"]))
+        return self._labelled_frame("classes")
 
     @cached_property
     def queue_occupancy(self) -> pd.DataFrame:
         """Long table: `seconds` port `port` held exactly `packets` packets in the window."""
-        occupancy = self.raw["queue_occupancy"]
-        frame = _frame(occupancy)
-        frame.insert(1, "port_name", _labels(self.raw["ports"]["name"], occupancy["port"]))
-        return frame
+        return self._labelled_frame("queue_occupancy")
 
     @cached_property
     def queue_samples(self) -> pd.DataFrame:
         """Queue length of every switch port over time; `port` indexes `ports`."""
-        samples = self.raw["queue_samples"]
-        return _frame(samples, port_name=_labels(self.raw["ports"]["name"], samples["port"]))
+        return self._labelled_frame("queue_samples")
 
     @cached_property
     def queries(self) -> pd.DataFrame:
@@ -133,8 +153,7 @@ class Results:
     def pool_samples(self) -> pd.DataFrame:
         """Shared-memory occupancy of every shared-buffer switch over time; `switch`
         indexes `switches`."""
-        samples = self.raw["pool_samples"]
-        return _frame(samples, switch_name=_labels(self.raw["switches"]["name"], samples["switch"]))
+        return self._labelled_frame("pool_samples")
 
     @cached_property
     def flow_samples(self) -> pd.DataFrame:
@@ -269,6 +288,30 @@ class Results:
         (each switch memory's size and α), `segment_bytes` and `packet_bytes`."""
         return json.loads(self.raw["parameters"]) if "parameters" in self.raw else {}
 
+    def _labelled_frame(self, name: str) -> pd.DataFrame:
+        """Table `name` of `LABELLED`, with the names its index column points at."""
+        table = self.raw[name]
+        column, names, codes, at = LABELLED[name]
+        frame = _frame(table)
+        frame.insert(len(frame.columns) if at is None else at, column, _labels(self.raw[names]["name"], table[codes]))
+        return frame
+
+    def columns(self, name: str) -> Table:
+        """Table `name` (one of `COLUMN_TABLES`) as its frame has it, column for column and
+        value for value, as NumPy arrays (text as object arrays) and without pandas: what
+        `dcsim run` writes. The arrays may be the run's own: do not edit them."""
+        if name not in COLUMN_TABLES:
+            raise ValueError(f"no table {name!r} of columns; the tables: {', '.join(COLUMN_TABLES)}")
+        table = self.raw[name]
+        columns = {k: _whole(k, v) for k, v in table.items()}
+        if name in LABELLED:
+            column, names, codes, at = LABELLED[name]
+            labels = np.asarray(self.raw[names]["name"], dtype=object)[table[codes]]
+            items = list(columns.items())
+            items.insert(len(items) if at is None else at, (column, labels))
+            columns = dict(items)
+        return columns
+
     def summary(self) -> dict[str, Any]:
         """The run in brief: what `dcsim run` writes to summary.json, beside the run's
         `parameters`."""
@@ -365,15 +408,23 @@ def _frame(table: Table, **derived: Any) -> pd.DataFrame:
 
 
 def _own(name: str, values: np.ndarray) -> Any:
-    """Whole numbers as int64, as pandas read them from JSON (those of `OPTIONAL_INTS` only
-    when none is missing), text as pandas strings."""
+    """Whole numbers as int64 (`_whole`), text as pandas strings, each a copy."""
     import pandas as pd
 
-    if values.dtype.kind in "iu" or (name in OPTIONAL_INTS and not np.isnan(values).any()):
-        return values.astype(np.int64)
+    whole = _whole(name, values)
+    if whole is not values:
+        return whole
     if values.dtype.kind == "O":
         return pd.array(values, dtype=str)
     return values.copy()
+
+
+def _whole(name: str, values: np.ndarray) -> np.ndarray:
+    """Whole numbers as int64 (a new array), as pandas read them from JSON; those of
+    `OPTIONAL_INTS` only when none is missing. Other columns as they are."""
+    if values.dtype.kind in "iu" or (name in OPTIONAL_INTS and not np.isnan(values).any()):
+        return values.astype(np.int64)
+    return values
 
 
 @contextlib.contextmanager

@@ -17,6 +17,8 @@ import pandas as pd
 import pytest
 
 import dcsim
+from dcsim.files import write_columns_csv
+from dcsim.results import COLUMN_TABLES
 from dcsim.scenario import star
 
 REFERENCE_SUMMARY = Path(__file__).parent / "data" / "reference_summary.json"
@@ -230,6 +232,39 @@ def test_classes_table_adds_up_to_its_ports(small: dict) -> None:
     assert sums["arrived_packets"].tolist() == ports["arrived_packets"][sums.index].tolist()
     assert sums["drops_buffer"].tolist() == ports["drops_buffer"][sums.index].tolist()
     assert frame["sent_packets"].sum() > 0
+
+
+def test_columns_write_the_csv_their_frames_write(reference: dcsim.Results, small: dict, tmp_path: Path) -> None:
+    """`dcsim run` writes its tables from `Results.columns`, without pandas: the same columns
+    as the frames, and the same bytes as `DataFrame.to_csv`, full and empty, with and without
+    labels, UDP and class queues."""
+    classes = {"scheduler": "strict_priority", "classify": {"by": "packet_type", "syn": 0, "ack": 0, "data": 1}, "queues": [{}, {}]}
+    runs = [
+        reference,
+        dcsim.run(small | {"udp": [{"src": 1, "dst": 0, "rate_gbps": 0.01, "echo": True}]}),
+        dcsim.run(small | {"switch": small.get("switch", {}) | {"classes": classes}}),
+        dcsim.run(small | {"measure": {"queue_sample_us": 0.0}}),
+    ]
+    filled = set()
+    for results in runs:
+        for name in COLUMN_TABLES:
+            frame, columns = getattr(results, name), results.columns(name)
+            assert list(columns) == list(frame.columns), name
+            write_columns_csv(tmp_path / "ours.csv", columns)
+            assert (tmp_path / "ours.csv").read_text() == frame.to_csv(index=False), name
+            filled |= {name} if len(frame) else set()
+    assert filled == set(COLUMN_TABLES)
+    # Cells that quoting, NaN, infinities, signed zeros and large numbers would tell apart.
+    odd = {
+        "text": np.array(["a,b", 'say "hi"', "line\nbreak", ""], dtype=object),
+        "real": np.array([np.nan, np.inf, -0.0, 1e-7]),
+        "whole": np.array([0, 2**62, 7, 1], dtype=np.uint64).astype(np.int64),
+        "flag": np.array([True, False, True, False]),
+    }
+    write_columns_csv(tmp_path / "odd.csv", odd)
+    assert (tmp_path / "odd.csv").read_text() == pd.DataFrame(odd).to_csv(index=False)
+    with pytest.raises(ValueError, match="no table 'trace'"):
+        reference.columns("trace")
 
 
 def test_empty_tables_have_the_same_columns_and_dtypes(small: dict) -> None:
