@@ -106,7 +106,7 @@ def _executor_options(command):
             metavar="ADDRESS",
             help="Run on this Dask distributed scheduler (e.g. tcp://10.0.0.1:8786) instead.",
         ),
-        click.option("--force", is_flag=True, help="Rerun everything, ignoring cached results."),
+        click.option("--force", is_flag=True, help="Rerun everything, ignoring results cached by earlier invocations."),
         click.option(
             "--quiet",
             "-q",

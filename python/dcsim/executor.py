@@ -29,7 +29,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -83,6 +83,12 @@ class RunContext:
     stacks: set[str] = field(default_factory=set)
     simulated: int = 0
     from_cache: int = 0
+    # Cache keys simulated by this invocation so far, shared by every experiment's context:
+    # `force` reruns what earlier invocations left in the cache, never a run made minutes ago
+    # for another experiment (Figs. 22 and 23 share their runs).
+    fresh: set[str] = field(default_factory=set)
+    # Simulations started ahead for the experiments to come (`Prefetch`).
+    prefetch: Prefetch | None = None
 
 
 # What a scenario without `tcp.profile` runs (docs/stacks.md).
@@ -175,14 +181,32 @@ def run_scenarios(scenarios: list[dict[str, Any]], jobs: int) -> list[dict[str, 
     cache_dir = ctx.cache_dir
     keys: list[str | None] = [cache_key(sc) for sc in scenarios] if cache_dir else [None] * len(scenarios)
     todo = []
+    ahead: dict[Future[None], int] = {}
     for i, key in enumerate(keys):
-        hit = None if ctx.force or key is None or cache_dir is None else _load(cache_dir, key)
+        future = ctx.prefetch.take(key) if ctx.prefetch is not None and key is not None else None
+        if future is not None:
+            ahead[future] = i
+            continue
+        stale = ctx.force and key not in ctx.fresh
+        hit = None if stale or key is None or cache_dir is None else _load(cache_dir, key)
         if hit is None:
             todo.append(i)
         else:
             results[i] = hit
             ctx.from_cache += 1
             _done(ctx)
+    # Runs started ahead by `Prefetch`, each stored in the cache by its worker. One that failed
+    # (or whose entry cannot be read) runs again below, where its error is reported.
+    for future in _completed(ahead):
+        i, key = ahead[future], keys[ahead[future]]
+        hit = None if future.exception() is not None or key is None or cache_dir is None else _load(cache_dir, key)
+        if hit is None:
+            todo.append(i)
+            continue
+        results[i] = hit
+        ctx.fresh.add(key)  # type: ignore[arg-type]
+        ctx.simulated += 1
+        _done(ctx)
     for j, outcome in stream(_run_raw, [scenarios[i] for i in todo], jobs, ctx.scheduler):
         i = todo[j]
         if isinstance(outcome, BaseException):
@@ -191,9 +215,61 @@ def run_scenarios(scenarios: list[dict[str, Any]], jobs: int) -> list[dict[str, 
         key = keys[i]
         if key is not None and cache_dir is not None:
             _store(cache_dir, key, outcome)
+            ctx.fresh.add(key)
         ctx.simulated += 1
         _done(ctx)
     return results  # type: ignore[return-value]
+
+
+def _completed(futures: Iterable[Future[None]]) -> Iterator[Future[None]]:
+    """``futures`` as each completes."""
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        yield from done
+
+
+class Prefetch:
+    """The simulations of the experiments still to come, started ahead on one pool of local
+    workers, each stored in the run cache by its worker: the cores go on simulating while an
+    experiment waits for its last run and is analysed and drawn, instead of idling at each
+    experiment's end. `run_scenarios` takes a run from here when its experiment asks for it.
+    A run counted in the cache already (and not `force`d) is not started again; nor is one
+    asked for twice."""
+
+    def __init__(self, cache_dir: Path, jobs: int, force: bool):
+        self.cache_dir, self.force = cache_dir, force
+        self.pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+        self.futures: dict[str, Future[None]] = {}  # not taken yet
+        self.started: list[Future[None]] = []
+        self.seen: set[str] = set()
+
+    def add(self, scenarios: Iterable[dict[str, Any]]) -> None:
+        """Starts each of ``scenarios`` that needs running, in their order."""
+        for scenario in scenarios:
+            key = cache_key(scenario)
+            if key in self.seen:
+                continue
+            self.seen.add(key)
+            if self.force or not _path(self.cache_dir, key).exists():
+                self.futures[key] = future = self.pool.submit(_run_and_store, scenario, self.cache_dir, key)
+                self.started.append(future)
+
+    def take(self, key: str) -> Future[None] | None:
+        """The run of ``key``, if it was started here and not taken yet."""
+        return self.futures.pop(key, None)
+
+    def close(self) -> None:
+        """Stops the workers: at once, with whatever they hold, if runs are still under way or
+        waiting (Ctrl-C, a failed experiment), else as they are idle."""
+        if any(not f.done() for f in self.started):
+            _terminate(self.pool)
+        else:
+            self.pool.shutdown(wait=True)
+
+
+def _run_and_store(scenario: dict[str, Any], cache_dir: Path, key: str) -> None:
+    _store(cache_dir, key, _run_raw(scenario))
 
 
 def stream(

@@ -82,16 +82,17 @@ def run(
         # On one terminal, lines for stdout print above the bars; into a file they go as they are.
         redirect_stdout=sys.stdout.isatty(),
     )
+    # One run per result directory: `--testbeds own,NAME` names an experiment's own twice.
+    todo = list({result_dir_name(registry[e], t): (registry[e], t) for e in selected for t in testbeds}.values())
+    runs = _Runs(fresh=set(), prefetch=_prefetch(todo, scale, out, jobs, force) if scheduler is None else None)
     try:
         with progress:
-            # One run per result directory: `--testbeds own,NAME` names an experiment's own twice.
-            todo = list({result_dir_name(registry[e], t): (registry[e], t) for e in selected for t in testbeds}.values())
             overall = progress.add_task("experiments", total=len(todo))
             for n, (experiment, name) in enumerate(todo, 1):
                 dir_name = result_dir_name(experiment, name)
                 prefix = f"[{n}/{len(todo)}] {dir_name}"
                 sims = progress.add_task(f"{dir_name}: simulations", total=0)
-                outcome = _one(experiment, name, scale, out, jobs, force, scheduler, progress, sims, said, prefix)
+                outcome = _one(experiment, name, scale, out, jobs, force, scheduler, runs, progress, sims, said, prefix)
                 progress.remove_task(sims)
                 progress.advance(overall)
                 outcomes.append(outcome)
@@ -104,10 +105,50 @@ def run(
         else:
             _say(console, "interrupted before any experiment finished: no report written")
         raise
+    finally:
+        if runs.prefetch is not None:
+            runs.prefetch.close()
     index = report.write_index(out, registry, failures)
     if outcomes:
         said.print(_table(outcomes))
     return outcomes, index
+
+
+@dataclass
+class _Runs:
+    """What the experiments of one `reproduce` share: the runs it made so far (cache keys)
+    and the runs started ahead."""
+
+    fresh: set[str]
+    prefetch: executor.Prefetch | None
+
+
+def _prefetch(todo: list[tuple[Experiment, str | None]], scale: str, out: Path, jobs: int, force: bool) -> executor.Prefetch | None:
+    """With several local workers: every simulation the experiments in ``todo`` will ask for
+    first (those kept from an earlier run aside), started now in their order."""
+    if jobs <= 1:
+        return None
+    prefetch = executor.Prefetch(out / CACHE_DIR, jobs, force)
+    try:
+        for experiment, name in todo:
+            if _kept(experiment, name, scale, out, force) is None:
+                testbed = testbed_for(experiment, name)
+                prefetch.add(dict(experiment.scenarios(experiment.params(scale), testbed)).values())
+    except BaseException:
+        prefetch.close()
+        raise
+    return prefetch
+
+
+def _kept(experiment: Experiment, testbed_name: str | None, scale: str, out: Path, force: bool) -> dict[str, Any] | None:
+    """The summary of the experiment's results in ``out``, if they are kept: not ``force``d,
+    from the same code, engine, scale and testbed, with every file still there."""
+    final = out / result_dir_name(experiment, testbed_name)
+    previous = _read_summary(final)
+    key = _experiment_key(scale, testbed_for(experiment, testbed_name).name)
+    if force or previous is None or previous.get("cache_key") != key or not _intact(final, previous):
+        return None
+    return previous
 
 
 def result_dir_name(experiment: Experiment, testbed: str | None) -> str:
@@ -130,6 +171,7 @@ def _one(
     jobs: int,
     force: bool,
     scheduler: str | None,
+    runs: _Runs,
     progress: Progress,
     sims: Any,
     console: Console,
@@ -139,8 +181,8 @@ def _one(
     exp_id = result_dir_name(experiment, testbed_name)
     final = out / exp_id
     key = _experiment_key(scale, testbed.name)
-    previous = _read_summary(final)
-    if not force and previous is not None and previous.get("cache_key") == key and _intact(final, previous):
+    previous = _kept(experiment, testbed_name, scale, out, force)
+    if previous is not None:
         counts = tally(previous)
         _say(console, f"{prefix}: unchanged since its last run, kept ({_counted(*counts)})")
         return Outcome(exp_id, "cached", *counts, float(previous.get("wall_seconds", 0.0)))
@@ -153,6 +195,8 @@ def _one(
         cache_dir=out / CACHE_DIR,
         force=force,
         scheduler=scheduler,
+        fresh=runs.fresh,
+        prefetch=runs.prefetch,
         on_planned=lambda n: progress.update(sims, total=_total(progress, sims) + n),
         on_done=lambda: progress.advance(sims),
     )

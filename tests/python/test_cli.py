@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -626,6 +627,32 @@ def test_ctrl_c_in_run_keeps_the_previous_results_whole(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and err.strip().endswith("error: interrupted"), err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before, "the earlier run's files as they were"
+
+
+def test_ctrl_c_in_reproduce_stops_the_runs_started_ahead(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    out = tmp_path / "out"
+    # Fig. 24's ten benchmark runs take tens of seconds: the workers are busy with them.
+    cmd = [sys.executable, "-c", "from dcsim.cli import main; main()", "reproduce", "dctcp-fig24", "--jobs", "2"]
+    proc = subprocess.Popen(
+        [*cmd, "--out", str(out)],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: the workers are in it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(3.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and err.strip().endswith("error: interrupted"), err
+    assert not list(out.glob(".*.partial")), "no half-written experiment"
+    # Stopped with its runs, not after them: of the ten, those done by then are cached.
+    assert len(list(out.glob(".cache/*/*.pkl.gz"))) < 10
+    time.sleep(1.0)
+    with pytest.raises(ProcessLookupError):  # no worker outlived it
+        os.killpg(proc.pid, 0)
 
 
 # --- output directories that cannot be written to -------------------------------------------

@@ -57,6 +57,50 @@ def test_the_cache_reuses_identical_scenarios_and_reruns_changed_ones(tmp_path: 
     assert (forced.simulated, forced.from_cache) == (3, 0)
 
 
+def test_force_reruns_what_earlier_invocations_cached_but_not_this_ones_runs(tmp_path: Path) -> None:
+    scs = scenarios(2)
+    with executor.using(executor.RunContext(cache_dir=tmp_path)):
+        executor.run_scenarios(scs, jobs=1)
+    # One invocation, two experiments sharing a run: the first reruns both (forced), the second
+    # reads the shared one from this invocation's cache and runs its own.
+    fresh: set[str] = set()
+    first = executor.RunContext(cache_dir=tmp_path, force=True, fresh=fresh)
+    with executor.using(first):
+        executor.run_scenarios(scs, jobs=1)
+    second = executor.RunContext(cache_dir=tmp_path, force=True, fresh=fresh)
+    with executor.using(second):
+        executor.run_scenarios([scs[1], scenarios(3)[2]], jobs=1)
+    assert (first.simulated, first.from_cache) == (2, 0)
+    assert (second.simulated, second.from_cache) == (1, 1)
+
+
+def test_runs_started_ahead_are_taken_from_the_cache_and_a_failed_one_runs_again(tmp_path: Path) -> None:
+    scs = scenarios(3)
+    broken = copy.deepcopy(scs[2])
+    broken["topology"]["hosts"] = 0  # refused by the engine
+    prefetch = executor.Prefetch(tmp_path, jobs=2, force=False)
+    try:
+        prefetch.add([scs[0], scs[1], scs[0], broken])
+        assert len(prefetch.futures) == 3  # the repeated one is started once
+        ctx = executor.RunContext(cache_dir=tmp_path, prefetch=prefetch)
+        with executor.using(ctx):
+            results = executor.run_scenarios(scs[:2], jobs=1)
+        assert [r["name"] for r in results] == ["small-1", "small-2"]
+        assert (ctx.simulated, ctx.from_cache) == (2, 0)
+        assert ctx.fresh == {executor.cache_key(sc) for sc in scs[:2]}
+        with executor.using(executor.RunContext(cache_dir=tmp_path, prefetch=prefetch)):
+            with pytest.raises(Exception, match="hosts"):
+                executor.run_scenarios([broken], jobs=1)
+        assert not prefetch.futures
+    finally:
+        prefetch.close()
+    # Started again in a later invocation: what the cache holds is not run again.
+    again = executor.Prefetch(tmp_path, jobs=2, force=False)
+    again.add(scs[:2])
+    assert not again.futures
+    again.close()
+
+
 def test_an_unreadable_cache_entry_is_simulated_again(tmp_path: Path) -> None:
     sc = scenarios(1)
     with executor.using(executor.RunContext(cache_dir=tmp_path)):
