@@ -164,7 +164,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", type=Path, nargs="?", help="the engine bench's --out directory")
     parser.add_argument("--compare", type=Path, nargs=2, metavar=("OLD", "NEW"))
-    parser.add_argument("--no-suite", action="store_true", help="leave out the quick paper suite (about 3 minutes)")
+    parser.add_argument("--no-suite", action="store_true", help="leave out the quick paper suite (about 2 minutes on 2 cores)")
     args = parser.parse_args()
     if args.compare:
         compare(*args.compare)
