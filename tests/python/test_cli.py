@@ -643,7 +643,12 @@ def test_ctrl_c_in_reproduce_stops_the_runs_started_ahead(tmp_path: Path) -> Non
         start_new_session=True,  # its own process group: the workers are in it
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    time.sleep(3.0)
+    # Once the experiment has begun (its runs are started by then), however slowly this
+    # machine started Python.
+    deadline = time.monotonic() + 120
+    while not (out / ".dctcp-fig24.partial").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and err.strip().endswith("error: interrupted"), err
