@@ -59,7 +59,8 @@ def run_in_child(path: Path) -> dict[str, Any]:
 
 
 def quick_suite(directory: Path) -> dict[str, Any]:
-    """Every paper experiment at quick scale, as ``dcsim reproduce`` runs them (no cache):
+    """Every paper experiment at quick scale, as ``dcsim reproduce --force`` runs them (no run
+    cached by an earlier invocation is used):
     wall time, and CPU time with the workers'."""
     from dcsim.executor import usable_cores
 

@@ -125,15 +125,20 @@ class _Runs:
 
 def _prefetch(todo: list[tuple[Experiment, str | None]], scale: str, out: Path, jobs: int, force: bool) -> executor.Prefetch | None:
     """With several local workers: every simulation the experiments in ``todo`` will ask for
-    first (those kept from an earlier run aside), started now in their order."""
+    first (those kept from an earlier run aside), started now in their order. An experiment
+    whose plan fails is left out here: its own run reports the error."""
     if jobs <= 1:
         return None
     prefetch = executor.Prefetch(out / CACHE_DIR, jobs, force)
     try:
         for experiment, name in todo:
-            if _kept(experiment, name, scale, out, force) is None:
-                testbed = testbed_for(experiment, name)
-                prefetch.add(dict(experiment.scenarios(experiment.params(scale), testbed)).values())
+            if _kept(experiment, name, scale, out, force) is not None:
+                continue
+            try:
+                plan = dict(experiment.scenarios(experiment.params(scale), testbed_for(experiment, name)))
+            except Exception:
+                continue
+            prefetch.add(plan.values())
     except BaseException:
         prefetch.close()
         raise

@@ -289,12 +289,11 @@ class Results:
         return json.loads(self.raw["parameters"]) if "parameters" in self.raw else {}
 
     def _labelled_frame(self, name: str) -> pd.DataFrame:
-        """Table `name` of `LABELLED`, with the names its index column points at."""
-        table = self.raw[name]
-        column, names, codes, at = LABELLED[name]
-        frame = _frame(table)
-        frame.insert(len(frame.columns) if at is None else at, column, _labels(self.raw[names]["name"], table[codes]))
-        return frame
+        """Table `name` of `LABELLED`, with the names its index column points at (a pandas
+        string array, built without a Python object per row)."""
+        columns = self._layout(name, _labels)
+        column = LABELLED[name][0]
+        return _frame(columns, **{column: columns[column]})
 
     def columns(self, name: str) -> Table:
         """Table `name` (one of `COLUMN_TABLES`) as its frame has it, column for column and
@@ -302,15 +301,19 @@ class Results:
         `dcsim run` writes. The arrays may be the run's own: do not edit them."""
         if name not in COLUMN_TABLES:
             raise ValueError(f"no table {name!r} of columns; the tables: {', '.join(COLUMN_TABLES)}")
+        named = self._layout(name, lambda names, codes: np.asarray(names, dtype=object)[codes])
+        return {k: _whole(k, v) for k, v in named.items()}
+
+    def _layout(self, name: str, label: Any) -> dict[str, Any]:
+        """Table `name`'s columns in its frame's order: for a table of `LABELLED`, with
+        `label(names, codes)` as its names' column, in its place."""
         table = self.raw[name]
-        columns = {k: _whole(k, v) for k, v in table.items()}
-        if name in LABELLED:
-            column, names, codes, at = LABELLED[name]
-            labels = np.asarray(self.raw[names]["name"], dtype=object)[table[codes]]
-            items = list(columns.items())
-            items.insert(len(items) if at is None else at, (column, labels))
-            columns = dict(items)
-        return columns
+        if name not in LABELLED:
+            return dict(table)
+        column, names, codes, at = LABELLED[name]
+        items = list(table.items())
+        items.insert(len(items) if at is None else at, (column, label(self.raw[names]["name"], table[codes])))
+        return dict(items)
 
     def summary(self) -> dict[str, Any]:
         """The run in brief: what `dcsim run` writes to summary.json, beside the run's

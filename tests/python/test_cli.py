@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -370,6 +371,22 @@ def test_reproduce_reports_a_broken_experiment_and_goes_on(fake_registry: dict, 
     index = (out / "index.html").read_text()
     assert "Failed to run: RuntimeError: engine exploded" in index
     assert json.loads((out / "dctcp-fake-a" / "summary.json").read_text())["scale"] == "full"
+
+
+def test_reproduce_with_workers_reports_an_experiment_whose_plan_fails_and_goes_on(
+    fake_registry: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its runs are planned ahead of every experiment's: the plan's error is still this
+    # experiment's alone.
+    def no_plan(p: Any, tb: Any) -> dict:
+        raise RuntimeError("no plan")
+
+    fake_registry["dctcp-fake-broken"] = dataclasses.replace(fake_registry["dctcp-fake-broken"], scenarios=no_plan)
+    out = tmp_path / "results"
+    result = invoke("reproduce", "--out", out, "--jobs", "2")
+    assert result.exit_code == 1
+    assert "RuntimeError: no plan" in (out / "index.html").read_text()
+    assert (out / "dctcp-fake-a" / "summary.json").is_file() and (out / "dctcp-fake-b" / "summary.json").is_file()
 
 
 def test_report_keeps_earlier_results_in_the_directory(fake_registry: dict, tmp_path: Path) -> None:

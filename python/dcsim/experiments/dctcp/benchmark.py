@@ -109,7 +109,7 @@ def scenario(
     run cache. ``background_multiplier`` scales the background flows' rate only;
     ``ect_on_control`` sends every packet ECT, SYNs, pure ACKs and retransmissions too.
     ``ideal_fct``: each finished flow is also run alone on the idle network, for its slowdown;
-    that doubles a run's events and only the baseline's runs report slowdown (Fig. 22's
+    that nearly doubles a run's work, and only the baseline's runs report slowdown (Fig. 22's
     table), so the other runs leave it off."""
     heavy = scaled or rate_multiplier > 1 or size_multiplier > 1
     sc = wl.dctcp_benchmark(
