@@ -350,6 +350,7 @@ impl Simulation {
             measure: Measurement::new(s.measure.queue_sample_us, sampled_ports, s.measure.flow_sample_us),
             idle: idle_network(s)?,
             out: Vec::with_capacity(64),
+            woken: Vec::new(),
             events: 0,
             injected: 0,
             delivered: 0,

@@ -167,14 +167,17 @@ impl Hosts {
         }
     }
 
-    /// Room in host `h`'s NIC queue: the senders waiting there, in the order they stopped
-    /// (None when this wake-up was superseded by an earlier one).
-    pub(super) fn woken(&mut self, now: Time, h: HostId) -> Option<Vec<(ConnId, u8)>> {
+    /// Room in host `h`'s NIC queue: swaps the senders waiting there, in the order they
+    /// stopped, into `woken` (empty on entry), whose buffer the host keeps for the next to
+    /// park (no allocation per wake-up); false when this wake-up was superseded by an earlier
+    /// one.
+    pub(super) fn woken(&mut self, now: Time, h: HostId, woken: &mut Vec<(ConnId, u8)>) -> bool {
         if self.nic_wake[h] != Some(now) {
-            return None;
+            return false;
         }
         self.nic_wake[h] = None;
-        Some(std::mem::take(&mut self.nic_waiting[h]))
+        std::mem::swap(&mut self.nic_waiting[h], woken);
+        true
     }
 
     /// Registers connection `conn`'s ends with the receive-window policies of their hosts.

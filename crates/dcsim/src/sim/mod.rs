@@ -93,6 +93,8 @@ pub struct Simulation {
     idle: Option<Box<Simulation>>,
     /// Scratch buffer for segments an endpoint emits (reused: no allocation per event).
     out: Vec<Segment>,
+    /// Scratch buffer for the senders a NIC wakes (swapped with the host's list: reused).
+    woken: Vec<(ConnId, u8)>,
     events: u64,
     /// Packets hosts sent, and packets their stacks took.
     injected: u64,
@@ -137,11 +139,7 @@ impl Simulation {
     /// handlers are inlined into it); false when `observe` stopped it.
     fn advance(&mut self, every_events: u64, observe: &mut dyn FnMut(&Simulation) -> bool) -> bool {
         let mut countdown = every_events;
-        while let Some(t) = self.cal.peek_time() {
-            if t > self.end {
-                break;
-            }
-            let (t, ev) = self.cal.pop().expect("peeked");
+        while let Some((t, ev)) = self.cal.pop_until(self.end) {
             self.now = t;
             self.events += 1;
             self.dispatch(ev);
@@ -472,16 +470,20 @@ impl Simulation {
 
     /// Room in host `h`'s NIC queue: its waiting senders go on, in the order they stopped.
     fn nic_room(&mut self, h: HostId) {
-        let Some(waiting) = self.hosts.woken(self.now, h) else {
+        let mut woken = std::mem::take(&mut self.woken);
+        if !self.hosts.woken(self.now, h, &mut woken) {
+            self.woken = woken;
             return; // superseded by an earlier wake-up
-        };
-        for (c, e) in waiting {
+        }
+        for &(c, e) in &woken {
             // `after_endpoint` parks it again if the NIC filled up. A connection that got
             // its room another way and has ended since is left out.
             if self.conns.get(c).is_some() {
                 self.drive(c, e, |ep, now, out| ep.try_send(now, out));
             }
         }
+        woken.clear();
+        self.woken = woken;
     }
 
     /// A generator's flow arrives: its connection opens now.
