@@ -29,16 +29,11 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from typing import TYPE_CHECKING, Any
 
 from . import __version__, _core
 from .files import atomic
@@ -46,17 +41,26 @@ from .results import RAW_FORMAT
 from .run import run as run_one
 from .scenario import json_default
 
+if TYPE_CHECKING:  # process pools and rich load where used: `dcsim run` needs neither (30 ms)
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from rich.console import Console
+
 
 def report_console(quiet: bool = False) -> Console:
     """The console for what a command reports (each experiment's outcome, the closing table):
     standard output, so that `> log` keeps it, while progress bars stay on stderr. On a file
     or a pipe it is 200 columns wide, so that a table is not wrapped at 80."""
+    from rich.console import Console
+
     return Console(quiet=quiet, highlight=False, width=None if sys.stdout.isatty() else 200)
 
 
 def progress_columns(percent: bool = False) -> tuple:
     """Fresh columns (rich caches renders per column) for a progress bar: what, how far (done
     of total, or ``percent``), time spent and time left."""
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
     return (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -223,6 +227,8 @@ def run_scenarios(scenarios: list[dict[str, Any]], jobs: int) -> list[dict[str, 
 
 def _completed(futures: Iterable[Future[None]]) -> Iterator[Future[None]]:
     """``futures`` as each completes."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
     pending = set(futures)
     while pending:
         done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -238,6 +244,8 @@ class Prefetch:
     asked for twice."""
 
     def __init__(self, cache_dir: Path, jobs: int, force: bool):
+        from concurrent.futures import ProcessPoolExecutor
+
         self.cache_dir, self.force = cache_dir, force
         self.pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
         self.futures: dict[str, Future[None]] = {}  # not taken yet
@@ -324,6 +332,9 @@ def _ignore_sigint() -> None:
 
 
 def _stream_local(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[tuple[int, Any]]:
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     queue = enumerate(items)
     unsent: list[tuple[int, Any]] = []  # taken from the queue, refused by a pool that broke
     while True:

@@ -403,6 +403,33 @@ def test_import_dcsim_leaves_pandas_and_plotting_until_a_table_or_plot_is_asked_
     assert done.stdout.strip() == "[]"
 
 
+def test_import_dcsim_loads_numpy_on_first_use_and_keeps_its_functions_over_their_modules() -> None:
+    # `import dcsim` loads nothing of NumPy's, so that the command sets how NumPy starts; the
+    # functions `dcsim.run` and `dcsim.sweep` stay functions when their modules are imported
+    # by name (Python binds a submodule on its package).
+    code = (
+        "import sys, dcsim\n"
+        "print('numpy' in sys.modules)\n"
+        "from dcsim.run import run_loaded\n"
+        "import dcsim.sweep\n"
+        "print(dcsim.run.__module__, dcsim.sweep.__module__, type(dcsim.Results).__name__)\n"
+        "print(sorted(dir(dcsim)) == sorted(dcsim.__all__), hasattr(dcsim, 'no_such_name'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "dcsim.run", "dcsim.sweep", "type", "True", "False"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_the_command_starts_numpy_with_one_blas_thread_unless_the_user_chose() -> None:
+    # OpenBLAS's idle threads spun for 0.1 CPU-s of a 0.36 CPU-s `dcsim run` on 2 cores.
+    code = "import os, dcsim.cli, numpy\nprint(len(os.listdir('/proc/self/task')), os.environ['OPENBLAS_NUM_THREADS'])"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.split() == ["1", "1"]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env | {"OPENBLAS_NUM_THREADS": "2"})
+    assert done.stdout.split()[1] == "2"
+
+
 def test_dcsim_run_writes_its_tables_without_pandas(small_toml: Path, tmp_path: Path) -> None:
     # Importing pandas would take longer than the engine does on small runs (0.22 s of a
     # 0.48 s `dcsim run` of 20 flows for 10 s, whose engine takes 0.14 s).
