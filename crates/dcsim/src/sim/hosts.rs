@@ -28,6 +28,10 @@ pub(super) struct Hosts {
     rx_moderation: Vec<Option<RxModeration>>,
     /// Per-packet receive processing of each host (None: packets reach TCP as handed up).
     rx_processing: Vec<Option<RxProcessor>>,
+    /// Whether the scenario turns either stage on: when not, a packet goes up without a look
+    /// at its host's entries (a cache miss per packet in a large network).
+    moderating: bool,
+    processing: bool,
     /// Per host: the (connection, end) senders waiting for room in its NIC queue, and the
     /// time of the pending `NicRoom` event.
     nic_waiting: Vec<Vec<(ConnId, u8)>>,
@@ -57,9 +61,13 @@ impl Hosts {
         queue_limit: HostQueueLimit,
         policies: Vec<Option<HostPolicy>>,
     ) -> Self {
+        let rx_moderation = per_host(nodes, rx_interrupt_us, RxModeration::new);
+        let rx_processing = per_host(nodes, rx_processing_us, RxProcessor::new);
         Hosts {
-            rx_moderation: per_host(nodes, rx_interrupt_us, RxModeration::new),
-            rx_processing: per_host(nodes, rx_processing_us, RxProcessor::new),
+            moderating: rx_moderation.iter().any(Option::is_some),
+            processing: rx_processing.iter().any(Option::is_some),
+            rx_moderation,
+            rx_processing,
             nic_waiting: vec![Vec::new(); hosts],
             nic_wake: vec![None; hosts],
             queue_limit,
@@ -71,6 +79,9 @@ impl Hosts {
     /// interrupt moderation holds it until its interrupt, or receive processing until done.
     #[inline(always)]
     pub(super) fn nic_arrival(&mut self, now: Time, node: HostId, seg: &Segment, cal: &mut Calendar<Event>) -> bool {
+        if !self.moderating {
+            return self.hand_up(now, node, seg, cal);
+        }
         let Some(rx) = &mut self.rx_moderation[node] else {
             return self.hand_up(now, node, seg, cal);
         };
@@ -88,6 +99,9 @@ impl Hosts {
     /// held there until done), else straight to the stack (true).
     #[inline(always)]
     pub(super) fn hand_up(&mut self, now: Time, node: HostId, seg: &Segment, cal: &mut Calendar<Event>) -> bool {
+        if !self.processing {
+            return true;
+        }
         match &mut self.rx_processing[node] {
             Some(p) => {
                 if let Some(done) = p.admit(now, *seg) {

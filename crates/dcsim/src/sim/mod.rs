@@ -274,10 +274,9 @@ impl Simulation {
     /// Host `host`'s stack takes a packet its NIC received.
     fn host_receive(&mut self, host: HostId, pkt: &Segment) {
         self.delivered += 1;
-        let policy = &mut self.hosts.policies[host];
         if pkt.has(UDP) {
             // A receive-window policy sees every packet the interface receives (ICTCP §IV-A).
-            if let Some(policy) = policy {
+            if let Some(policy) = &mut self.hosts.policies[host] {
                 policy.on_receive(self.now, pkt.size, None, 0, Time::ZERO);
             }
             if let Some(echo) = self.apps.udp_receive(self.now, pkt) {
@@ -289,8 +288,11 @@ impl Simulation {
         let conn = &mut self.conns[c];
         conn.in_flight -= 1;
         let e = 1 - pkt.from_end;
-        if let Some(policy) = policy {
-            policy.on_receive(self.now, pkt.size, conn.policy[e as usize], pkt.len, pkt.ts_ecr);
+        // The end's key in its host's policy (a host with none gives its ends none): the
+        // connection, in cache already, answers without a look at the host's entry.
+        if let Some(k) = conn.policy[e as usize] {
+            let policy = self.hosts.policies[host].as_mut().expect("attached");
+            policy.on_receive(self.now, pkt.size, Some(k), pkt.len, pkt.ts_ecr);
         }
         self.drive(c, e, |ep, now, out| ep.on_segment(now, pkt, out));
     }
