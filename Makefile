@@ -1,7 +1,7 @@
 # Everyday commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install lock test test-tools test-lint test-rust test-msrv test-py bench bench-compare scaling bench-micro bench-py bench-sweep fuzz schema screenshot docs validation reproduce
+.PHONY: help install lock test test-tools test-lint test-rust test-msrv test-py bench bench-compare scaling bench-htsim bench-micro bench-py bench-sweep fuzz schema screenshot docs validation reproduce
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -45,6 +45,12 @@ bench-compare: ## Two bench runs side by side: make bench-compare OLD=a/bench.js
 scaling: ## Wall time and memory against simulated time, hosts and flows; plots in docs/performance
 	cargo build --release -p dcsim --example bench
 	$(PYTHON) benchmarks/scaling.py --out build/scaling --docs docs/performance
+
+HTSIM_GIT ?=
+bench-htsim: ## dcsim beside htsim 841d9e7 in CPU time (A B B A): 20 flows and the k=12 fat-tree; HTSIM_GIT=a clone, or GitHub
+	cargo build --release -p dcsim --example bench
+	benchmarks/htsim/build.sh $(HTSIM_GIT)
+	$(PYTHON) benchmarks/htsim/compare.py --ack-every-segment
 
 bench-micro: ## Criterion micro-benchmarks of the calendar, a port and the sender's ACK processing
 	cargo bench -p dcsim
