@@ -16,8 +16,10 @@ fi
 rm -rf "$out/src" && mkdir -p "$out/src"
 # Only sim/: the repository's experiment data is large and not needed.
 git -C "$repo" archive "$COMMIT" sim | tar -x -C "$out/src"
+trap 'echo "error: building htsim failed; see $out/build.log" >&2' ERR
 make -C "$out/src/sim" -j2 libhtsim.a > "$out/build.log" 2>&1
 make -C "$out/src/sim/datacenter" -j2 firstfit.o fat_tree_topology.o fat_tree_switch.o connection_matrix.o >> "$out/build.log" 2>&1
+trap - ERR
 cd "$out/src/sim/datacenter"
 g++ -I.. -I. -Wall -std=c++11 -O2 -c "$root/benchmarks/htsim/htsim_cmp.cpp" -o "$out/htsim_cmp.o"
 g++ -O2 "$out/htsim_cmp.o" firstfit.o fat_tree_topology.o fat_tree_switch.o connection_matrix.o -L.. -lhtsim -o "$out/htsim_cmp"

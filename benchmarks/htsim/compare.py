@@ -36,10 +36,12 @@ CASES = {"star": "dctcp-20x1g", "fattree": "fattree12-perm"}
 
 
 def prepare() -> None:
-    """dcsim's scenarios of the two cases (the engine bench writes them, running each once),
-    the fat tree's pairs for htsim, and the variants acknowledging every segment."""
+    """dcsim's scenarios of the two cases, written by the engine bench (which runs each once)
+    when missing or older than the bench; the fat tree's pairs for htsim; and the variants
+    acknowledging every segment. Both simulators run from these files."""
     scenarios = OUT / "dcsim" / "scenarios"
-    if not all((scenarios / f"{case}.json").exists() for case in CASES.values()):
+    files = [scenarios / f"{case}.json" for case in CASES.values()]
+    if not all(f.exists() and f.stat().st_mtime >= BENCH.stat().st_mtime for f in files):
         args = [str(BENCH), "--runs", "1", "--out", str(OUT / "dcsim")]
         for case in CASES.values():
             args += ["--case", case]
@@ -53,25 +55,26 @@ def prepare() -> None:
 
 
 def commands(case: str, ack_every_segment: bool) -> dict[str, list[str]]:
-    bench = CASES[case]
-    if ack_every_segment:
-        dcsim = [str(BENCH), "--scenario", str(OUT / "dcsim" / "scenarios" / f"{bench}-ack1.json"), "--runs", "1"]
-    else:
-        dcsim = [str(BENCH), "--child", bench, "--runs", "1"]
-    htsim = [str(HTSIM), "star"] if case == "star" else [str(HTSIM), "fattree", str(OUT / "pairs.txt")]
+    """The two command lines of a case: dcsim from its scenario file, htsim for as long."""
+    scenario = OUT / "dcsim" / "scenarios" / (CASES[case] + ("-ack1" if ack_every_segment else "") + ".json")
+    seconds = str(json.loads(scenario.read_text())["sim"]["duration_s"])
+    dcsim = [str(BENCH), "--scenario", str(scenario), "--runs", "1"]
+    htsim = [str(HTSIM), "star", seconds] if case == "star" else [str(HTSIM), "fattree", str(OUT / "pairs.txt"), seconds]
     return {"dcsim": dcsim, "htsim": htsim}
 
 
 def run_once(cmd: list[str]) -> tuple[float, dict[str, Any]]:
     """Runs `cmd` alone: its CPU seconds and the JSON of its last output line."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE)
     assert p.stdout is not None
     out = p.stdout.read()  # read before waiting, so that a full pipe cannot stall the child
     _, status, usage = os.wait4(p.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"error: {' '.join(cmd)} failed")
-    last = [line for line in out.decode().splitlines() if line.startswith("{")][-1]
-    return usage.ru_utime + usage.ru_stime, json.loads(last)
+        sys.exit(f"error: {' '.join(cmd)} failed (its messages are above)")
+    rows = [line for line in out.decode().splitlines() if line.startswith("{")]
+    if not rows:
+        sys.exit(f"error: {' '.join(cmd)} printed no JSON line")
+    return usage.ru_utime + usage.ru_stime, json.loads(rows[-1])
 
 
 def compare(case: str, rounds: int, ack_every_segment: bool) -> dict[str, Any]:
@@ -96,10 +99,17 @@ def compare(case: str, rounds: int, ack_every_segment: bool) -> dict[str, Any]:
     return row
 
 
+def positive(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"a round count is at least 1, not {n}")
+    return n
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds-star", type=int, default=5)
-    ap.add_argument("--rounds-fattree", type=int, default=2)
+    ap.add_argument("--rounds-star", type=positive, default=5)
+    ap.add_argument("--rounds-fattree", type=positive, default=2)
     ap.add_argument("--ack-every-segment", action="store_true", help="also with dcsim acknowledging every segment")
     a = ap.parse_args()
     if not HTSIM.exists() or not BENCH.exists():

@@ -24,10 +24,8 @@ if TYPE_CHECKING:
     from .sweep import sweep
     from .workloads import fct_stats
 
-__all__ = ["Results", "ScenarioError", "__version__", "fct_stats", "load_scenario", "port_names", "run", "run_many", "sweep"]
-
-# Where each name lives. Each loads on first use (PEP 562): `import dcsim` does not load
-# NumPy, so that the `dcsim` command can settle how NumPy starts before it loads.
+# Where each public name lives. Each loads on first use (PEP 562): `import dcsim` does not
+# load NumPy, so that the `dcsim` command can settle how NumPy starts before it loads.
 _HOMES = {
     "Results": ".results",
     "run": ".run",
@@ -39,18 +37,21 @@ _HOMES = {
     "fct_stats": ".workloads",
 }
 
+__all__ = ["Results", "ScenarioError", "__version__", "fct_stats", "load_scenario", "port_names", "run", "run_many", "sweep"]
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'dcsim' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # type checkers read the imports above, and still flag a misspelt name
+
+    def __getattr__(name: str) -> Any:
+        home = _HOMES.get(name)
+        if home is None:
+            raise AttributeError(f"module 'dcsim' has no attribute {name!r}")
+        value = getattr(importlib.import_module(home, __name__), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    return sorted(set(globals()) | set(__all__))
 
 
 class _Package(types.ModuleType):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from . import __version__, _blas, _core, executor  # noqa: F401 (_blas: before NumPy loads, through executor)
+from . import __version__, _blas, _core, executor  # noqa: F401 (_blas must come before executor and .run, which load NumPy)
 from .run import run_loaded
 from .scenario import ScenarioError, load_scenario
 from .scenario import validate as validate_scenario

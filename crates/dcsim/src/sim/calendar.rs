@@ -180,21 +180,10 @@ impl<E: Copy> Calendar<E> {
         self.timers.push(e);
     }
 
-    /// The lane whose first event is the earliest, if any event waits.
-    #[inline(always)]
-    fn earliest(&mut self) -> Option<&mut Heap<E>> {
-        match (self.soon.first_key(), self.timers.first_key()) {
-            (Some(a), Some(b)) if b < a => Some(&mut self.timers),
-            (Some(_), _) => Some(&mut self.soon),
-            (None, Some(_)) => Some(&mut self.timers),
-            (None, None) => None,
-        }
-    }
-
+    /// Takes the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let top = self.earliest()?.take_first();
-        Some((Time::from_ps(top.time), top.event))
+        self.pop_until(Time::MAX)
     }
 
     /// Takes the earliest event if it is due at or before `end`: `peek_time` and `pop` in

@@ -28,10 +28,11 @@ pub(super) struct Hosts {
     rx_moderation: Vec<Option<RxModeration>>,
     /// Per-packet receive processing of each host (None: packets reach TCP as handed up).
     rx_processing: Vec<Option<RxProcessor>>,
-    /// Whether the scenario turns either stage on: when not, a packet goes up without a look
-    /// at its host's entries (a cache miss per packet in a large network).
-    moderating: bool,
-    processing: bool,
+    /// Whether any host moderates its receive interrupts: when none does, a packet goes up
+    /// without a look at its host's entry (a cache miss per packet in a large network).
+    any_rx_moderation: bool,
+    /// Whether any host has per-packet receive processing: the same, for that stage.
+    any_rx_processing: bool,
     /// Per host: the (connection, end) senders waiting for room in its NIC queue, and the
     /// time of the pending `NicRoom` event.
     nic_waiting: Vec<Vec<(ConnId, u8)>>,
@@ -64,8 +65,8 @@ impl Hosts {
         let rx_moderation = per_host(nodes, rx_interrupt_us, RxModeration::new);
         let rx_processing = per_host(nodes, rx_processing_us, RxProcessor::new);
         Hosts {
-            moderating: rx_moderation.iter().any(Option::is_some),
-            processing: rx_processing.iter().any(Option::is_some),
+            any_rx_moderation: rx_moderation.iter().any(Option::is_some),
+            any_rx_processing: rx_processing.iter().any(Option::is_some),
             rx_moderation,
             rx_processing,
             nic_waiting: vec![Vec::new(); hosts],
@@ -79,7 +80,7 @@ impl Hosts {
     /// interrupt moderation holds it until its interrupt, or receive processing until done.
     #[inline(always)]
     pub(super) fn nic_arrival(&mut self, now: Time, node: HostId, seg: &Segment, cal: &mut Calendar<Event>) -> bool {
-        if !self.moderating {
+        if !self.any_rx_moderation {
             return self.hand_up(now, node, seg, cal);
         }
         let Some(rx) = &mut self.rx_moderation[node] else {
@@ -99,7 +100,7 @@ impl Hosts {
     /// held there until done), else straight to the stack (true).
     #[inline(always)]
     pub(super) fn hand_up(&mut self, now: Time, node: HostId, seg: &Segment, cal: &mut Calendar<Event>) -> bool {
-        if !self.processing {
+        if !self.any_rx_processing {
             return true;
         }
         match &mut self.rx_processing[node] {
