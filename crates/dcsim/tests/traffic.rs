@@ -180,3 +180,32 @@ fn bad_generators_are_refused() {
     .replace("destinations = [4, 5, 6, 7]", "destinations = [4, 9]");
     assert_eq!(Scenario::from_toml(&text).unwrap_err().field, "traffic[0].destinations[1]");
 }
+
+/// `sim.drain_s` stops arrivals that long before the end, beside a generator's own `stop_s`:
+/// the same seed draws the same arrivals up to the earlier stop, so the drained run's flows
+/// are exactly the undrained run's that start before it; and it lets them finish.
+#[test]
+fn drain_stops_arrivals_before_the_end() {
+    let traffic = r#"size = { kind = "cdf", points = [[50000, 0], [150000, 1]] }
+        arrival = { kind = "poisson", load = 0.5 }"#;
+    let full = run(&star(0.5, traffic, "ideal_fct = false"));
+    let drained_text = star(0.5, traffic, "ideal_fct = false").replace("seed = 11", "seed = 11\ndrain_s = 0.1");
+    let drained = run(&drained_text);
+    let starts = |r: &Results, before: f64| -> Vec<f64> { r.flows.iter().map(|f| f.start_s).filter(|&t| t < before).collect() };
+    assert!(drained.flows.iter().all(|f| f.start_s < 0.4));
+    assert_eq!(starts(&drained, 0.4), starts(&full, 0.4));
+    assert!(
+        starts(&full, 0.5).len() > starts(&full, 0.4).len() + 100,
+        "the last 0.1 s had arrivals"
+    );
+    let unfinished = |r: &Results| r.flows.iter().filter(|f| f.completion_s.is_nan()).count();
+    assert!(unfinished(&full) > 0, "without a drain some flows are still open at the end");
+    assert_eq!(unfinished(&drained), 0, "0.1 s drains flows of at most 150 kB at 50% load");
+    // A generator's own earlier stop still applies.
+    let both = run(&drained_text.replace("arrival = {", "stop_s = 0.2\n        arrival = {"));
+    assert!(both.flows.iter().all(|f| f.start_s < 0.2));
+    assert_eq!(starts(&both, 0.2), starts(&full, 0.2));
+    // A drain as long as the run is refused, naming the field.
+    let e = Scenario::from_toml(&drained_text.replace("drain_s = 0.1", "drain_s = 0.5")).unwrap_err();
+    assert_eq!(e.field, "sim.drain_s");
+}

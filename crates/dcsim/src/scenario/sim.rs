@@ -25,6 +25,13 @@ pub struct SimConfig {
     /// Statistics (goodput, queue distribution) ignore the first `warmup_s` seconds.
     #[schemars(range(min = 0.0, max = "limits::MAX_TIME_S"))]
     pub warmup_s: f64,
+    /// Generated flows (`[[traffic]]`) stop arriving this many seconds before the end, so
+    /// that the last of them can finish: completion-time statistics count finished flows
+    /// only, and the flows still open at the end are mostly the largest, so a tail measured
+    /// without a drain understates the slowdown of large flows. Each generator's own
+    /// `stop_s` still applies when earlier. In [0, duration_s).
+    #[schemars(range(min = 0.0, max = "limits::MAX_TIME_S"))]
+    pub drain_s: f64,
     /// End the run the instant every query workload has finished all its rounds; `duration_s`
     /// stays the upper bound. Incast sweeps can then give a generous duration without
     /// simulating background traffic past the last round. Rounds all done within the warm-up
@@ -50,6 +57,7 @@ impl Default for SimConfig {
             seed: 1,
             duration_s: 1.0,
             warmup_s: 0.0,
+            drain_s: 0.0,
             stop_when_queries_done: false,
             memory_limit_gb: 8.0,
             check_invariants: false,
@@ -58,6 +66,11 @@ impl Default for SimConfig {
 }
 
 impl SimConfig {
+    /// When generated flows stop arriving: `drain_s` before the end of the run.
+    pub fn arrivals_end_s(&self) -> f64 {
+        self.duration_s - self.drain_s
+    }
+
     /// Ranges of the run's length and memory budget.
     pub(super) fn check(&self) -> Result<(), ConfigError> {
         use limits::*;
@@ -65,6 +78,9 @@ impl SimConfig {
         real(&"sim.duration_s", self.duration_s, Bound::Above(0.0), MAX_TIME_S, "s")?;
         if !(self.warmup_s >= 0.0 && self.warmup_s < self.duration_s) {
             return err("sim.warmup_s", format!("must be in [0, duration_s), got {}", self.warmup_s));
+        }
+        if !(self.drain_s >= 0.0 && self.drain_s < self.duration_s) {
+            return err("sim.drain_s", format!("must be in [0, duration_s), got {}", self.drain_s));
         }
         real(
             &"sim.memory_limit_gb",

@@ -56,8 +56,9 @@ fn data_path_ports(net: &Layout, s: &Scenario) -> Vec<PortId> {
     net.path_ports(&pairs)
 }
 
-/// The traffic generators of `s`, on its network `net`.
-fn build_generators(s: &Scenario, net: &Layout, end: Time) -> Result<Vec<Generator>, ConfigError> {
+/// The traffic generators of `s`, on its network `net`, whose flows arrive before
+/// `arrivals_end`.
+fn build_generators(s: &Scenario, net: &Layout, arrivals_end: Time) -> Result<Vec<Generator>, ConfigError> {
     if s.traffic.is_empty() {
         return Ok(Vec::new());
     }
@@ -86,7 +87,7 @@ fn build_generators(s: &Scenario, net: &Layout, end: Time) -> Result<Vec<Generat
         rate_bps: &rate_bps,
         per_packet: &per_packet,
         mss: s.tcp.segment_bytes() as f64,
-        end,
+        end: arrivals_end,
     };
     s.traffic
         .iter()
@@ -204,8 +205,8 @@ impl Simulation {
         };
         memory::check(s, known)?;
         let layout = Layout::of(s)?;
-        let end = Time::from_secs_f64(s.sim.duration_s);
-        let generators = build_generators(s, &layout, end)?;
+        // Generated flows stop arriving `sim.drain_s` before the end.
+        let generators = build_generators(s, &layout, Time::from_secs_f64(s.sim.arrivals_end_s()))?;
         // Their flows are known in number now: the estimate again, with them.
         let generated: f64 = generators.iter().map(Generator::expected_flows).sum();
         memory::check(

@@ -345,6 +345,7 @@ pub struct HostView<'a> {
     pub rate_bps: &'a [f64],
     pub per_packet: &'a [f64],
     pub mss: f64,
+    /// No flow arrives at or after this time (the run's end less `sim.drain_s`).
     pub end: Time,
 }
 
