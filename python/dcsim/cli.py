@@ -21,7 +21,7 @@ import click
 
 from . import __version__, _blas, _core, executor  # noqa: F401 (_blas must come before executor and .run, which load NumPy)
 from .run import run_loaded
-from .scenario import ScenarioError, load_scenario
+from .scenario import OverrideError, ScenarioError, apply_overrides, override_at_fault, read_scenario
 from .scenario import validate as validate_scenario
 
 if TYPE_CHECKING:  # pandas is imported where a table is printed: `dcsim list` and `--help` stay light
@@ -335,6 +335,14 @@ def report_command(directory: Path, serve: bool, port: int) -> None:
     help="Comma-separated flow ids to trace, at their sender's host (both directions). May be repeated.",
 )
 @click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override one scenario field, e.g. --set tcp.cc=newreno --set switch.aqm.k_packets=40 "
+    "(a TOML value; a bare word is a string). Checked like the file; recorded in summary.json. May be repeated.",
+)
+@click.option(
     "--check-invariants",
     is_flag=True,
     help="Check the engine's invariants after every event (slower; sim.check_invariants).",
@@ -355,6 +363,7 @@ def run_command(
     trace_flows: tuple[str, ...],
     memory_limit_gb: float | None,
     check_invariants: bool,
+    overrides: tuple[str, ...],
 ) -> None:
     """Run one scenario file and write its summary and tables."""
     ports_given, flows_given = ",".join(trace_ports), ",".join(trace_flows)
@@ -367,7 +376,11 @@ def run_command(
         flows = []
     if flows_given and (not flows or any(f < 0 for f in flows)):
         raise click.BadParameter(f"expected comma-separated flow ids, got {flows_given!r}", param_hint="--trace-flows")
-    spec = load_scenario(scenario)
+    spec = read_scenario(scenario)
+    try:
+        overridden = apply_overrides(spec, overrides)
+    except OverrideError as e:
+        raise click.BadParameter(str(e), param_hint="--set") from None
     if memory_limit_gb is not None:
         spec.setdefault("sim", {})["memory_limit_gb"] = memory_limit_gb
     if check_invariants:
@@ -378,20 +391,24 @@ def run_command(
         trace_formats = ("pcap",)  # the default, whether the scenario or the flags ask for traces
     if trace_formats and not traced:
         raise click.UsageError("--trace needs --trace-ports or --trace-flows (or measure.trace_* in the scenario)")
+    # Entries from the file; those after them are the command line's.
+    already = {kind: len(measure.get(f"trace_{kind}", [])) for kind in ("ports", "flows")}
     if ports or flows:
         measure = spec.setdefault("measure", {})
-        already = {"ports": len(measure.get("trace_ports", [])), "flows": len(measure.get("trace_flows", []))}
         measure["trace_ports"] = [*measure.get("trace_ports", []), *ports]
         measure["trace_flows"] = [*measure.get("trace_flows", []), *flows]
-        try:
-            validate_scenario(spec, str(scenario))
-        except ScenarioError as e:
-            # A name given on the command line is the command line's mistake, not the file's.
-            for kind in ("ports", "flows"):
-                m = re.fullmatch(rf"measure\.trace_{kind}\[(\d+)\]", e.field)
-                if m and int(m.group(1)) >= already[kind]:
-                    raise click.BadParameter(e.reason, param_hint=f"--trace-{kind}") from None
-            raise
+    try:
+        validate_scenario(spec, str(scenario))
+    except ScenarioError as e:
+        # A value given on the command line is the command line's mistake, not the file's.
+        key = override_at_fault(e, overridden)
+        if key is not None:
+            raise click.BadParameter(f"{key}: {e.reason}" if e.field == key else f"{e.field}: {e.reason}", param_hint="--set") from None
+        for kind in ("ports", "flows"):
+            m = re.fullmatch(rf"measure\.trace_{kind}\[(\d+)\]", e.field)
+            if m and int(m.group(1)) >= already[kind]:
+                raise click.BadParameter(e.reason, param_hint=f"--trace-{kind}") from None
+        raise
     out = out or Path("dcsim-out") / scenario.stem
     created = not out.exists()
     _make_dir(out)
@@ -401,7 +418,7 @@ def run_command(
     try:
         results = _run_with_progress(spec, str(scenario), quiet)
         stage.mkdir()
-        summary, written = _write_run(stage, results, spec, trace_formats)
+        summary, written = _write_run(stage, results, spec, trace_formats, overridden)
         _replace_results(out, stage)
     except BaseException:  # Ctrl-C, or a scenario the engine refused: nothing is left behind
         shutil.rmtree(stage, ignore_errors=True)
@@ -410,16 +427,22 @@ def run_command(
                 out.rmdir()  # only if empty: never results that reached it, nor another run's
         raise
     if not quiet:
-        _print_overview(summary)
+        from . import overview
+
+        click.echo("\n".join(overview.lines(summary)))
     click.echo(f"wrote {out}/summary.json and {', '.join(written)}")
 
 
-def _write_run(out: Path, results: Any, spec: dict[str, Any], trace_formats: tuple[str, ...]) -> tuple[dict[str, Any], list[str]]:
-    """A run's summary.json, tables and traces in `out`; the summary and the files' names."""
+def _write_run(
+    out: Path, results: Any, spec: dict[str, Any], trace_formats: tuple[str, ...], overrides: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """A run's summary.json, tables and traces in `out`; the summary and the files' names.
+    The summary records the command line's `--set` overrides (`overrides`)."""
     from .files import write_columns_csv, write_csv, write_json
     from .results import COLUMN_TABLES
 
-    summary = results.summary()
+    # Every value the run used, defaults included, so that it can be reproduced from its output.
+    summary = results.summary() | {"overrides": overrides, "parameters": results.parameters}
     # Written from the run's columns: a run needs no pandas unless it traces packets.
     for name in COLUMN_TABLES:
         write_columns_csv(out / f"{name}.csv", results.columns(name))
@@ -429,8 +452,7 @@ def _write_run(out: Path, results: Any, spec: dict[str, Any], trace_formats: tup
         written.append("trace.csv")
     if "pcap" in trace_formats:
         written += _write_pcaps(out, results.trace, spec, results.ports["name"].tolist(), results.flows)
-    # Every value the run used, defaults included, so that it can be reproduced from its output.
-    write_json(out / "summary.json", summary | {"parameters": results.parameters})
+    write_json(out / "summary.json", summary)
     return summary, written
 
 
@@ -512,36 +534,6 @@ def schema() -> None:
 
 def _ignore(_: float) -> None:
     pass
-
-
-def _print_overview(summary: dict[str, Any]) -> None:
-    click.echo(
-        f"{summary['name'] or 'scenario'}: {summary['duration_s']} s simulated, "
-        f"{summary['events']:,} events in {summary['wall_seconds']:.2f} s; "
-        f"drops {summary['drops']}, marks {summary['marks']}, timeouts {summary['timeouts']}"
-    )
-    flows = [f | {"goodput_mbps": None if f["goodput_bps"] is None else f["goodput_bps"] / 1e6} for f in summary["flows"]]
-    if flows:
-        click.echo(_text_table(flows, ["id", "src", "dst", "cc", "goodput_mbps", "retransmits", "timeouts"], "{:.1f}"))
-    switch_ports = [p for p in summary["ports"] if p["is_switch"]]
-    if switch_ports:
-        columns = ["name", "utilization", "mean_packets", "queue_p99_packets", "max_packets", "drops_buffer", "drops_aqm", "marks"]
-        click.echo(_text_table(switch_ports, columns, "{:.2f}"))
-
-
-def _text_table(rows: list[dict[str, Any]], columns: list[str], float_format: str) -> str:
-    """`rows` as right-aligned text columns under their names; floats in `float_format`,
-    missing values as NaN."""
-
-    def cell(v: Any) -> str:
-        if v is None:
-            return "NaN"
-        return float_format.format(v) if isinstance(v, float) else str(v)
-
-    cells = [[cell(row[c]) for c in columns] for row in rows]
-    widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
-    lines = [columns, *cells]
-    return "\n".join(" ".join(text.rjust(w) for text, w in zip(line, widths, strict=True)) for line in lines)
 
 
 def _make_dir(path: Path) -> None:

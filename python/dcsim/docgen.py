@@ -44,11 +44,55 @@ def scenario_reference(schema: dict[str, Any]) -> str:
         "the field names (`_s`, `_ms`, `_us`, `_bytes`, `_packets`, `_gbps`). The JSON Schema "
         "itself is `schema/scenario.schema.json` (`dcsim schema`).",
         "",
+        *defaults_section(),
     ]
     properties = schema["properties"]
     for key in [k for k in ORDER if k in properties] + sorted(set(properties) - set(ORDER)):
         lines += _section(key, properties[key], defs)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def defaults_section() -> list[str]:
+    """What a scenario that says nothing of its switches and hosts runs with, read from the
+    engine: a star of two hosts as the engine resolves it, and the K it derives per link rate
+    for a marking queue left without one."""
+    from .run import run
+    from .scenario import resolved, star
+
+    base = resolved(star(2))
+    switch, tcp, host = base["switch"], base["tcp"], base["host"]
+
+    def derived(rate_gbps: float) -> dict[str, Any]:
+        scenario = star(2, rate_gbps=rate_gbps) | {"sim": {"duration_s": 1e-6}, "switch": {"aqm": {"kind": "threshold"}}}
+        return run(scenario).parameters
+
+    slow, fast = derived(1.0), derived(10.0)
+    (memory,) = slow["shared_memory"]
+    k = [next(g["aqm"] for g in p["ports"] if g["switch"]) for p in (slow, fast)]
+    buffer = switch["buffer"]
+    return [
+        "## Defaults",
+        "",
+        "What a scenario runs with where it says nothing (every run also writes what it ran with to `summary.json` under `parameters`):",
+        "",
+        f'- **Queues**: `switch.aqm.kind = "{switch["aqm"]["kind"]}"`: no marking; a port drops only when its '
+        'buffer refuses a packet. With `kind = "threshold"` (DCTCP\'s marking) and no `k_packets`, K is '
+        f"{k[0]['k_packets']} packets on ports up to 1 Gb/s and {k[1]['k_packets']} above (DCTCP paper §3.5), marked "
+        f"at {k[0]['at']}, and a packet that is not ECN-capable is {'dropped' if k[0]['nonect'] == 'drop' else 'queued'} "
+        f'above K (`nonect = "{k[0]["nonect"]}"`, as RED-ECN switch hardware does): TCP without ECN loses packets '
+        'there where DCTCP is only marked. `nonect = "enqueue"` queues them up to the buffer instead.',
+        f'- **Buffer**: `switch.buffer = {{ kind = "{buffer["kind"]}", name = "{buffer.get("name")}" }}`: '
+        f"{memory['bytes'] / 1e6:g} MB of memory shared by each switch's ports, a port taking at most α = "
+        f"{memory['alpha']:.3f} times the free memory (dynamic threshold). Host NICs queue up to "
+        f"{host['nic_queue_packets']:,} packets.",
+        f'- **Transport**: `tcp.cc = "{tcp["cc"]}"`, '
+        + (f"stack profile `{tcp['profile']}`" if tcp["profile"] else "no stack profile (`tcp.profile`: the `[tcp]` table as given)")
+        + f", minimum RTO {tcp['rto_min_ms']:g} ms, initial window {tcp['init_cwnd_segments']} segments.",
+        f"- **Routing**: ECMP `{switch['ecmp']}`.",
+        "- **Generated flows** arrive until the end of the run (`sim.drain_s = 0`): flows still open then are not "
+        "in the completion-time statistics, which `dcsim run` flags per size bucket.",
+        "",
+    ]
 
 
 def _section(key: str, prop: dict[str, Any], defs: dict[str, Any]) -> list[str]:

@@ -26,6 +26,9 @@ else:
 
 from . import _core
 
+# A parameter's place in a scenario: dotted table names, a list indexed as `flows[0]`.
+PARAMETER_PATH = re.compile(r"^[A-Za-z_]\w*(\[\d+\])?(\.[A-Za-z_]\w*(\[\d+\])?)*$")
+
 # tomllib ends its messages with the position of the problem.
 _TOML_POSITION = re.compile(r"\s*\((at line \d+, column \d+|at end of document)\)$")
 
@@ -169,6 +172,83 @@ def port_names(scenario: dict[str, Any] | str | Path, source: str | None = None)
         return list(_core.port_names(to_json(scenario, source)))
     except ScenarioError as e:
         raise e.named(source) from None
+
+
+def set_path(d: dict[str, Any], path: str, value: Any) -> None:
+    """Set `a.b[2].c` in nested dicts and lists, creating missing tables."""
+    parts = path.split(".")
+    node: Any = d
+    for i, part in enumerate(parts):
+        name, _, index = part.partition("[")
+        last = i == len(parts) - 1
+        if index:
+            node = node.setdefault(name, [])[int(index.rstrip("]"))]
+            if last:
+                raise ValueError(f"{path}: a list element cannot be replaced whole")
+        elif last:
+            node[name] = value
+        else:
+            node = node.setdefault(name, {})
+
+
+class OverrideError(ValueError):
+    """An override (`KEY=VALUE`) that cannot be applied: its key and why."""
+
+    def __init__(self, key: str, reason: str):
+        super().__init__(key, reason)
+        self.key = key
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.reason}" if self.key else self.reason
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` as a parameter path and a value. The value is read as a TOML value
+    (``10``, ``0.5``, ``true``, ``"x"``, ``[1, 2]``, ``{ kind = "red" }``); anything TOML
+    does not read is a string, so ``tcp.cc=newreno`` needs no quotes."""
+    key, eq, value = text.partition("=")
+    key = key.strip()
+    if not eq:
+        raise OverrideError("", f"{text!r} is not KEY=VALUE (e.g. tcp.cc=newreno)")
+    if not PARAMETER_PATH.match(key):
+        raise OverrideError(key, "not a parameter path like switch.aqm.k_packets or flows[0].cc")
+    value = value.strip()
+    if not value:
+        raise OverrideError(key, "no value after '='")
+    try:
+        return key, tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        return key, value
+
+
+def apply_overrides(scenario: dict[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
+    """Sets each ``KEY=VALUE`` of ``overrides`` in ``scenario`` (in place, in order: a later
+    one wins); returns them as ``{key: value}``. OverrideError names a key that cannot be
+    set (an index past its list's end, a key inside a value that is not a table). The values
+    are checked with the rest of the scenario (`validate`): see `override_at_fault`."""
+    applied: dict[str, Any] = {}
+    for text in overrides:
+        key, value = parse_override(text)
+        try:
+            set_path(scenario, key, value)
+        except IndexError:
+            raise OverrideError(key, "the list has no such element") from None
+        except ValueError as e:
+            raise OverrideError(key, str(e).removeprefix(f"{key}: ")) from None
+        except (TypeError, AttributeError, KeyError):
+            raise OverrideError(key, "cannot be set: part of the path is a value, not a table or a list") from None
+        applied[key] = value
+    return applied
+
+
+def override_at_fault(error: ScenarioError, keys: Iterable[str]) -> str | None:
+    """The overridden key at or above the field `error` names, if any: the mistake is then
+    the override's, not the file's."""
+    for key in keys:
+        if error.field == key or error.field.startswith((f"{key}.", f"{key}[")):
+            return key
+    return None
 
 
 def to_json(scenario: dict[str, Any], source: str = "<scenario>") -> str:

@@ -53,7 +53,7 @@ import numpy as np
 from . import executor
 from .files import atomic, write_csv, write_json
 from .results import Results
-from .scenario import ScenarioError, json_default, port_names, read_toml, validate
+from .scenario import PARAMETER_PATH, ScenarioError, json_default, port_names, read_toml, set_path, validate
 from .stats import t_quantile
 
 if TYPE_CHECKING:  # pandas is imported where a table is built: `import dcsim` stays light
@@ -63,7 +63,6 @@ _AGG = re.compile(r"^(mean|median|min|max|sum|std|count|p(\d{1,2}(?:\.\d+)?))$")
 _ROW = re.compile(r"^(ports|flows|queries)\[([^\]]+)\]\.(\w+)$")
 _TABLE = re.compile(r"^(ports|flows|queries)\.(\w+)\.(\w+(?:\.\d+)?)$")
 _RUN = re.compile(r"^run\.(\w+)$")
-_PATH = re.compile(r"^[A-Za-z_]\w*(\[\d+\])?(\.[A-Za-z_]\w*(\[\d+\])?)*$")
 _PLAN_KEYS = {"name", "base", "repetitions", "metrics", "grid", "zip"}
 
 
@@ -159,7 +158,7 @@ def _plan(d: dict[str, Any], source: str, here: Path) -> Plan:
             problems.add(kind, "must be a table of parameter = [values]")
             continue
         for key, values in table.items():
-            if not _PATH.match(key):
+            if not PARAMETER_PATH.match(key):
                 problems.add(f"{kind}.{key}", "not a parameter path like switch.aqm.k_packets")
             elif not isinstance(values, list) or not values:
                 problems.add(f"{kind}.{key}", "must be a non-empty list of values")
@@ -230,23 +229,6 @@ def expand(plan: Plan) -> list[Run]:
                 runs.append(Run(len(runs), params, rep, seed + rep, plan))
             _ = runs[-1].scenario  # every parameter can be set: raises ScenarioError if not
     return runs
-
-
-def set_path(d: dict[str, Any], path: str, value: Any) -> None:
-    """Set `a.b[2].c` in nested dicts and lists, creating missing tables."""
-    parts = path.split(".")
-    node: Any = d
-    for i, part in enumerate(parts):
-        name, _, index = part.partition("[")
-        last = i == len(parts) - 1
-        if index:
-            node = node.setdefault(name, [])[int(index.rstrip("]"))]
-            if last:
-                raise ValueError(f"{path}: a list element cannot be replaced whole")
-        elif last:
-            node[name] = value
-        else:
-            node = node.setdefault(name, {})
 
 
 def preflight(plan: Plan, runs: list[Run]) -> None:

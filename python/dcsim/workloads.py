@@ -35,6 +35,11 @@ DCTCP_BUCKETS: tuple[float, ...] = (0, 10e3, 100e3, 1e6, 10e6, float("inf"))
 # Percentiles every statistic reports, as the papers report them.
 PERCENTILES = (50, 95, 99, 99.9)
 
+# A size bucket with more than this share of its flows unfinished at the end of the run is
+# flagged (`biased`): its completion-time statistics count finished flows only, and the
+# unfinished ones are the slowest, so they understate the tail.
+UNFINISHED_FLAG_SHARE = 0.10
+
 
 def web_search() -> dict[str, Any]:
     """The "web search" flow sizes (pFabric's CDF from the DCTCP paper's measurements; mean
@@ -117,11 +122,15 @@ def fct_stats(
 ) -> pd.DataFrame:
     """Flow-completion-time statistics per size bucket (``buckets``: edges in bytes, a flow
     of s bytes in [a, b) when a ≤ s < b), optionally also per ``by`` column (``cc``,
-    ``class``, ``generator``): flows, finished, mean, median, p95, p99 and p99.9 of ``fct_s``
-    (seconds) and of ``slowdown``, and the flows with at least one retransmission timeout.
+    ``class``, ``generator``): flows, finished and unfinished, mean, median, p95, p99 and
+    p99.9 of ``fct_s`` (seconds) and of ``slowdown``, and the flows with at least one
+    retransmission timeout.
 
-    Only flows with a size take part (generated flows and listed flows with ``bytes``);
-    completion-time statistics are over the finished ones."""
+    Only flows with a size take part (generated flows and listed flows with ``bytes``).
+    Completion-time statistics are over the finished ones, which biases them low where many
+    are unfinished (the unfinished flows are the slow ones): ``biased`` is true for a bucket
+    with more than ``UNFINISHED_FLAG_SHARE`` of its flows unfinished. ``sim.drain_s`` stops
+    arrivals before the end of the run so that flows can finish."""
     import pandas as pd
 
     sized = flows[flows["size_bytes"] > 0].copy()
@@ -133,9 +142,12 @@ def fct_stats(
         key = key if isinstance(key, tuple) else (key,)
         done = group[group["fct_s"].notna()]
         row: dict[str, Any] = dict(zip(keys, key, strict=True))
+        unfinished = len(group) - len(done)
         row |= {
             "flows": len(group),
             "finished": len(done),
+            "unfinished": unfinished,
+            "biased": unfinished > UNFINISHED_FLAG_SHARE * len(group),
             "timeouts": int((group["timeouts"] > 0).sum()),
             "mean_fct_s": float(done["fct_s"].mean()) if len(done) else float("nan"),
         }

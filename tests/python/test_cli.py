@@ -154,6 +154,120 @@ def test_run_records_every_value_it_ran_with(small_toml: Path, tmp_path: Path) -
     assert dcsim.run(path).parameters == parameters
 
 
+def test_set_overrides_fields_and_is_recorded(small_toml: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = invoke(
+        "run", small_toml, "--out", out, "--set", "tcp.cc=newreno", "--set", "switch.aqm.k_packets=40", "--set", "flows[1].cc=cubic"
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["overrides"] == {"tcp.cc": "newreno", "switch.aqm.k_packets": 40, "flows[1].cc": "cubic"}
+    assert [f["cc"] for f in summary["flows"]] == ["newreno", "cubic"]
+    (switch_ports,) = [g for g in summary["parameters"]["ports"] if g["switch"]]
+    assert switch_ports["aqm"]["k_packets"] == 40
+    # The same run from a file that says so has the same results.
+    edited = tmp_path / "edited.toml"
+    text = small_toml.read_text().replace('cc = "dctcp"', 'cc = "newreno"').replace("k_packets = 20", "k_packets = 40")
+    edited.write_text(text + 'cc = "cubic"\n')
+    assert invoke("run", edited, "--out", tmp_path / "edited", "-q").exit_code == 0
+    again = json.loads((tmp_path / "edited" / "summary.json").read_text())
+    assert [f["goodput_bps"] for f in again["flows"]] == [f["goodput_bps"] for f in summary["flows"]]
+    assert json.loads((tmp_path / "edited" / "summary.json").read_text())["overrides"] == {}
+
+
+@pytest.mark.parametrize(
+    ("value", "mentions"),
+    [
+        ("tcp.cc=bogus", ["--set", "tcp.cc", "bogus"]),
+        ("sim.drain_s=5", ["--set", "sim.drain_s", "duration_s"]),
+        ("flows[7].cc=dctcp", ["--set", "flows[7].cc", "no such element"]),
+        ("tcp", ["--set", "KEY=VALUE"]),
+        ("tcp.cc=", ["--set", "tcp.cc", "no value"]),
+        ("9x=1", ["--set", "9x", "parameter path"]),
+        ("switch.aqm={ kind = 'threshold', k_packets = -3 }", ["--set", "switch.aqm.k_packets", "≥ 0"]),
+        ("tcp.cc.x=1", ["--set", "tcp.cc.x"]),
+    ],
+)
+def test_a_bad_override_names_its_key_and_writes_nothing(small_toml: Path, tmp_path: Path, value: str, mentions: list[str]) -> None:
+    out = tmp_path / "out"
+    assert_user_error(invoke("run", small_toml, "--out", out, "--set", value), *mentions)
+    assert not out.exists()
+
+
+def test_a_mistake_in_the_file_is_still_the_files(small_toml: Path, tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(small_toml.read_text().replace("k_packets = 20", "k_packets = -1"))
+    result = invoke("run", path, "--out", tmp_path / "out", "--set", "tcp.cc=newreno")
+    assert_user_error(result, "bad.toml", "switch.aqm.k_packets")
+    assert "--set" not in result.stderr
+
+
+def _web_search(tmp_path: Path, *overrides: str) -> tuple[Result, dict[str, Any]]:
+    """The web-search fat-tree example, run with `overrides`: its screen and its summary."""
+    example = Path(__file__).parents[2] / "scenarios" / "examples" / "web-search-fat-tree.toml"
+    out = tmp_path / "-".join(["ws", *overrides]).replace("=", "_")
+    result = invoke("run", example, "--out", out, *[a for o in overrides for a in ("--set", o)])
+    assert result.exit_code == 0, result.output
+    return result, json.loads((out / "summary.json").read_text())
+
+
+def test_run_prints_a_screen_of_overview_with_the_slowdown_by_size(tmp_path: Path) -> None:
+    result, summary = _web_search(tmp_path)
+    screen = result.stdout.splitlines()
+    assert len(screen) <= 30, result.stdout
+    assert screen[1].split() == [
+        "network",
+        "fat_tree",
+        "(k",
+        "=",
+        "4):",
+        "16",
+        "hosts,",
+        "20",
+        "switches;",
+        "links",
+        "10",
+        "Gb/s,",
+        "1",
+        "µs",
+    ]
+    sized = [f for f in summary["flows"] if f["size_bytes"]]
+    finished = sum(f["completion_s"] is not None for f in sized)
+    assert f"{len(sized)} of a set size: {finished} finished, {len(sized) - finished} unfinished at the end" in result.stdout
+    # One row per bucket of the summary's table, each with its unfinished count, flagged
+    # where over a tenth is unfinished.
+    for bucket in summary["fct"]:
+        (row,) = [line.strip().removeprefix(bucket["bucket"]).split() for line in screen if line.strip().startswith(bucket["bucket"])]
+        assert [int(n) for n in row[:3]] == [bucket["flows"], bucket["finished"], bucket["unfinished"]]
+        assert (row[3] == "!") == bucket["biased"]
+        assert bucket["biased"] == (bucket["unfinished"] > 0.1 * bucket["flows"])
+    assert any(b["biased"] for b in summary["fct"]) and "sim.drain_s" in result.stdout
+    # Not the whole port table: the busiest switch ports.
+    assert "the 8 busiest of 80 switch ports" in result.stdout
+    # DCTCP: every packet is ECN-capable, so no packet is dropped for want of it.
+    assert "without ECN were dropped" not in result.stdout
+
+
+def test_run_points_at_packets_without_ecn_dropped_at_the_marking_threshold(tmp_path: Path) -> None:
+    result, summary = _web_search(tmp_path, "tcp.cc=newreno")
+    dropped = sum(min(p["drops_aqm"], p["drops_nonect"]) for p in summary["ports"] if p["is_switch"])
+    assert dropped > 0
+    (line,) = [line for line in result.stdout.splitlines() if "without ECN were dropped" in line]
+    assert f"{dropped:,} packets" in line and 'switch.aqm.nonect = "enqueue"' in line
+    # Queued instead, they are not dropped at K, and the line is gone.
+    result, summary = _web_search(tmp_path, "tcp.cc=newreno", "switch.aqm.nonect=enqueue")
+    assert sum(p["drops_aqm"] for p in summary["ports"]) == 0
+    assert "without ECN were dropped" not in result.stdout
+
+
+def test_a_drain_lets_the_flows_finish(tmp_path: Path) -> None:
+    _, plain = _web_search(tmp_path)
+    _, drained = _web_search(tmp_path, "sim.drain_s=0.005")
+    unfinished = [sum(b["unfinished"] for b in s["fct"]) for s in (plain, drained)]
+    assert unfinished[1] < unfinished[0] / 2, unfinished
+    assert max(f["start_s"] for f in drained["flows"]) < 0.005
+
+
 def test_a_large_network_samples_only_the_ports_its_data_crosses(tmp_path: Path) -> None:
     # The issue's user: 1,000 hosts and one flow wrote a 194 MB queue_samples.csv when every
     # switch port was sampled. By default only the ports data crosses are: here s0->h0, one

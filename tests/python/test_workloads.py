@@ -140,7 +140,7 @@ def test_fct_stats_by_hand() -> None:
     t = fct_stats(flows).set_index("bucket")
     assert list(t.index) == ["0 B–10 kB", "100 kB–1 MB"]
     small = t.loc["0 B–10 kB"]
-    assert (small.flows, small.finished, small.timeouts) == (4, 4, 1)
+    assert (small.flows, small.finished, small.unfinished, small.biased, small.timeouts) == (4, 4, 0, False, 1)
     assert small.mean_fct_s == pytest.approx(2.5e-3)
     assert small.median_fct_s == pytest.approx(2.5e-3)
     # numpy's linear percentile of 1, 2, 3, 4 ms at 95%: 1 + 0.95·3 = 3.85 ms.
@@ -148,11 +148,21 @@ def test_fct_stats_by_hand() -> None:
     assert small["p99.9_fct_s"] == pytest.approx(1e-3 + 0.999 * 3e-3)
     assert small.mean_slowdown == pytest.approx(2.5)
     big = t.loc["100 kB–1 MB"]
-    assert (big.flows, big.finished, big.timeouts) == (2, 1, 1)
+    # One of two unfinished: above the 10% that flags a bucket's statistics as biased.
+    assert (big.flows, big.finished, big.unfinished, big.biased, big.timeouts) == (2, 1, 1, True, 1)
     assert big.mean_fct_s == pytest.approx(10e-3)
     # Other buckets.
     t = fct_stats(flows, buckets=(0, 4000, float("inf")))
     assert list(t.flows) == [6]
+    assert list(t.biased) == [True]  # 1 of 6 unfinished: 17%
+
+
+def test_a_bucket_is_flagged_above_a_tenth_unfinished() -> None:
+    # 10 flows, 1 unfinished: exactly 10%, not flagged; 9 flows, 1 unfinished: 11%, flagged.
+    ten = _flows([(5000, 1e-3, 1.0, 0)] * 9 + [(5000, math.nan, math.nan, 0)])
+    assert list(fct_stats(ten).biased) == [False]
+    nine = _flows([(5000, 1e-3, 1.0, 0)] * 8 + [(5000, math.nan, math.nan, 0)])
+    assert list(fct_stats(nine).biased) == [True]
 
 
 def test_timeouts_by_class_by_hand() -> None:
