@@ -38,6 +38,8 @@ class _Cli(click.Group):
         try:
             status = super().main(args, prog_name or "dcsim", **extra)
         except ScenarioError as e:
+            if len(e.parts) > 1:
+                _fail_each(e.source, [str(p).removeprefix(f"{e.source}: ") for p in e.parts])
             _fail(str(e))
         except click.UsageError as e:
             hint = f" (see '{e.ctx.command_path} --help')" if e.ctx else ""
@@ -74,6 +76,15 @@ class FloatRange(_RangeInSymbols, click.FloatRange):
 def _fail(message: str, status: int = USER_ERROR) -> NoReturn:
     click.echo(f"error: {' '.join(message.split())}", err=True)
     sys.exit(status)
+
+
+def _fail_each(source: str, problems: list[str]) -> NoReturn:
+    """Several problems of one file (a scenario, a sweep plan): one line each, under one
+    `error:` line."""
+    click.echo(f"error: {source}: {len(problems)} problems:", err=True)
+    for problem in problems:
+        click.echo(f"  {' '.join(problem.split())}", err=True)
+    sys.exit(USER_ERROR)
 
 
 @click.group(
@@ -401,9 +412,9 @@ def run_command(
         validate_scenario(spec, str(scenario))
     except ScenarioError as e:
         # A value given on the command line is the command line's mistake, not the file's.
-        key = override_at_fault(e, overridden)
-        if key is not None:
-            raise click.BadParameter(f"{key}: {e.reason}" if e.field == key else f"{e.field}: {e.reason}", param_hint="--set") from None
+        mine = [p for p in e.parts if override_at_fault(p, overridden) is not None]
+        if mine:
+            raise click.BadParameter("; ".join(f"{p.field}: {p.reason}" for p in mine), param_hint="--set") from None
         for kind in ("ports", "flows"):
             m = re.fullmatch(rf"measure\.trace_{kind}\[(\d+)\]", e.field)
             if m and int(m.group(1)) >= already[kind]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from . import _core
 from .results import Results
-from .scenario import ScenarioError, load_scenario, read_scenario, to_json
+from .scenario import ScenarioError, all_problems, load_scenario, read_scenario, to_json
 
 Scenario = dict[str, Any] | str | Path
 
@@ -40,7 +40,7 @@ def run_loaded(scenario: dict[str, Any], source: str, progress: Callable[[float]
     try:
         raw = _core.run(to_json(scenario, source), progress)
     except ScenarioError as e:
-        raise e.named(source) from None
+        raise all_problems(scenario, e.named(source)) from None
     return Results(raw)
 
 

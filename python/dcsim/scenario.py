@@ -45,6 +45,8 @@ class ScenarioError(ValueError):
         self.source = source
         self.field = field
         self.reason = " ".join(reason.split())
+        # The problems an error of several problems stands for (itself when one).
+        self.parts: list[ScenarioError] = [self]
 
     def __str__(self) -> str:
         return ": ".join(part for part in (self.source, self.field, self.reason) if part)
@@ -141,13 +143,105 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ScenarioError(source, where, f"invalid TOML: {reason}") from None
 
 
+# Problems of one scenario reported at most, beyond which the user fixes what was found first.
+MAX_PROBLEMS = 20
+
+
+class Problems:
+    """A scenario's or a plan's problems, gathered so that the user fixes them in one pass:
+    raised as one ScenarioError, whose field is the problem's when there is only one."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.found: list[ScenarioError] = []
+
+    def add(self, field: str, reason: str) -> None:
+        self.found.append(ScenarioError(self.source, field, reason))
+
+    def add_error(self, error: ScenarioError) -> None:
+        self.found.append(error)
+
+    def raise_any(self) -> None:
+        if len(self.found) == 1:
+            raise self.found[0]
+        if self.found:
+            raise _joined(self.source, self.found)
+
+
 def validate(scenario: dict[str, Any], source: str = "<scenario>") -> None:
-    """Check a scenario dict with the engine, without running it."""
+    """Check a scenario dict with the engine, without running it. ScenarioError names every
+    problem found (`problems`), not only the first."""
     text = to_json(scenario, source)
     try:
         _core.validate_json(text)
     except ScenarioError as e:
-        raise e.named(source) from None
+        raise all_problems(scenario, e.named(source)) from None
+
+
+def all_problems(scenario: dict[str, Any], first: ScenarioError) -> ScenarioError:
+    """One ScenarioError naming every problem of `scenario`, whose first the engine reported
+    as `first` (`first` itself when it is the only one)."""
+    found = problems(scenario, first)
+    if len(found) == 1:
+        return first
+    return _joined(first.source, found)
+
+
+def _joined(source: str, found: list[ScenarioError]) -> ScenarioError:
+    """Several problems as one error of `source`: each without that name again (a problem of
+    another file, such as a plan's base scenario, keeps its own)."""
+    parts = [str(e).removeprefix(f"{source}: ") for e in found]
+    joined = ScenarioError(source, "", f"{len(parts)} problems: " + "; ".join(parts))
+    joined.parts = found
+    return joined
+
+
+def problems(scenario: dict[str, Any], first: ScenarioError) -> list[ScenarioError]:
+    """The problems of a scenario whose first the engine reported as `first`: the engine
+    stops at one, so each field found wrong is set aside (left out, so that it takes its
+    default) and the rest checked again, up to `MAX_PROBLEMS`. The search stops where setting
+    a field aside is itself a problem (a required field, an element of a list, whose removal
+    would renumber the rest), so every problem reported is one of the file's."""
+    found = [first]
+    trial = json.loads(json.dumps(scenario, default=json_default))
+    while len(found) < MAX_PROBLEMS:
+        field = found[-1].field
+        if not _remove(trial, field):
+            break
+        try:
+            _core.validate_json(to_json(trial, first.source))
+        except ScenarioError as e:
+            e = e.named(first.source)
+            # A problem at or above a field set aside is of the setting aside, not the file's.
+            if any(f.field == e.field or f.field.startswith((f"{e.field}.", f"{e.field}[")) or not e.field for f in found):
+                break
+            found.append(e)
+            continue
+        break
+    return found
+
+
+def _remove(d: dict[str, Any], path: str) -> bool:
+    """Leaves out the table field at `path` (`a.b[2].c`); false if `path` is not one (a list
+    element, a top-level table, a field that is not there)."""
+    if not path or not PARAMETER_PATH.match(path):
+        return False
+    parts = path.split(".")
+    if len(parts) < 2 or "[" in parts[-1]:
+        return False
+    node: Any = d
+    for part in parts[:-1]:
+        name, _, index = part.partition("[")
+        node = node.get(name) if isinstance(node, dict) else None
+        if index:
+            i = int(index.rstrip("]"))
+            node = node[i] if isinstance(node, list) and i < len(node) else None
+        if node is None:
+            return False
+    if not isinstance(node, dict) or parts[-1] not in node:
+        return False
+    del node[parts[-1]]
+    return True
 
 
 def resolved(scenario: dict[str, Any], source: str = "<scenario>") -> dict[str, Any]:

@@ -53,7 +53,7 @@ import numpy as np
 from . import executor
 from .files import atomic, write_csv, write_json
 from .results import Results
-from .scenario import PARAMETER_PATH, ScenarioError, json_default, port_names, read_toml, set_path, validate
+from .scenario import PARAMETER_PATH, Problems, ScenarioError, json_default, port_names, read_toml, set_path, validate
 from .stats import t_quantile
 
 if TYPE_CHECKING:  # pandas is imported where a table is built: `import dcsim` stays light
@@ -125,7 +125,7 @@ def load_plan(plan: dict[str, Any] | str | Path) -> Plan:
 
 def _plan(d: dict[str, Any], source: str, here: Path) -> Plan:
     """Checks every part of the plan and reports every problem found at once."""
-    problems = _Problems(source)
+    problems = Problems(source)
     unknown = sorted(set(d) - _PLAN_KEYS)
     for key in unknown:
         problems.add(key, f"unknown field (a plan has {', '.join(sorted(_PLAN_KEYS))})")
@@ -175,29 +175,6 @@ def _plan(d: dict[str, Any], source: str, here: Path) -> Plan:
     problems.raise_any()
     name = str(d.get("name") or Path(source).stem)
     return Plan(name, base, list(metrics), axes["grid"], axes["zip"], repetitions, source)  # type: ignore[arg-type]
-
-
-class _Problems:
-    """A plan's problems, gathered so that the user fixes them in one pass: raised as one
-    ScenarioError, whose field is the problem's when there is only one."""
-
-    def __init__(self, source: str):
-        self.source = source
-        self.found: list[ScenarioError] = []
-
-    def add(self, field: str, reason: str) -> None:
-        self.found.append(ScenarioError(self.source, field, reason))
-
-    def add_error(self, error: ScenarioError) -> None:
-        self.found.append(error)
-
-    def raise_any(self) -> None:
-        if len(self.found) == 1:
-            raise self.found[0]
-        if self.found:
-            # Problems of the plan itself without its name again; a base file's with its own.
-            parts = [str(e).removeprefix(f"{self.source}: ") for e in self.found]
-            raise ScenarioError(self.source, "", f"{len(parts)} problems: " + "; ".join(parts))
 
 
 def _metric_form(m: str) -> bool:
@@ -260,7 +237,7 @@ def preflight(plan: Plan, runs: list[Run]) -> None:
     # whatever the axes change); flow rows only when the list of flows is not an axis.
     networks: dict[str, set[str]] = {}
     fixed_flows = "flows" not in plan.axes
-    problems = _Problems(plan.source)
+    problems = Problems(plan.source)
     for i, m in enumerate(plan.metrics):
         row = _ROW.match(m)
         try:

@@ -83,6 +83,17 @@ def test_run_rejects_bad_scenario_in_one_line(tmp_path: Path, name: str) -> None
     assert not out.exists()
 
 
+def test_run_names_every_problem_of_a_file_one_line_each(small_toml: Path, tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(small_toml.read_text().replace('cc = "dctcp"', 'cc = "bogus"').replace("duration_s = 0.02", "duration_s = -1"))
+    out = tmp_path / "out"
+    result = invoke("run", path, "--out", out)
+    assert result.exit_code == 2 and result.stdout == "" and not out.exists()
+    head, *problems = result.stderr.splitlines()
+    assert head == f"error: {path}: 2 problems:"
+    assert [p.split(":")[0] for p in problems] == ["  tcp.cc", "  sim.duration_s"]
+
+
 def test_run_refused_by_memory_limit_flag_leaves_nothing(tmp_path: Path) -> None:
     # Refused by the engine (not by the file's validation): the file is still named, and the
     # output directory made for the run is gone again.

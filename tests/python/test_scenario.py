@@ -128,6 +128,38 @@ def test_dict_errors_name_the_scenario(small: dict) -> None:
         dcsim.run(small)
 
 
+def test_every_problem_is_named_at_once(small: dict) -> None:
+    # Four independent mistakes: the engine stops at one; each is set aside in turn and the
+    # rest checked again, so all four are named, each with its field.
+    small["tcp"] = {"cc": "bogus", "rto_mini_ms": 3}
+    small["sim"] = {"duration_s": -1}
+    small["flows"][1]["dst"] = 9
+    for check in (lambda: validate(small, "mine.toml"), lambda: dcsim.run(small)):
+        with pytest.raises(ScenarioError) as caught:
+            check()
+        error = caught.value
+        fields = sorted(p.field for p in error.parts)
+        assert fields == ["flows[1].dst", "sim.duration_s", "tcp.cc", "tcp.rto_mini_ms"]
+        assert error.field == "" and str(error).count("\n") == 0
+        assert f"{len(fields)} problems: " in str(error)
+    # Alone, each is the only problem, with its field as before.
+    small["tcp"] = {"cc": "bogus"}
+    del small["sim"]
+    small["flows"][1]["dst"] = 0
+    with pytest.raises(ScenarioError) as caught:
+        validate(small, "mine.toml")
+    assert (caught.value.field, len(caught.value.parts)) == ("tcp.cc", 1)
+
+
+def test_setting_aside_a_required_field_is_not_reported_as_a_problem(small: dict) -> None:
+    # Host 9 is out of range; left out, the flow has no destination, which is not the file's
+    # problem: only the first is named.
+    small["flows"][0]["dst"] = 9
+    with pytest.raises(ScenarioError) as caught:
+        validate(small, "mine.toml")
+    assert [p.field for p in caught.value.parts] == ["flows[0].dst"]
+
+
 def test_the_engine_raises_the_typed_error_itself(small: dict) -> None:
     small["switch"] = {"aqm": {"kind": "threshold", "k_packet": 20}}
     with pytest.raises(ScenarioError) as caught:

@@ -58,7 +58,7 @@ fn quantiles_and_cdf_by_hand() {
 #[test]
 fn builtin_distributions_and_their_means() {
     let ws = Cdf::builtin("web_search").unwrap();
-    // Spec §5: mean ≈ 1,141 packets of 1460 B ≈ 1.67 MB.
+    // The web-search sizes (pFabric's CDF of the DCTCP paper's measurements): mean ≈ 1,141 packets of 1460 B ≈ 1.67 MB.
     assert!((ws.mean() / 1460.0 - 1141.0).abs() < 1.0, "{}", ws.mean() / 1460.0);
     assert_eq!(ws.quantile(0.1), 6.0 * 1460.0);
     let dm = Cdf::builtin("data_mining").unwrap();
