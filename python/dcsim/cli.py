@@ -346,6 +346,14 @@ def report_command(directory: Path, serve: bool, port: int) -> None:
     help="Comma-separated flow ids to trace, at their sender's host (both directions). May be repeated.",
 )
 @click.option(
+    "--format",
+    "table_format",
+    type=click.Choice(["csv", "parquet"]),
+    default="csv",
+    show_default=True,
+    help="Format of the tables: CSV, or Parquet (typed columns, smaller and faster to load for large runs).",
+)
+@click.option(
     "--set",
     "overrides",
     multiple=True,
@@ -375,6 +383,7 @@ def run_command(
     memory_limit_gb: float | None,
     check_invariants: bool,
     overrides: tuple[str, ...],
+    table_format: str,
 ) -> None:
     """Run one scenario file and write its summary and tables."""
     ports_given, flows_given = ",".join(trace_ports), ",".join(trace_flows)
@@ -429,7 +438,7 @@ def run_command(
     try:
         results = _run_with_progress(spec, str(scenario), quiet)
         stage.mkdir()
-        summary, written = _write_run(stage, results, spec, trace_formats, overridden)
+        summary, written = _write_run(stage, results, spec, trace_formats, overridden, table_format)
         _replace_results(out, stage)
     except BaseException:  # Ctrl-C, or a scenario the engine refused: nothing is left behind
         shutil.rmtree(stage, ignore_errors=True)
@@ -445,19 +454,22 @@ def run_command(
 
 
 def _write_run(
-    out: Path, results: Any, spec: dict[str, Any], trace_formats: tuple[str, ...], overrides: dict[str, Any]
+    out: Path, results: Any, spec: dict[str, Any], trace_formats: tuple[str, ...], overrides: dict[str, Any], table_format: str
 ) -> tuple[dict[str, Any], list[str]]:
-    """A run's summary.json, tables and traces in `out`; the summary and the files' names.
-    The summary records the command line's `--set` overrides (`overrides`)."""
-    from .files import write_columns_csv, write_csv, write_json
+    """A run's summary.json, tables (`table_format`: csv or parquet) and traces in `out`; the
+    summary and the files' names. The summary records the command line's `--set` overrides
+    (`overrides`)."""
+    from .files import write_columns_csv, write_columns_parquet, write_csv, write_json
     from .results import COLUMN_TABLES
+
+    write_table = write_columns_parquet if table_format == "parquet" else write_columns_csv
 
     # Every value the run used, defaults included, so that it can be reproduced from its output.
     summary = results.summary() | {"overrides": overrides, "parameters": results.parameters}
     # Written from the run's columns: a run needs no pandas unless it traces packets.
     for name in COLUMN_TABLES:
-        write_columns_csv(out / f"{name}.csv", results.columns(name))
-    written = [f"{n}.csv" for n in COLUMN_TABLES]
+        write_table(out / f"{name}.{table_format}", results.columns(name))
+    written = [f"{n}.{table_format}" for n in COLUMN_TABLES]
     if "csv" in trace_formats:
         write_csv(out / "trace.csv", results.trace)
         written.append("trace.csv")
@@ -470,7 +482,12 @@ def _write_run(
 def _replace_results(out: Path, stage: Path) -> None:
     """Move a finished run's files from `stage` into `out`, in place of an earlier run's
     (whose traces must not pass for this one's), with Ctrl-C held off for those few renames."""
-    stale = [*out.glob("port-*.pcap"), *out.glob("flow-*.pcap"), out / "trace.csv"]
+    from .results import COLUMN_TABLES
+
+    # Tables in the other format too: a run written as CSV after one written as Parquet must
+    # not leave the older run's tables beside its own.
+    tables = [out / f"{name}.{ext}" for name in COLUMN_TABLES for ext in ("csv", "parquet")]
+    stale = [*out.glob("port-*.pcap"), *out.glob("flow-*.pcap"), out / "trace.csv", *tables]
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         for path in stale:

@@ -52,6 +52,22 @@ def write_columns_csv(path: Path, columns: Mapping[str, np.ndarray]) -> None:
         writer.writerows(zip(*cells, strict=True))
 
 
+def write_columns_parquet(path: Path, columns: Mapping[str, np.ndarray]) -> None:
+    """Columns of one length as a Parquet file (pyarrow, no pandas): numbers keep their NumPy
+    types (NaN stays NaN in a float column, where CSV leaves the cell empty); text columns are
+    strings."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays = {
+        name: pa.array(values.tolist(), type=pa.string()) if values.dtype.kind == "O" else pa.array(values)
+        for name, values in columns.items()
+    }
+    table = pa.table(arrays) if arrays else pa.table({})
+    with atomic(path) as tmp:
+        pq.write_table(table, tmp)
+
+
 def _csv_cells(values: np.ndarray) -> list[Any]:
     """A column's cells for the csv module: floats as the text pandas gives them (NumPy's
     ``astype(str)``), NaN as empty; whole numbers, booleans and text as Python values."""

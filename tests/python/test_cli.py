@@ -165,6 +165,22 @@ def test_run_records_every_value_it_ran_with(small_toml: Path, tmp_path: Path) -
     assert dcsim.run(path).parameters == parameters
 
 
+def test_run_writes_parquet_tables_with_the_csv_tables_values(small_toml: Path, tmp_path: Path) -> None:
+    assert invoke("run", small_toml, "--out", tmp_path / "csv", "-q").exit_code == 0
+    out = tmp_path / "parquet"
+    result = invoke("run", small_toml, "--out", out, "-q", "--format", "parquet")
+    assert result.exit_code == 0, result.output
+    for name in ("flows", "ports", "queue_occupancy", "queue_samples", "udp"):
+        assert not (out / f"{name}.csv").exists()
+        parquet = pd.read_parquet(out / f"{name}.parquet")
+        csv = pd.read_csv(tmp_path / "csv" / f"{name}.csv")
+        assert list(parquet.columns) == list(csv.columns)
+        pd.testing.assert_frame_equal(parquet, csv, check_dtype=False)
+    # Written again as CSV into the same directory, no Parquet table of the earlier run is left.
+    assert invoke("run", small_toml, "--out", out, "-q").exit_code == 0
+    assert not list(out.glob("*.parquet")) and (out / "flows.csv").is_file()
+
+
 def test_set_overrides_fields_and_is_recorded(small_toml: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = invoke(
