@@ -554,6 +554,36 @@ def _run_with_progress(spec: dict[str, Any], source: str, quiet: bool):
         return run_loaded(spec, source, progress=lambda done: progress.update(task, completed=done))
 
 
+@main.command("compare", short_help="Put runs side by side: one table of headline metrics and the comparison plots.")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="RUN_DIR...")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("dcsim-compare"),
+    show_default=True,
+    help="Directory for the plots (fct_slowdown, queue_cdf, goodput; PNG and SVG) and compare.json.",
+)
+def compare_command(runs: tuple[Path, ...], out: Path) -> None:
+    """Compare runs that `dcsim run` wrote (their output directories): print one table of
+    headline metrics, a column per run, and write the standard comparison plots: completion-time
+    slowdown by flow size (mean and p99), the queue's distribution at the busiest switch ports
+    the runs share, and each flow's goodput."""
+    from . import compare
+    from .files import write_json
+
+    try:
+        summaries = [compare.load(d) for d in runs]
+    except compare.CompareError as e:
+        raise click.ClickException(str(e)) from None
+    names = compare.labels(list(runs))
+    _make_dir(out)
+    rows = compare.table(names, summaries)
+    files = compare.plots(names, summaries, list(runs), out)
+    write_json(out / "compare.json", {"runs": [str(d) for d in runs], "names": names, "headline": [compare.headline(s) for s in summaries]})
+    click.echo(compare.render(rows))
+    click.echo(f"wrote {out}/compare.json and {', '.join(files)}")
+
+
 @main.command()
 def schema() -> None:
     """Print the JSON Schema of scenario files."""

@@ -181,6 +181,32 @@ def test_run_writes_parquet_tables_with_the_csv_tables_values(small_toml: Path, 
     assert not list(out.glob("*.parquet")) and (out / "flows.csv").is_file()
 
 
+def test_compare_puts_runs_side_by_side(small_toml: Path, tmp_path: Path) -> None:
+    example = Path(__file__).parents[2] / "scenarios" / "examples" / "web-search-fat-tree.toml"
+    runs = [tmp_path / "dctcp", tmp_path / "newreno"]
+    assert invoke("run", example, "--out", runs[0], "-q").exit_code == 0
+    assert invoke("run", example, "--out", runs[1], "-q", "--set", "tcp.cc=newreno", "--format", "parquet").exit_code == 0
+    out = tmp_path / "cmp"
+    result = invoke("compare", *runs, "--out", out)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["dctcp", "newreno"]
+    summaries = [json.loads((r / "summary.json").read_text()) for r in runs]
+    rows = {line[:27].strip(): line[27:].split() for line in lines[1:-1]}
+    assert rows["transport"] == ["dctcp", "newreno"]
+    assert rows["drops"] == [f"{s['drops']:,}" for s in summaries]
+    assert rows["marks"] == [f"{s['marks']:,}" for s in summaries]
+    for stem in ("fct_slowdown", "queue_cdf", "goodput"):
+        assert (out / f"{stem}.png").stat().st_size > 0 and (out / f"{stem}.svg").is_file()
+    headline = json.loads((out / "compare.json").read_text())["headline"]
+    assert [h["drops"] for h in headline] == [s["drops"] for s in summaries]
+    # A directory that holds no run is a user error, and nothing is written.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert_user_error(invoke("compare", runs[0], empty, "--out", tmp_path / "cmp2"), "empty", "summary.json")
+    assert not (tmp_path / "cmp2").exists()
+
+
 def test_set_overrides_fields_and_is_recorded(small_toml: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = invoke(
