@@ -21,8 +21,15 @@ Parameters are dotted paths into the scenario (`flows[0].cc` indexes a list). Me
 - `ports[NAME].COLUMN`, `flows[ID].COLUMN`, `queries[INDEX].COLUMN`: one row's value;
 - `ports.COLUMN.AGG`, `flows.COLUMN.AGG`, `queries.COLUMN.AGG`: over all rows, AGG one of
   mean, median, min, max, sum, std, count, or pNN (a percentile, e.g. p99);
+- `ports[NAME].queue_pNN` (and `ports.queue_pNN.AGG`): a port's time-weighted queue
+  percentile, packets;
+- `fct[BUCKET].STAT`: a statistic of one flow-size bucket of `fct_stats` (`100kB-1MB`, or
+  the bucket's index), NaN in a run without a flow in it;
 - `run.FIELD`: a number of the run's summary (events, packet_hops, drops, marks, timeouts,
   wall_seconds, ...).
+
+`[ranges]` (optional) gives a metric's plotted range as [low, high]; other plots start at
+zero unless a value is negative.
 
 Each run is a pure function of its scenario (seed included): its row is cached under
 `OUT/.cache/` by the scenario's content, the metrics and the engine build, so an interrupted
@@ -52,18 +59,23 @@ import numpy as np
 
 from . import executor
 from .files import atomic, write_csv, write_json
-from .results import Results
+from .results import Results, occupancy, occupancy_quantile
 from .scenario import PARAMETER_PATH, Problems, ScenarioError, json_default, port_names, read_toml, set_path, validate
 from .stats import t_quantile
+from .workloads import DCTCP_BUCKETS, FCT_COLUMNS, bucket_labels
 
 if TYPE_CHECKING:  # pandas is imported where a table is built: `import dcsim` stays light
     import pandas as pd
 
 _AGG = re.compile(r"^(mean|median|min|max|sum|std|count|p(\d{1,2}(?:\.\d+)?))$")
-_ROW = re.compile(r"^(ports|flows|queries)\[([^\]]+)\]\.(\w+)$")
+_ROW = re.compile(r"^(ports|flows|queries)\[([^\]]+)\]\.(\w+(?:\.\d+_?\w*)?)$")
+# A port's time-weighted queue percentile, as a column: queue_p99 or queue_p99_packets.
+_QUEUE_Q = re.compile(r"^queue_p(\d{1,2}(?:\.\d+)?)(?:_packets)?$")
+# A statistic of one flow-size bucket of `fct_stats`: fct[100kB-1MB].p99_slowdown, or by index.
+_FCT = re.compile(r"^fct\[([^\]]+)\]\.([\w.]+)$")
 _TABLE = re.compile(r"^(ports|flows|queries)\.(\w+)\.(\w+(?:\.\d+)?)$")
 _RUN = re.compile(r"^run\.(\w+)$")
-_PLAN_KEYS = {"name", "base", "repetitions", "metrics", "grid", "zip"}
+_PLAN_KEYS = {"name", "base", "repetitions", "metrics", "grid", "zip", "ranges"}
 
 
 @dataclass
@@ -75,6 +87,8 @@ class Plan:
     zipped: dict[str, list[Any]] = field(default_factory=dict)
     repetitions: int = 1
     source: str = "<plan>"
+    # A metric's plotted range, [low, high], where the plan states one (`[ranges]`).
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
     # Set by preflight(), so that sweep() does not check a plan the CLI checked already.
     checked: bool = False
 
@@ -172,13 +186,35 @@ def _plan(d: dict[str, Any], source: str, here: Path) -> Plan:
     repetitions = d.get("repetitions", 1)
     if not isinstance(repetitions, int) or isinstance(repetitions, bool) or repetitions < 1:
         problems.add("repetitions", f"must be a whole number ≥ 1, got {repetitions!r}")
+    ranges = _ranges(d.get("ranges", {}), metrics if isinstance(metrics, list) else [], problems)
     problems.raise_any()
     name = str(d.get("name") or Path(source).stem)
-    return Plan(name, base, list(metrics), axes["grid"], axes["zip"], repetitions, source)  # type: ignore[arg-type]
+    return Plan(name, base, list(metrics), axes["grid"], axes["zip"], repetitions, source, ranges)  # type: ignore[arg-type]
+
+
+def _ranges(table: Any, metrics: list[Any], problems: Problems) -> dict[str, tuple[float, float]]:
+    """The plan's `[ranges]`: metric = [low, high], the range its plot shows."""
+    if not isinstance(table, dict):
+        problems.add("ranges", "must be a table of metric = [low, high]")
+        return {}
+    ranges = {}
+    for key, value in table.items():
+        ok = (
+            isinstance(value, list)
+            and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+        )
+        if key not in metrics:
+            problems.add(f"ranges.{key}", "not one of the plan's metrics")
+        elif not ok or value[0] >= value[1]:
+            problems.add(f"ranges.{key}", f"must be [low, high] with low < high, got {value!r}")
+        else:
+            ranges[key] = (float(value[0]), float(value[1]))
+    return ranges
 
 
 def _metric_form(m: str) -> bool:
-    if _ROW.match(m) or _RUN.match(m):
+    if _ROW.match(m) or _RUN.match(m) or _FCT.match(m):
         return True
     t = _TABLE.match(m)
     return bool(t and _AGG.match(t.group(3)))
@@ -241,8 +277,13 @@ def preflight(plan: Plan, runs: list[Run]) -> None:
     for i, m in enumerate(plan.metrics):
         row = _ROW.match(m)
         try:
-            if row and row.group(1) == "ports":
-                _column(_table(results, "ports"), row.group(3), "ports")
+            if fct := _FCT.match(m):
+                _bucket_index(fct.group(1))
+                if fct.group(2) not in FCT_COLUMNS:
+                    raise KeyError(f"fct has no column {fct.group(2)!r} (it has {', '.join(FCT_COLUMNS)})")
+            elif row and row.group(1) == "ports":
+                if not _QUEUE_Q.match(row.group(3)):
+                    _column(_table(results, "ports"), row.group(3), "ports")
                 for r in points:
                     names = _port_names(r.scenario, networks)
                     if names is not None and row.group(2) not in names:
@@ -306,6 +347,8 @@ def metric(results: Results, spec: str) -> float:
         if m.group(1) not in summary or isinstance(summary[m.group(1)], (dict, list)):
             raise KeyError(f"the run summary has no number {m.group(1)!r}")
         return float(summary[m.group(1)])
+    if m := _FCT.match(spec):
+        return _fct_metric(results, *m.groups())
     if m := _ROW.match(spec):
         table, key, column = m.groups()
         frame = _table(results, table)
@@ -315,17 +358,55 @@ def metric(results: Results, spec: str) -> float:
             rows = frame.iloc[[int(key)]] if key.isdigit() and int(key) < len(frame) else frame.iloc[[]]
         if rows.empty:
             raise KeyError(f"no {table} row {key!r}")
+        if table == "ports" and (q := _QUEUE_Q.match(column)):
+            return float(occupancy_quantile(results.occupancy(key), float(q.group(1)) / 100))
         return float(_column(rows, column, table).iloc[0])
     m = _TABLE.match(spec)
     if m is None:
         raise KeyError(f"{spec!r} is not a metric")
     table, column, agg = m.groups()
-    values = _column(_table(results, table), column, table).astype(float)
+    if table == "ports" and (q := _QUEUE_Q.match(column)):
+        values = pd_series([occupancy_quantile(h, float(q.group(1)) / 100) for h in occupancy(results.raw)])
+    else:
+        values = _column(_table(results, table), column, table).astype(float)
     if agg == "count":
         return float(values.count())
     if agg.startswith("p"):
         return float(np.nanpercentile(values, float(agg[1:]))) if values.notna().any() else math.nan
     return float(getattr(values, agg)())
+
+
+def pd_series(values: list[float]) -> pd.Series:
+    import pandas as pd
+
+    return pd.Series(values, dtype=float)
+
+
+def _fct_metric(results: Results, bucket: str, column: str) -> float:
+    """Statistic `column` of `fct_stats` in size bucket `bucket` (its label, spaces and dash
+    forms aside, or its index); NaN when the run has no flow in the bucket."""
+    i = _bucket_index(bucket)
+    if column not in FCT_COLUMNS:
+        raise KeyError(f"fct has no column {column!r} (it has {', '.join(FCT_COLUMNS)})")
+    table = results.fct_stats()
+    label = bucket_labels(DCTCP_BUCKETS)[i]
+    rows = table[table["bucket"].astype(str) == label] if len(table) else table
+    return float(rows[column].iloc[0]) if len(rows) else math.nan
+
+
+def _bucket_index(bucket: str) -> int:
+    """The index of a size bucket named by its label (`100kB-1MB`, `100 kB–1 MB`) or index."""
+    labels = bucket_labels(DCTCP_BUCKETS)
+    if bucket.isdigit() and int(bucket) < len(labels):
+        return int(bucket)
+
+    def plain(label: str) -> str:
+        return label.replace(" ", "").replace("–", "-").replace("∞", "inf").lower()
+
+    for i, label in enumerate(labels):
+        if plain(label) == plain(bucket):
+            return i
+    raise KeyError(f"no flow-size bucket {bucket!r} (the buckets are {', '.join(plain(b) for b in labels)}, or 0 to {len(labels) - 1})")
 
 
 def _table(results: Results, name: str) -> pd.DataFrame:
@@ -516,19 +597,49 @@ def summarize(table: pd.DataFrame, plan: Plan, metric_name: str) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
+# Points the closing table shows; the rest are in results.csv.
+MAX_OVERVIEW_POINTS = 40
+
+
 def overview(plan: Plan, table: pd.DataFrame) -> Any:
-    """A rich table for the end of a sweep: each metric over the runs that succeeded."""
+    """A rich table for the end of a sweep: one row per parameter point, with each metric's
+    mean over the point's successful runs (± the 95% confidence interval's half width with
+    repetitions)."""
     from rich.markup import escape
     from rich.table import Table
 
     ok = table[table["error"] == ""]
     view = Table(title=f"sweep {escape(plan.name)}: {len(ok)} of {len(table)} runs succeeded", title_justify="left")
-    for name in ("metric", "runs", "mean", "min", "max"):
-        view.add_column(name, justify="left" if name == "metric" else "right")
+    for name in (*plan.axes, "runs"):
+        view.add_column(escape(name), justify="left" if name != "runs" else "right")
     for m in plan.metrics:
-        v = ok[m].astype(float).dropna()
-        view.add_row(escape(m), str(len(v)), *(f"{x:.4g}" for x in (v.mean(), v.min(), v.max())) if len(v) else ("", "", ""))
+        view.add_column(escape(m), justify="right")
+    points = table.groupby(plan.axes, dropna=False, sort=False) if plan.axes else [((), table)]
+    stats = {m: summarize(table, plan, m) for m in plan.metrics}
+    shown = 0
+    for key, runs in points:
+        key = key if isinstance(key, tuple) else (key,)
+        if shown == MAX_OVERVIEW_POINTS:
+            view.add_row(f"... {len(table.groupby(plan.axes, sort=False)) - shown} more points in results.csv")
+            break
+        cells = [escape(str(v)) for v in key]
+        cells.append(f"{int((runs['error'] == '').sum())}/{len(runs)}")
+        for m in plan.metrics:
+            cells.append(_mean_cell(stats[m], plan.axes, key))
+        view.add_row(*cells)
+        shown += 1
     return view
+
+
+def _mean_cell(stats: pd.DataFrame, axes: list[str], key: tuple[Any, ...]) -> str:
+    """A metric's mean at one point (± half the 95% interval), or empty if no run there has it."""
+    rows = stats
+    for axis, value in zip(axes, key, strict=True):
+        rows = rows[rows[axis] == value]
+    if not len(rows) or not math.isfinite(rows["mean"].iloc[0]):
+        return ""
+    mean, high = rows["mean"].iloc[0], rows["ci95_high"].iloc[0]
+    return f"{mean:.4g} ± {high - mean:.2g}" if math.isfinite(high) else f"{mean:.4g}"
 
 
 def plot(plan: Plan, table: pd.DataFrame, out: Path) -> list[str]:
@@ -543,6 +654,7 @@ def plot(plan: Plan, table: pd.DataFrame, out: Path) -> list[str]:
         return []
     x, others = plan.axes[0], plan.axes[1:]
     files = []
+    stems = plot_stems(plan.metrics)
     for n, m in enumerate(plan.metrics):
         s = summarize(table, plan, m)
         fig, ax = plt.subplots(figsize=(6.4, 4.0))
@@ -557,17 +669,33 @@ def plot(plan: Plan, table: pd.DataFrame, out: Path) -> list[str]:
                 ax.fill_between(xs, g["ci95_low"], g["ci95_high"], alpha=0.2)
         ax.set_xlabel(x)
         ax.set_ylabel(m)
+        if m in plan.ranges:
+            ax.set_ylim(*plan.ranges[m])
+        elif not (s[["mean", "ci95_low"]].min(skipna=True) < 0).any():
+            # From zero: a 0.01% change must not look like a cliff.
+            ax.set_ylim(bottom=0)
         reps = f", mean and 95% CI over {plan.repetitions} seeds" if plan.repetitions > 1 else ""
         ax.set_title(f"{plan.name}: {m}{reps}", fontsize=9)
         if others:
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-        stem = f"metric{n}"
+        stem = stems[n]
         for suffix in ("png", "svg"):
             with atomic(out / f"{stem}.{suffix}") as tmp:
                 fig.savefig(tmp, format=suffix, dpi=120, bbox_inches="tight")
             files.append(f"{stem}.{suffix}")
         plt.close(fig)
     return files
+
+
+def plot_stems(metrics: list[str]) -> list[str]:
+    """Each metric's plot file name, without suffix: the metric in characters any file system
+    takes (`ports[s0->h0].mean_packets` → `ports_s0-to-h0.mean_packets`), numbered where two
+    would coincide."""
+    stems: list[str] = []
+    for m in metrics:
+        stem = re.sub(r"[^A-Za-z0-9.-]+", "_", m.replace("->", "-to-")).strip("_").replace("_.", ".")
+        stems.append(stem if stem not in stems else f"{stem}-{len(stems)}")
+    return stems
 
 
 def _numeric(series: pd.Series) -> bool:

@@ -35,6 +35,16 @@ DCTCP_BUCKETS: tuple[float, ...] = (0, 10e3, 100e3, 1e6, 10e6, float("inf"))
 # Percentiles every statistic reports, as the papers report them.
 PERCENTILES = (50, 95, 99, 99.9)
 
+# The statistics `fct_stats` gives per bucket (beside the bucket and any `by` columns).
+FCT_COLUMNS: tuple[str, ...] = (
+    "flows",
+    "finished",
+    "unfinished",
+    "biased",
+    "timeouts",
+    *(f"{stat}_{of}" for of in ("fct_s", "slowdown") for stat in ("mean", *("median" if q == 50 else f"p{q:g}" for q in PERCENTILES))),
+)
+
 # A size bucket with more than this share of its flows unfinished at the end of the run is
 # flagged (`biased`): its completion-time statistics count finished flows only, and the
 # unfinished ones are the slowest, so they understate the tail.
@@ -103,7 +113,9 @@ def traffic(
     return table | fields
 
 
-def _bucket_labels(edges: Sequence[float]) -> list[str]:
+def bucket_labels(edges: Sequence[float]) -> list[str]:
+    """The labels of the size buckets between `edges` (bytes): `0 B–10 kB`, ..., `10 MB–∞`."""
+
     def human(b: float) -> str:
         if b == float("inf"):
             return "∞"
@@ -134,7 +146,7 @@ def fct_stats(
     import pandas as pd
 
     sized = flows[flows["size_bytes"] > 0].copy()
-    labels = _bucket_labels(buckets)
+    labels = bucket_labels(buckets)
     sized["bucket"] = pd.cut(sized["size_bytes"], bins=list(buckets), right=False, labels=labels)
     keys = ["bucket"] + ([by] if isinstance(by, str) else list(by or []))
     rows = []

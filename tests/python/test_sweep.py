@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -18,7 +19,10 @@ from click.testing import CliRunner
 import dcsim
 from conftest import SMALL
 from dcsim.cli import main
-from dcsim.sweep import expand, load_plan, metric, preflight, set_path
+from dcsim.results import occupancy, occupancy_quantile
+from dcsim.scenario import set_path
+from dcsim.sweep import expand, load_plan, metric, plot, plot_stems, preflight
+from dcsim.workloads import traffic
 
 PLAN = {
     "name": "k",
@@ -148,13 +152,22 @@ def test_cli_sweep_writes_one_tidy_table_and_a_plot_per_metric(tmp_path: Path) -
         assert csv[m].astype(float).tolist() == pytest.approx(table[m].tolist())
     info = json.loads((out / "sweep.json").read_text())
     assert (info["runs"], info["simulated"], info["from_cache"], info["failed"]) == (16, 16, 0, 0)
-    # The closing overview: each metric over the runs, by its full name.
+    # The closing overview: one row per parameter point (8), each metric's mean there (± the
+    # 95% interval's half width over the 2 seeds), by its full name.
     assert "16 of 16 runs succeeded" in result.stdout
     for m in PLAN["metrics"]:
         assert m in result.stdout
+    rows = [line for line in result.stdout.splitlines() if "2/2" in line]
+    assert len(rows) == 8
+    cells = [c.strip() for c in rows[0].strip("│ ").split("│")]
+    first = table[(table["switch.aqm.k_packets"] == 5) & (table["tcp.cc"] == "dctcp") & (table["sim.duration_s"] == 0.01)]
+    assert cells[:5] == ["5", "dctcp", "0.01", "0.0", "2/2"]
+    assert cells[5].startswith(f"{first['ports[s0->h0].mean_packets'].mean():.4g} ± ")
     for f in info["files"]:
         assert (out / f).stat().st_size > 0
-    assert sum(f.endswith(".png") for f in info["files"]) == len(PLAN["metrics"])
+    # A plot per metric, named after it.
+    stems = ["ports_s0-to-h0.mean_packets", "flows.goodput_bps.mean", "run.drops"]
+    assert sorted(f for f in info["files"] if f.endswith(".png")) == sorted(f"{stem}.png" for stem in stems)
     # Again: every row comes from the cache.
     result = CliRunner().invoke(main, ["sweep", str(plan), "--out", str(out)])
     assert json.loads((out / "sweep.json").read_text())["from_cache"] == 16
@@ -300,7 +313,7 @@ def test_list_valued_and_mixed_axes_become_table_columns(tmp_path: Path) -> None
     assert "tcp.rto_min_ms" in table[table["error"] != ""]["error"].iloc[0]
     stored = pd.read_parquet(tmp_path / "results.parquet")
     assert stored["flows"].tolist() == table["flows"].tolist()
-    assert (tmp_path / "sweep.json").is_file() and (tmp_path / "metric0.png").is_file()
+    assert (tmp_path / "sweep.json").is_file() and (tmp_path / "flows.goodput_bps.count.png").is_file()
 
 
 @pytest.mark.parametrize(
@@ -459,3 +472,73 @@ def test_a_scheduler_without_dask_installed_names_the_extra(tmp_path: Path, monk
     (line,) = result.stderr.splitlines()
     assert "Dask is not installed" in line and "dcsim[dask]" in line
     assert not out.exists()
+
+
+def test_plot_names_are_the_metrics_in_plain_characters() -> None:
+    metrics = ["ports[s0->h0].mean_packets", "fct[100kB-1MB].p99.9_slowdown", "run.drops", "ports[s0->h0].mean_packets"]
+    assert plot_stems(metrics) == [
+        "ports_s0-to-h0.mean_packets",
+        "fct_100kB-1MB.p99.9_slowdown",
+        "run.drops",
+        "ports_s0-to-h0.mean_packets-3",
+    ]
+
+
+def test_queue_and_slowdown_percentiles_are_metrics() -> None:
+    scenario = {
+        **SMALL,
+        "sim": {"duration_s": 0.05},
+        "traffic": [traffic({"kind": "fixed", "bytes": 200_000}, load=0.3, sources=[1, 2], destinations=[0])],
+    }
+    results = dcsim.run(scenario)
+    histogram = results.occupancy("s0->h0")
+    assert metric(results, "ports[s0->h0].queue_p99") == occupancy_quantile(histogram, 0.99)
+    assert metric(results, "ports[s0->h0].queue_p50_packets") == occupancy_quantile(histogram, 0.5)
+    per_port = [occupancy_quantile(h, 0.9) for h in occupancy(results.raw)]
+    assert metric(results, "ports.queue_p90.max") == max(per_port)
+    fct = results.fct_stats().set_index("bucket")
+    row = fct.loc["100 kB–1 MB"]
+    assert metric(results, "fct[100kB-1MB].p99_slowdown") == row["p99_slowdown"]
+    assert metric(results, "fct[100 kB–1 MB].unfinished") == row["unfinished"]
+    assert metric(results, "fct[2].p99.9_fct_s") == row["p99.9_fct_s"]
+    # A bucket without flows in this run: NaN, not an error.
+    assert math.isnan(metric(results, "fct[0B-10kB].mean_slowdown"))
+    with pytest.raises(KeyError, match="no flow-size bucket"):
+        metric(results, "fct[1MB-2MB].mean_slowdown")
+    with pytest.raises(KeyError, match="fct has no column"):
+        metric(results, "fct[2].p42_slowdown")
+
+
+def test_a_plan_checks_its_percentile_metrics_and_ranges(tmp_path: Path) -> None:
+    plan = {
+        **PLAN,
+        "metrics": ["ports[s0->h0].queue_p99", "fct[100kB-1MB].p99_slowdown", "fct[9].mean_slowdown", "fct[2].p42_slowdown"],
+        "ranges": {"ports[s0->h0].queue_p99": [0, 100], "fct[100kB-1MB].p99_slowdown": [2, 1], "run.nothing": [0, 1]},
+    }
+    with pytest.raises(dcsim.ScenarioError) as e:
+        load_plan(plan)
+    assert [p.field for p in e.value.parts] == ["ranges.fct[100kB-1MB].p99_slowdown", "ranges.run.nothing"]
+    del plan["ranges"]
+    p = load_plan(plan)
+    with pytest.raises(dcsim.ScenarioError) as e:
+        preflight(p, expand(p))
+    assert [x.field for x in e.value.parts] == ["metrics[2]", "metrics[3]"]
+
+
+def test_plots_start_at_zero_or_at_the_stated_range(tmp_path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    plan = load_plan({**PLAN, "repetitions": 1, "ranges": {"run.drops": [-1, 5]}})
+    table = dcsim.sweep(plan, jobs=1, progress=False)
+    limits = {}
+    real_close = plt.close
+
+    def keep(fig: Any) -> None:
+        limits[fig.axes[0].get_ylabel()] = fig.axes[0].get_ylim()
+        real_close(fig)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(plt, "close", keep)
+        plot(plan, table, tmp_path)
+    assert limits["flows.goodput_bps.mean"][0] == 0 and limits["ports[s0->h0].mean_packets"][0] == 0
+    assert limits["run.drops"] == (-1, 5)

@@ -17,6 +17,7 @@ import dcsim
 from dcsim.scenario import ScenarioError, load_scenario, star, validate
 from dcsim.workloads import (
     DCTCP_BUCKETS,
+    FCT_COLUMNS,
     builtin_points,
     cdf,
     cdf_mean,
@@ -226,3 +227,8 @@ def test_cli_runs_a_scenario_with_a_cdf_file(tmp_path: Path) -> None:
     # The short messages of the CSV file (50 kB to 1 MB) are generator 1's flows.
     short = flows[flows.generator == 1]
     assert len(short) > 10 and short.size_bytes.between(50_000, 1_000_000).all()
+
+
+def test_fct_columns_name_every_statistic_fct_stats_gives() -> None:
+    flows = _flows([(5000, 1e-3, 1.0, 0), (500_000, math.nan, math.nan, 0)])
+    assert list(fct_stats(flows).columns) == ["bucket", *FCT_COLUMNS]
