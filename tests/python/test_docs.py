@@ -66,6 +66,25 @@ def test_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     # Every plot a page saves is drawn.
     for name in re.findall(r'savefig\("([^"]+)"', page.read_text()):
         assert (tmp_path / name).stat().st_size > 10_000, name
+    if page.name == "compare-transports.md":
+        # What its text says, from its runs.
+        runs = {name: json.loads((tmp_path / "runs" / name / "summary.json").read_text()) for name in ("dctcp", "newreno-naive", "newreno")}
+        headline = dict(
+            zip(
+                json.loads((tmp_path / "runs" / "compare" / "compare.json").read_text())["names"],
+                json.loads((tmp_path / "runs" / "compare" / "compare.json").read_text())["headline"],
+                strict=True,
+            )
+        )
+        dctcp, naive, tcp = (headline[n] for n in ("dctcp", "newreno-naive", "newreno"))
+        assert dctcp["drops"] == 0 and dctcp["unfinished (of a set size)"] == 0 and 20_000 < dctcp["marks"] < 30_000
+        assert naive["  of them at the AQM"] > 0 and tcp["  of them at the AQM"] == 0
+        assert runs["newreno"]["overrides"] == {"tcp.cc": "newreno", "switch.aqm": {"kind": "drop_tail"}}
+        assert dctcp["mean slowdown"] < 0.6 * tcp["mean slowdown"] and dctcp["p99 slowdown"] < 0.5 * tcp["p99 slowdown"]
+        assert naive["p99 slowdown"] > 3 * tcp["p99 slowdown"]
+        assert max(h["goodput, Gb/s in all"] for h in headline.values()) < 1.05 * min(h["goodput, Gb/s in all"] for h in headline.values())
+        short = [b for b in runs["dctcp"]["fct"] if b["bucket"] in ("0 B–10 kB", "10 kB–100 kB")]
+        assert all(b["p99_slowdown"] < 20 for b in short)
     if page.name == "tutorial.md":
         # What its text says: TCP fills the port (~700 KB) and times out; DCTCP loses nothing.
         r = namespace["results"]
