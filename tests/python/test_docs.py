@@ -69,13 +69,8 @@ def test_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     if page.name == "compare-transports.md":
         # What its text says, from its runs.
         runs = {name: json.loads((tmp_path / "runs" / name / "summary.json").read_text()) for name in ("dctcp", "newreno-naive", "newreno")}
-        headline = dict(
-            zip(
-                json.loads((tmp_path / "runs" / "compare" / "compare.json").read_text())["names"],
-                json.loads((tmp_path / "runs" / "compare" / "compare.json").read_text())["headline"],
-                strict=True,
-            )
-        )
+        compared = json.loads((tmp_path / "runs" / "compare" / "compare.json").read_text())
+        headline = dict(zip(compared["names"], compared["headline"], strict=True))
         dctcp, naive, tcp = (headline[n] for n in ("dctcp", "newreno-naive", "newreno"))
         assert dctcp["drops"] == 0 and dctcp["unfinished (of a set size)"] == 0 and 20_000 < dctcp["marks"] < 30_000
         assert naive["  of them at the AQM"] > 0 and tcp["  of them at the AQM"] == 0
@@ -85,6 +80,12 @@ def test_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         assert max(h["goodput, Gb/s in all"] for h in headline.values()) < 1.05 * min(h["goodput, Gb/s in all"] for h in headline.values())
         short = [b for b in runs["dctcp"]["fct"] if b["bucket"] in ("0 B–10 kB", "10 kB–100 kB")]
         assert all(b["p99_slowdown"] < 20 for b in short)
+        # Without the drain, the buckets over 1 MB are the ones flagged.
+        undrained = dcsim.load_scenario(tmp_path / "fat-tree-web-search.toml")
+        undrained["sim"]["drain_s"] = 0.0
+        table = dcsim.run(undrained).fct_stats()
+        assert table["biased"].tolist() == [False, False, False, True, True]
+        assert table["unfinished"].tolist()[3:] == [9, 1]
     if page.name == "tutorial.md":
         # What its text says: TCP fills the port (~700 KB) and times out; DCTCP loses nothing.
         r = namespace["results"]
