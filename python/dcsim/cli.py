@@ -7,6 +7,7 @@ one `error: ...` line on stderr and exit status 2, and is found before anything 
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 import re
@@ -21,7 +22,7 @@ import click
 
 from . import __version__, _blas, _core, executor  # noqa: F401 (_blas must come before executor and .run, which load NumPy)
 from .run import run_loaded
-from .scenario import OverrideError, ScenarioError, apply_overrides, override_at_fault, read_scenario
+from .scenario import OverrideError, ScenarioError, apply_overrides, read_scenario
 from .scenario import validate as validate_scenario
 
 if TYPE_CHECKING:  # pandas is imported where a table is printed: `dcsim list` and `--help` stay light
@@ -284,7 +285,11 @@ def sweep_command(plan: Path, out: Path | None, jobs: int | None, scheduler: str
         )
         for _, row in failed.head(5).iterrows():
             click.echo(f"  run {row['run']} failed: {row['error']}", err=True)
-    click.echo(f"wrote {out}/results.parquet, results.csv, sweep.json and the plots")
+    plots = [f for f in info["files"] if f.endswith(".png")]
+    click.echo(
+        f"wrote {out}/results.parquet, results.csv, sweep.json"
+        + (f" and {len(plots)} plots" if plots else " (no plot: the plan has no axis)")
+    )
     if len(failed):
         raise click.exceptions.Exit(1)
 
@@ -396,11 +401,7 @@ def run_command(
         flows = []
     if flows_given and (not flows or any(f < 0 for f in flows)):
         raise click.BadParameter(f"expected comma-separated flow ids, got {flows_given!r}", param_hint="--trace-flows")
-    spec = read_scenario(scenario)
-    try:
-        overridden = apply_overrides(spec, overrides)
-    except OverrideError as e:
-        raise click.BadParameter(str(e), param_hint="--set") from None
+    spec, overridden = _scenario_with_overrides(scenario, overrides)
     if memory_limit_gb is not None:
         spec.setdefault("sim", {})["memory_limit_gb"] = memory_limit_gb
     if check_invariants:
@@ -411,24 +412,21 @@ def run_command(
         trace_formats = ("pcap",)  # the default, whether the scenario or the flags ask for traces
     if trace_formats and not traced:
         raise click.UsageError("--trace needs --trace-ports or --trace-flows (or measure.trace_* in the scenario)")
-    # Entries from the file; those after them are the command line's.
-    already = {kind: len(measure.get(f"trace_{kind}", [])) for kind in ("ports", "flows")}
     if ports or flows:
+        # Entries from the file; those after them are the command line's.
+        already = {kind: len(measure.get(f"trace_{kind}", [])) for kind in ("ports", "flows")}
         measure = spec.setdefault("measure", {})
         measure["trace_ports"] = [*measure.get("trace_ports", []), *ports]
         measure["trace_flows"] = [*measure.get("trace_flows", []), *flows]
-    try:
-        validate_scenario(spec, str(scenario))
-    except ScenarioError as e:
-        # A value given on the command line is the command line's mistake, not the file's.
-        mine = [p for p in e.parts if override_at_fault(p, overridden) is not None]
-        if mine:
-            raise click.BadParameter("; ".join(f"{p.field}: {p.reason}" for p in mine), param_hint="--set") from None
-        for kind in ("ports", "flows"):
-            m = re.fullmatch(rf"measure\.trace_{kind}\[(\d+)\]", e.field)
-            if m and int(m.group(1)) >= already[kind]:
-                raise click.BadParameter(e.reason, param_hint=f"--trace-{kind}") from None
-        raise
+        try:
+            validate_scenario(spec, str(scenario))
+        except ScenarioError as e:
+            # A name given on the command line is the command line's mistake, not the file's.
+            for kind in ("ports", "flows"):
+                m = re.fullmatch(rf"measure\.trace_{kind}\[(\d+)\]", e.field)
+                if m and int(m.group(1)) >= already[kind]:
+                    raise click.BadParameter(e.reason, param_hint=f"--trace-{kind}") from None
+            raise
     out = out or Path("dcsim-out") / scenario.stem
     created = not out.exists()
     _make_dir(out)
@@ -451,6 +449,36 @@ def run_command(
 
         click.echo("\n".join(overview.lines(summary)))
     click.echo(f"wrote {out}/summary.json and {', '.join(written)}")
+
+
+def _scenario_with_overrides(path: Path, overrides: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The scenario of file `path` with the `--set` overrides applied, checked (a problem of
+    the file is the file's; one the file alone does not have is the command line's), and the
+    overrides applied, as JSON values."""
+    spec = read_scenario(path)
+    if not overrides:
+        validate_scenario(spec, str(path))
+        return spec, {}
+    original = copy.deepcopy(spec)
+    try:
+        overridden = apply_overrides(spec, overrides)
+    except OverrideError as e:
+        raise click.BadParameter(str(e), param_hint="--set") from None
+    try:
+        validate_scenario(spec, str(path))
+    except ScenarioError as e:
+        try:
+            validate_scenario(original, str(path))
+            of_the_file: set[tuple[str, str]] = set()
+        except ScenarioError as f:
+            of_the_file = {(p.field, p.reason) for p in f.parts}
+        mine = [p for p in e.parts if (p.field, p.reason) not in of_the_file]
+        if mine:
+            raise click.BadParameter(
+                "; ".join(f"{p.field}: {p.reason}" if p.field else p.reason for p in mine), param_hint="--set"
+            ) from None
+        raise
+    return spec, overridden
 
 
 def _write_run(
@@ -578,9 +606,11 @@ def compare_command(runs: tuple[Path, ...], out: Path) -> None:
     names = compare.labels(list(runs))
     _make_dir(out)
     rows = compare.table(names, summaries)
-    files = compare.plots(names, summaries, list(runs), out)
+    files, left_out = compare.plots(names, summaries, list(runs), out)
     write_json(out / "compare.json", {"runs": [str(d) for d in runs], "names": names, "headline": [compare.headline(s) for s in summaries]})
     click.echo(compare.render(rows))
+    for reason in left_out:
+        click.echo(reason)
     click.echo(f"wrote {out}/compare.json and {', '.join(files)}")
 
 

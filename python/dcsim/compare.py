@@ -16,6 +16,7 @@ import numpy as np
 
 from .files import atomic
 from .results import occupancy_cdf
+from .workloads import DCTCP_BUCKETS, bucket_labels
 
 
 class CompareError(ValueError):
@@ -92,14 +93,16 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-def plots(names: list[str], summaries: list[dict[str, Any]], directories: list[Path], out: Path) -> list[str]:
-    """The comparison plots in `out` (PNG and SVG each); their file names."""
+def plots(names: list[str], summaries: list[dict[str, Any]], directories: list[Path], out: Path) -> tuple[list[str], list[str]]:
+    """The comparison plots in `out` (PNG and SVG each): their file names, and why a plot
+    was left out."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     files: list[str] = []
+    left_out: list[str] = []
 
     def save(fig: Any, stem: str) -> None:
         for suffix in ("png", "svg"):
@@ -108,8 +111,10 @@ def plots(names: list[str], summaries: list[dict[str, Any]], directories: list[P
             files.append(f"{stem}.{suffix}")
         plt.close(fig)
 
-    # Slowdown by size bucket, mean and p99: one group of bars per bucket, a bar per run.
-    buckets = [b["bucket"] for b in summaries[0].get("fct") or []]
+    # Slowdown by size bucket, mean and p99: one group of bars per bucket any run has, a bar
+    # per run.
+    present = {b["bucket"] for s in summaries for b in s.get("fct") or []}
+    buckets = [b for b in bucket_labels(DCTCP_BUCKETS) if b in present]
     if buckets:
         fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
         width = 0.8 / len(summaries)
@@ -128,6 +133,8 @@ def plots(names: list[str], summaries: list[dict[str, Any]], directories: list[P
             ax.set_title(f"{stat.split('_')[0]} slowdown by flow size (! = over 10% unfinished)", fontsize=8)
         axes[0].legend(fontsize=7)
         save(fig, "fct_slowdown")
+    else:
+        left_out.append("no fct_slowdown: no run has flows of a set size")
 
     # The queue's distribution at the switch ports every run has, the first run's busiest.
     common = set.intersection(*({p["name"] for p in s["ports"] if p["is_switch"]} for s in summaries))
@@ -148,6 +155,8 @@ def plots(names: list[str], summaries: list[dict[str, Any]], directories: list[P
             ax.set_title(f"queue at {port['name']}", fontsize=8)
         axes[0][0].legend(fontsize=7)
         save(fig, "queue_cdf")
+    else:
+        left_out.append("no queue_cdf: the runs have no switch port in common")
 
     # Each flow's goodput, sorted, per run.
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
@@ -159,7 +168,7 @@ def plots(names: list[str], summaries: list[dict[str, Any]], directories: list[P
     ax.set_ylabel("goodput, Mb/s")
     ax.legend(fontsize=7)
     save(fig, "goodput")
-    return files
+    return files, left_out
 
 
 def _occupancy(directory: Path, port: str) -> np.ndarray | None:

@@ -55,15 +55,26 @@ def _what_ran(s: dict[str, Any], scenario: dict[str, Any]) -> list[str]:
     profile = tcp.get("profile")
     out.append(f"  transport  {transport}; stack profile: {profile or 'none (the [tcp] table as given)'}")
     switch = scenario.get("switch") or {}
-    out.append(f"  queues     {_aqm_text(switch.get('aqm') or {}, s)}; buffer: {_buffer_text(s)}")
+    classes = switch.get("classes")
+    if classes:
+        # Class queues: each has its own limit and AQM (switch.classes.queues).
+        queues = []
+        for i, q in enumerate(classes.get("queues") or []):
+            limit = f", {q['limit_packets']:,} packets" if q.get("limit_packets") else ""
+            queues.append(f"class {i}: {_aqm_text(q.get('aqm') or {'kind': 'drop_tail'}, s)}{limit}")
+        scheduler = classes.get("scheduler", "")
+        out.append(f"  queues     {scheduler} over {len(queues)} class queues per port ({'; '.join(queues)}); buffer: {_buffer_text(s)}")
+    else:
+        out.append(f"  queues     {_aqm_text(switch.get('aqm') or {}, s)}; buffer: {_buffer_text(s)}")
     return out
 
 
 def _aqm_text(aqm: dict[str, Any], s: dict[str, Any]) -> str:
     kind = aqm.get("kind", "drop_tail")
     if kind == "threshold":
+        # K as the engine derived it per port rate where the scenario leaves it out.
         ks = sorted({g["aqm"]["k_packets"] for g in _switch_groups(s) if g["aqm"].get("kind") == "threshold"})
-        k = " or ".join(str(x) for x in ks) or str(aqm.get("k_packets"))
+        k = str(aqm["k_packets"]) if aqm.get("k_packets") is not None else " or ".join(str(x) for x in ks) or "by port rate"
         nonect = "dropped" if aqm.get("nonect", "drop") == "drop" else "queued"
         return f"ECN marking above K = {k} packets (at {aqm.get('at', 'enqueue')}; packets without ECN {nonect} above K)"
     if kind == "drop_tail":
@@ -92,25 +103,26 @@ def _buffer_text(s: dict[str, Any]) -> str:
 
 def _traffic(s: dict[str, Any]) -> list[str]:
     flows = s["flows"]
-    sized = [f for f in flows if f.get("size_bytes")]
+    of_queries = [f for f in flows if f.get("workload") is not None]
+    sized = [f for f in flows if f.get("size_bytes") and f.get("workload") is None]
     finished = sum(1 for f in sized if f.get("completion_s") is not None)
+    long_lived = len(flows) - len(sized) - len(of_queries)
     goodput = sum(f["goodput_bps"] or 0 for f in flows)
-    out = []
-    if flows:
-        counts = [f"{len(sized):,} of a set size: {finished:,} finished, {len(sized) - finished:,} unfinished at the end"] if sized else []
-        if len(sized) < len(flows):
-            counts.append(f"{len(flows) - len(sized):,} long-lived")
-        out.append(f"  flows      {len(flows):,} started ({'; '.join(counts)}); goodput {_rate(goodput)} in all")
+    counts = [f"{len(sized):,} of a set size: {finished:,} finished, {len(sized) - finished:,} unfinished at the end"] if sized else []
+    counts += [f"{long_lived:,} long-lived"] if long_lived else []
+    counts += [_count(len(of_queries), "query connection")] if of_queries else []
+    detail = f" ({'; '.join(counts)})" if counts else ""
+    out = [f"  flows      {len(flows):,} started{detail}; goodput {_rate(goodput)} in all"]
     queries = s.get("queries") or {}
     if queries.get("issued"):
-        qct = (
-            f", completion mean {queries['qct_mean_s'] * 1e3:.3g} ms, p99 {queries['qct_p99_s'] * 1e3:.3g} ms"
-            if queries.get("completed")
-            else ""
-        )
+        qct = ""
+        if queries.get("completed"):
+            qct = f", completion mean {queries['qct_mean_s'] * 1e3:.3g} ms, p99 {queries['qct_p99_s'] * 1e3:.3g} ms"
         out.append(f"  queries    {queries['issued']:,} issued, {queries['completed']:,} completed{qct}")
-    for u in s.get("udp") or []:
-        out.append(f"  udp        h{u['src']}->h{u['dst']}: {u['sent_packets']:,} sent, {u['dropped_packets']:,} dropped")
+    udp = s.get("udp") or []
+    if udp:
+        sent, lost = sum(u["sent_packets"] for u in udp), sum(u["dropped_packets"] for u in udp)
+        out.append(f"  udp        {_count(len(udp), 'source')}: {sent:,} packets sent, {lost:,} dropped")
     switch_ports = [p for p in s["ports"] if p["is_switch"]]
     by_reason = {
         "buffer": sum(p["drops_buffer"] for p in s["ports"]),
@@ -120,27 +132,38 @@ def _traffic(s: dict[str, Any]) -> list[str]:
     reasons = ", ".join(f"{name} {n:,}" for name, n in by_reason.items() if n)
     host_drops = sum(p["drops_buffer"] + p["drops_pool"] + p["drops_aqm"] for p in s["ports"] if not p["is_switch"])
     at_hosts = f", {host_drops:,} of them at host NICs" if host_drops else ""
+    marks = sum(p["marks"] for p in switch_ports)
     out.append(
-        f"  packets    {s['drops']:,} dropped{f' ({reasons})' if reasons else ''}{at_hosts}, "
-        f"{sum(p['marks'] for p in switch_ports):,} marked; {s['timeouts']:,} timeouts, {s['retransmits']:,} retransmissions"
+        f"  packets    {s['drops']:,} dropped{f' ({reasons})' if reasons else ''}{at_hosts}, {marks:,} marked; "
+        f"{_count(s['timeouts'], 'timeout')}, {_count(s['retransmits'], 'retransmission')}"
     )
     return out
 
 
+def _count(n: int, thing: str) -> str:
+    return f"{n:,} {thing}{'' if n == 1 else 's'}"
+
+
 def _nonect_note(s: dict[str, Any], scenario: dict[str, Any]) -> list[str]:
-    """The marking threshold dropping packets that cannot be marked: TCP without ECN beside
-    (or instead of) DCTCP loses packets at K, where an ECN sender is only marked."""
-    aqm = (scenario.get("switch") or {}).get("aqm") or {}
-    if aqm.get("kind") != "threshold" or aqm.get("nonect", "drop") != "drop":
-        return []
+    """An AQM that marks ECN packets dropping those without ECN: TCP without ECN beside (or
+    instead of) DCTCP loses packets where an ECN sender is only marked. A port's count is the
+    smaller of its AQM drops and its drops of packets without ECN: exact for the threshold
+    queue, whose AQM drops nothing else; at most that for RED and PI."""
     dropped = sum(min(p["drops_aqm"], p["drops_nonect"]) for p in s["ports"] if p["is_switch"])
     if not dropped:
         return []
-    return [
-        f"  ! {dropped:,} packets without ECN were dropped above the marking threshold K, where ECN packets are only "
-        'marked (switch.aqm.nonect = "drop"): switch.aqm.nonect = "enqueue" queues them up to the buffer instead, '
-        'and switch.aqm.kind = "drop_tail" runs TCP without marking.'
-    ]
+    switch = scenario.get("switch") or {}
+    classes = switch.get("classes") or {}
+    aqms = [switch.get("aqm") or {}, *((q.get("aqm") or {}) for q in classes.get("queues") or [])]
+    threshold = all(a.get("kind") in ("threshold", "drop_tail", None) for a in aqms)
+    where = "switch.classes.queues[i].aqm" if classes else "switch.aqm"
+    if threshold:
+        count = f"{dropped:,}"
+        fix = f'{where}.nonect = "enqueue" queues them up to the buffer instead, and a drop-tail queue runs TCP without marking'
+    else:
+        count = f"up to {dropped:,}"
+        fix = f'a drop-tail queue ({where} = {{ kind = "drop_tail" }}) runs TCP without marking'
+    return [f"  ! {count} packets without ECN were dropped by an AQM that only marks ECN packets: {fix}."]
 
 
 def _fct_table(buckets: list[dict[str, Any]]) -> list[str]:

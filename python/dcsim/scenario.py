@@ -159,7 +159,8 @@ class Problems:
         self.found.append(ScenarioError(self.source, field, reason))
 
     def add_error(self, error: ScenarioError) -> None:
-        self.found.append(error)
+        # An error of several problems (a plan's base file) as each of them.
+        self.found.extend(error.parts)
 
     def raise_any(self) -> None:
         if len(self.found) == 1:
@@ -201,24 +202,48 @@ def problems(scenario: dict[str, Any], first: ScenarioError) -> list[ScenarioErr
     stops at one, so each field found wrong is set aside (left out, so that it takes its
     default) and the rest checked again, up to `MAX_PROBLEMS`. The search stops where setting
     a field aside is itself a problem (a required field, an element of a list, whose removal
-    would renumber the rest), so every problem reported is one of the file's."""
+    would renumber the rest), and after a field that others are checked against (`ANCHORS`:
+    a default in its place could make a sound field look wrong), so every problem reported is
+    one of the file's."""
     found = [first]
     trial = json.loads(json.dumps(scenario, default=json_default))
+    anchor_aside = False
     while len(found) < MAX_PROBLEMS:
         field = found[-1].field
+        anchor_aside = anchor_aside or _is_anchor(field)
         if not _remove(trial, field):
             break
         try:
             _core.validate_json(to_json(trial, first.source))
         except ScenarioError as e:
             e = e.named(first.source)
-            # A problem at or above a field set aside is of the setting aside, not the file's.
+            # A problem at or above a field set aside is of the setting aside, not the file's;
+            # past an anchor set aside, only a problem of a value's form is surely the file's.
             if any(f.field == e.field or f.field.startswith((f"{e.field}.", f"{e.field}[")) or not e.field for f in found):
+                break
+            if anchor_aside and not e.reason.startswith(FORM_PROBLEMS):
                 break
             found.append(e)
             continue
         break
     return found
+
+
+# Fields the engine checks others against: the run's length (warm-up, drain, stops), the
+# network (hosts that flows name), a start (its stop), the segment and packet sizes (buffers,
+# windows), a lower threshold or gain (the upper), the classes (what classifies into them).
+ANCHORS = ("sim.duration_s", "topology", "switch.classes", "tcp.mss", "tcp.mtu_bytes", "tcp.header_bytes")
+ANCHOR_NAMES = ("start_s", "min_th", "gamma2", "rcv_autotune_initial_bytes", "segment_bytes", "classes")
+
+
+# How the engine's reading of the file begins a problem of a value's form (its type, a name it
+# does not know), which no other field's value can cause.
+FORM_PROBLEMS = ("unknown field", "unknown variant", "invalid type", "invalid value", "invalid length", "missing field")
+
+
+def _is_anchor(field: str) -> bool:
+    last = re.sub(r"\[\d+\]$", "", field.rsplit(".", 1)[-1])
+    return field.startswith(ANCHORS) or last in ANCHOR_NAMES
 
 
 def _remove(d: dict[str, Any], path: str) -> bool:
@@ -320,7 +345,7 @@ def apply_overrides(scenario: dict[str, Any], overrides: Iterable[str]) -> dict[
     """Sets each ``KEY=VALUE`` of ``overrides`` in ``scenario`` (in place, in order: a later
     one wins); returns them as ``{key: value}``. OverrideError names a key that cannot be
     set (an index past its list's end, a key inside a value that is not a table). The values
-    are checked with the rest of the scenario (`validate`): see `override_at_fault`."""
+    are checked with the rest of the scenario (`validate`)."""
     applied: dict[str, Any] = {}
     for text in overrides:
         key, value = parse_override(text)
@@ -332,17 +357,9 @@ def apply_overrides(scenario: dict[str, Any], overrides: Iterable[str]) -> dict[
             raise OverrideError(key, str(e).removeprefix(f"{key}: ")) from None
         except (TypeError, AttributeError, KeyError):
             raise OverrideError(key, "cannot be set: part of the path is a value, not a table or a list") from None
-        applied[key] = value
+        # As JSON has it (a TOML date as its text), for the run's summary.json.
+        applied[key] = json.loads(json.dumps(value, default=json_default))
     return applied
-
-
-def override_at_fault(error: ScenarioError, keys: Iterable[str]) -> str | None:
-    """The overridden key at or above the field `error` names, if any: the mistake is then
-    the override's, not the file's."""
-    for key in keys:
-        if error.field == key or error.field.startswith((f"{key}.", f"{key}[")):
-            return key
-    return None
 
 
 def to_json(scenario: dict[str, Any], source: str = "<scenario>") -> str:

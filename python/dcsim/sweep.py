@@ -163,7 +163,8 @@ def _plan(d: dict[str, Any], source: str, here: Path) -> Plan:
             if not _metric_form(m):
                 problems.add(
                     f"metrics[{i}]",
-                    f"{m!r} is not a metric: use ports[NAME].COLUMN, flows.COLUMN.AGG, run.FIELD, ...",
+                    f"{m!r} is not a metric: use ports[NAME].COLUMN, ports[NAME].queue_p99, flows.COLUMN.AGG, "
+                    "fct[100kB-1MB].p99_slowdown, run.FIELD, ...",
                 )
     axes: dict[str, dict[str, list[Any]]] = {"grid": {}, "zip": {}}
     for kind in ("grid", "zip"):
@@ -266,6 +267,7 @@ def preflight(plan: Plan, runs: list[Run]) -> None:
     probe = valid.scenario
     sim = probe.setdefault("sim", {})
     sim["duration_s"] = float(sim.get("warmup_s", 0.0)) + 1e-6
+    sim["drain_s"] = 0.0  # a drain of the full run would not fit in the probe's microsecond
     from .run import run
 
     results = run(probe)
@@ -611,9 +613,9 @@ def overview(plan: Plan, table: pd.DataFrame) -> Any:
     ok = table[table["error"] == ""]
     view = Table(title=f"sweep {escape(plan.name)}: {len(ok)} of {len(table)} runs succeeded", title_justify="left")
     for name in (*plan.axes, "runs"):
-        view.add_column(escape(name), justify="left" if name != "runs" else "right")
+        view.add_column(escape(name), justify="left" if name != "runs" else "right", overflow="fold")
     for m in plan.metrics:
-        view.add_column(escape(m), justify="right")
+        view.add_column(escape(m), justify="right", overflow="fold")
     points = table.groupby(plan.axes, dropna=False, sort=False) if plan.axes else [((), table)]
     stats = {m: summarize(table, plan, m) for m in plan.metrics}
     shown = 0

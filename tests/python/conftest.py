@@ -16,6 +16,12 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 # Small enough (20 ms simulated) to keep the whole suite fast.
+# Labels of the project's internal catalogue, which users never see: claim numbers, mechanism
+# and assumption labels, the source catalogue's names and files outside the repository.
+INTERNAL_LABELS = re.compile(
+    r"\(claim \d+|§6 claim|\bspec\b|algorithms\.md|experiments\.md|\bM\d{1,2}\b|\bA\d{1,2}\b|DERIVED|ASSUMPTION|\[EXT\b|\.\./shared"
+)
+
 SMALL_TOML = """\
 name = "small"
 

@@ -231,6 +231,10 @@ def test_set_overrides_fields_and_is_recorded(small_toml: Path, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("value", "mentions"),
     [
+        ("measure=5", ["--set", "measure", "invalid type"]),
+        ("measure.trace_ports=5", ["--set", "measure.trace_ports", "sequence"]),
+        ("sim=5", ["--set", "sim", "invalid type"]),
+        ("foo.bar=1", ["--set", "foo", "unknown field"]),
         ("tcp.cc=bogus", ["--set", "tcp.cc", "bogus"]),
         ("sim.drain_s=5", ["--set", "sim.drain_s", "duration_s"]),
         ("flows[7].cc=dctcp", ["--set", "flows[7].cc", "no such element"]),
@@ -245,6 +249,29 @@ def test_a_bad_override_names_its_key_and_writes_nothing(small_toml: Path, tmp_p
     out = tmp_path / "out"
     assert_user_error(invoke("run", small_toml, "--out", out, "--set", value), *mentions)
     assert not out.exists()
+
+
+def test_a_value_of_the_wrong_type_in_the_file_is_one_line_before_any_flag_uses_it(small_toml: Path, tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(small_toml.read_text().replace("queue_sample_us = 500", "queue_sample_us = 500\ntrace_flows = 3"))
+    assert_user_error(
+        invoke("run", path, "--out", tmp_path / "out", "--memory-limit-gb", "2", "--check-invariants"), "bad.toml", "measure.trace_flows"
+    )
+    path.write_text(small_toml.read_text().replace("[sim]\nduration_s = 0.02", "sim = 5"))
+    assert_user_error(invoke("run", path, "--out", tmp_path / "out", "--memory-limit-gb", "2"), "bad.toml", "sim")
+
+
+def test_an_override_creating_a_table_is_the_overrides_mistake(tmp_path: Path) -> None:
+    path = tmp_path / "plain.toml"
+    path.write_text('[topology]\nkind = "star"\nhosts = 3\n')
+    assert_user_error(invoke("run", path, "--out", tmp_path / "out", "--set", "switch.aqm.k_packets=40"), "--set", "switch.aqm.kind")
+
+
+def test_an_override_of_a_toml_date_is_recorded_as_its_text(small_toml: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert invoke("run", small_toml, "--out", out, "-q", "--set", "name=2024-01-01").exit_code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["overrides"] == {"name": "2024-01-01"} and summary["name"] == "2024-01-01"
 
 
 def test_a_mistake_in_the_file_is_still_the_files(small_toml: Path, tmp_path: Path) -> None:
@@ -965,3 +992,63 @@ def test_an_engine_panic_is_reported_as_a_bug_in_one_line(small_toml: Path, tmp_
     assert result.exit_code == 1
     (line,) = result.stderr.splitlines()
     assert line.startswith("error: engine bug: invariant violated") and "report it" in line
+
+
+def _screen(tmp_path: Path, path: Path, *args: str) -> tuple[list[str], dict[str, Any]]:
+    out = tmp_path / f"o{len(list(tmp_path.iterdir()))}"
+    result = invoke("run", path, "--out", out, *args)
+    assert result.exit_code == 0, result.output
+    return result.stdout.splitlines(), json.loads((out / "summary.json").read_text())
+
+
+EXAMPLES = Path(__file__).parents[2] / "scenarios" / "examples"
+
+
+def test_the_overview_describes_class_queues_and_their_drops_of_packets_without_ecn(tmp_path: Path) -> None:
+    screen, summary = _screen(tmp_path, EXAMPLES / "dctcp-tcp-classes.toml", "--set", "switch.classes.classify.not_ect=0")
+    (queues,) = [line for line in screen if line.strip().startswith("queues")]
+    assert "2 class queues per port" in queues and "class 0: ECN marking above K = 20" in queues and "class 1: drop-tail" in queues
+    dropped = sum(min(p["drops_aqm"], p["drops_nonect"]) for p in summary["ports"] if p["is_switch"])
+    (note,) = [line for line in screen if "without ECN were dropped" in line]
+    assert dropped > 0 and note.strip().startswith(f"! {dropped:,} packets") and "switch.classes.queues[i].aqm.nonect" in note
+
+
+def test_the_overview_names_red_drops_of_packets_without_ecn_as_a_bound(tmp_path: Path) -> None:
+    red = "switch.aqm={ kind = 'red', min_th = 10, max_th = 30 }"
+    screen, summary = _screen(tmp_path, EXAMPLES / "dctcp-2flows.toml", "--set", "tcp.cc=newreno", "--set", red)
+    dropped = sum(min(p["drops_aqm"], p["drops_nonect"]) for p in summary["ports"] if p["is_switch"])
+    (note,) = [line for line in screen if "without ECN were dropped" in line]
+    assert dropped > 0 and note.strip().startswith(f"! up to {dropped:,} packets")
+
+
+def test_the_overview_of_a_run_without_flows_and_with_many_udp_sources_stays_short(tmp_path: Path) -> None:
+    path = tmp_path / "udp.toml"
+    udp = "".join(f"[[udp]]\nsrc = {h}\ndst = 0\nrate_gbps = 0.01\n" for h in range(1, 40))
+    path.write_text(f'[sim]\nduration_s = 0.01\n[topology]\nkind = "star"\nhosts = 40\n{udp}')
+    screen, summary = _screen(tmp_path, path)
+    assert len(screen) <= 30
+    assert any(line.strip() == "flows      0 started; goodput 0 b/s in all" for line in screen)
+    (line,) = [line for line in screen if line.strip().startswith("udp")]
+    sent = sum(u["sent_packets"] for u in summary["udp"])
+    assert f"39 sources: {sent:,} packets sent" in line
+
+
+def test_compare_plots_every_bucket_any_run_has_whatever_the_order(tmp_path: Path) -> None:
+    example = EXAMPLES / "web-search-fat-tree.toml"
+    short, full = tmp_path / "short", tmp_path / "full"
+    assert invoke("run", example, "--out", short, "-q", "--set", "sim.duration_s=0.0005").exit_code == 0
+    assert invoke("run", example, "--out", full, "-q").exit_code == 0
+    from dcsim import compare
+
+    summaries = [compare.load(d) for d in (short, full)]
+    assert len(summaries[0].get("fct") or []) < len(summaries[1]["fct"])
+    (tmp_path / "cmp").mkdir()
+    for order in ((short, full), (full, short)):
+        files, left_out = compare.plots(["a", "b"], [compare.load(d) for d in order], list(order), tmp_path / "cmp")
+        assert "fct_slowdown.png" in files and not left_out
+    two = tmp_path / "two"
+    assert invoke("run", EXAMPLES / "dctcp-2flows.toml", "--out", two, "-q").exit_code == 0
+    result = invoke("compare", two, full, "--out", tmp_path / "cmp2")
+    assert result.exit_code == 0, result.output
+    assert "no queue_cdf: the runs have no switch port in common" in result.stdout
+    assert (tmp_path / "cmp2" / "fct_slowdown.png").is_file()

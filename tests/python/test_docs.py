@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import dcsim
-from conftest import REPO
+from conftest import INTERNAL_LABELS, REPO
 from dcsim import _core
 from dcsim.docgen import scenario_reference, stacks
 from dcsim.scenario import read_toml
@@ -80,6 +80,9 @@ def test_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         assert max(h["goodput, Gb/s in all"] for h in headline.values()) < 1.05 * min(h["goodput, Gb/s in all"] for h in headline.values())
         short = [b for b in runs["dctcp"]["fct"] if b["bucket"] in ("0 B–10 kB", "10 kB–100 kB")]
         assert all(b["p99_slowdown"] < 20 for b in short)
+        tcp_short = [b for b in runs["newreno"]["fct"] if b["bucket"] in ("0 B–10 kB", "10 kB–100 kB")]
+        assert all(d["mean_slowdown"] < 0.5 * t["mean_slowdown"] for d, t in zip(short, tcp_short, strict=True))
+        assert (dctcp["largest p99 queue, packets"], tcp["largest p99 queue, packets"]) == (223, 605)
         # Without the drain, the buckets over 1 MB are the ones flagged.
         undrained = dcsim.load_scenario(tmp_path / "fat-tree-web-search.toml")
         undrained["sim"]["drain_s"] = 0.0
@@ -161,3 +164,14 @@ def test_the_dask_cluster_commands_of_the_sweeps_page_run(tmp_path: Path) -> Non
     out = tmp_path / args[args.index("--out") + 1]
     info = json.loads((out / "sweep.json").read_text())
     assert info["executor"] == f"dask {address}" and (info["runs"], info["failed"]) == (60, 0)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*PAGES, REPO / "README.md", REPO / "ARCHITECTURE.md", REPO / "CONTRIBUTING.md", REPO / "schema" / "scenario.schema.json"],
+    ids=lambda p: p.name,
+)
+def test_the_docs_cite_papers_and_rfcs_not_internal_labels(path: Path) -> None:
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        found = INTERNAL_LABELS.search(line)
+        assert not found, f"{path.name}:{n}: {found.group(0)!r} in {line.strip()[:120]!r}"

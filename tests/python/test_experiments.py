@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 import dcsim
+from conftest import INTERNAL_LABELS
 from dcsim import _core, experiments
 from dcsim.experiments import OWN, TESTBEDS, Claim, Experiment, Metrics, runner
 from dcsim.experiments.hosts import ENGINE_HOST
@@ -19,10 +19,6 @@ from dcsim.scenario import resolved
 
 EXPERIMENTS = list(experiments.EXPERIMENTS.values())
 PACKAGE = Path(experiments.__file__).parent
-# Labels of the project's internal catalogue, which users never see.
-INTERNAL_LABELS = re.compile(
-    r"\(claim \d+|§6 claim|\bspec\b|algorithms\.md|experiments\.md|\bM\d{1,2}\b|\bA\d{1,2}\b|DERIVED|ASSUMPTION|\[EXT\]"
-)
 
 
 def test_registry_lists_each_paper_in_its_order():

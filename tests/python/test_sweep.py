@@ -542,3 +542,32 @@ def test_plots_start_at_zero_or_at_the_stated_range(tmp_path: Path) -> None:
         plot(plan, table, tmp_path)
     assert limits["flows.goodput_bps.mean"][0] == 0 and limits["ports[s0->h0].mean_packets"][0] == 0
     assert limits["run.drops"] == (-1, 5)
+
+
+def test_a_base_with_a_drain_sweeps(tmp_path: Path) -> None:
+    # The probe that checks the metrics runs a microsecond; the base's drain must not refuse it.
+    base = {
+        **SMALL,
+        "sim": {"duration_s": 0.02, "drain_s": 0.005},
+        "traffic": [traffic({"kind": "fixed", "bytes": 50_000}, load=0.3, sources=[1, 2], destinations=[0])],
+    }
+    plan = load_plan(
+        {"name": "d", "base": base, "metrics": ["fct[10kB-100kB].unfinished", "run.drops"], "grid": {"switch.aqm.k_packets": [20, 40]}}
+    )
+    preflight(plan, expand(plan))
+    table = dcsim.sweep(plan, jobs=1, progress=False)
+    assert (table["error"] == "").all() and (table["fct[10kB-100kB].unfinished"] == 0).all()
+
+
+def test_a_plans_base_file_problems_are_one_line_each(tmp_path: Path) -> None:
+    base = tmp_path / "base.toml"
+    base.write_text('[sim]\nduration_s = -1\n[topology]\nkind = "star"\nhosts = 3\n[tcp]\ncc = "bogus"\n')
+    plan = tmp_path / "plan.toml"
+    plan.write_text('base = "base.toml"\nmetrics = ["run.drops"]\nrepetitions = 0\n')
+    result = CliRunner().invoke(main, ["sweep", str(plan)])
+    assert result.exit_code == 2
+    head, *lines = result.stderr.splitlines()
+    assert head == f"error: {plan}: 3 problems:"
+    assert sorted(line.strip().split(": ")[-2] if "base.toml" in line else line.strip().split(":")[0] for line in lines) == sorted(
+        ["tcp.cc", "sim.duration_s", "repetitions"]
+    )

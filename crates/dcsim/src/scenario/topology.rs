@@ -18,7 +18,7 @@ pub struct LinkConfig {
     #[schemars(range(min = 0.0, max = "limits::MAX_DELAY_US"))]
     pub delay_us: f64,
     /// Bytes each frame costs on the wire beyond the IP packet, at most 10000. 38 = Ethernet
-    /// header, FCS, preamble and inter-frame gap [EXT IEEE 802.3]; this is why 1460-B segments
+    /// header, FCS, preamble and inter-frame gap (IEEE 802.3); this is why 1460-B segments
     /// give the DCTCP paper's 0.95 Gbps goodput on a 1 Gbps link (1460/1538). ns-2 uses 0.
     #[schemars(range(max = "limits::MAX_FRAMING"))]
     pub framing_bytes: u32,
