@@ -141,10 +141,11 @@ def plots(names: list[str], summaries: list[dict[str, Any]], directories: list[P
     first = [p for p in summaries[0]["ports"] if p["name"] in common]
     busiest = sorted(first, key=lambda p: -(p["queue_p99_packets"] or 0))[:3]
     if busiest:
+        tables = [_occupancy_table(d) for d in directories]
         fig, axes = plt.subplots(1, len(busiest), figsize=(4 * len(busiest), 3.4), squeeze=False)
         for ax, port in zip(axes[0], busiest, strict=True):
-            for name, directory in zip(names, directories, strict=True):
-                seconds = _occupancy(directory, port["name"])
+            for name, frame in zip(names, tables, strict=True):
+                seconds = None if frame is None else _occupancy(frame, port["name"])
                 if seconds is not None and seconds.sum() > 0:
                     xs, ps = occupancy_cdf(seconds)
                     ax.step(xs, ps, where="post", label=name)
@@ -171,17 +172,20 @@ def plots(names: list[str], summaries: list[dict[str, Any]], directories: list[P
     return files, left_out
 
 
-def _occupancy(directory: Path, port: str) -> np.ndarray | None:
-    """Seconds port `port` held exactly n packets, for each n, from the run's
-    `queue_occupancy` table (CSV or Parquet); None if the run has no such table."""
+def _occupancy_table(directory: Path) -> Any:
+    """The run's `queue_occupancy` table (CSV or Parquet), None if it has none."""
     import pandas as pd
 
     if (directory / "queue_occupancy.parquet").is_file():
-        frame = pd.read_parquet(directory / "queue_occupancy.parquet")
-    elif (directory / "queue_occupancy.csv").is_file():
-        frame = pd.read_csv(directory / "queue_occupancy.csv")
-    else:
-        return None
+        return pd.read_parquet(directory / "queue_occupancy.parquet")
+    if (directory / "queue_occupancy.csv").is_file():
+        return pd.read_csv(directory / "queue_occupancy.csv")
+    return None
+
+
+def _occupancy(frame: Any, port: str) -> np.ndarray | None:
+    """Seconds port `port` held exactly n packets, for each n, from a run's
+    `queue_occupancy` table; None if the port is not in it."""
     rows = frame[frame["port_name"] == port]
     if not len(rows):
         return None

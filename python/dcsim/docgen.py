@@ -70,6 +70,9 @@ def defaults_section() -> list[str]:
     (memory,) = slow["shared_memory"]
     k = [next(g["aqm"] for g in p["ports"] if g["switch"]) for p in (slow, fast)]
     buffer = switch["buffer"]
+    # The prose below describes these defaults: a change of them must change it too.
+    if switch["aqm"]["kind"] != "drop_tail" or buffer["kind"] != "preset":
+        raise RuntimeError(f"the engine's default queue or buffer changed ({switch['aqm']}, {buffer}): rewrite defaults_section")
     return [
         "## Defaults",
         "",

@@ -202,8 +202,9 @@ def problems(scenario: dict[str, Any], first: ScenarioError) -> list[ScenarioErr
     stops at one, so each field found wrong is set aside (left out, so that it takes its
     default) and the rest checked again, up to `MAX_PROBLEMS`. The search stops where setting
     a field aside is itself a problem (a required field, an element of a list, whose removal
-    would renumber the rest), and after a field that others are checked against (`ANCHORS`:
-    a default in its place could make a sound field look wrong), so every problem reported is
+    would renumber the rest, a problem of no field). Once a field that others are checked
+    against is set aside (`ANCHORS`: a default in its place could make a sound field look
+    wrong), it goes on only through problems of a value's form. So every problem reported is
     one of the file's."""
     found = [first]
     trial = json.loads(json.dumps(scenario, default=json_default))
@@ -219,7 +220,7 @@ def problems(scenario: dict[str, Any], first: ScenarioError) -> list[ScenarioErr
             e = e.named(first.source)
             # A problem at or above a field set aside is of the setting aside, not the file's;
             # past an anchor set aside, only a problem of a value's form is surely the file's.
-            if any(f.field == e.field or f.field.startswith((f"{e.field}.", f"{e.field}[")) or not e.field for f in found):
+            if not e.field or any(f.field == e.field or f.field.startswith((f"{e.field}.", f"{e.field}[")) for f in found):
                 break
             if anchor_aside and not e.reason.startswith(FORM_PROBLEMS):
                 break

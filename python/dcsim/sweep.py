@@ -368,7 +368,7 @@ def metric(results: Results, spec: str) -> float:
         raise KeyError(f"{spec!r} is not a metric")
     table, column, agg = m.groups()
     if table == "ports" and (q := _QUEUE_Q.match(column)):
-        values = pd_series([occupancy_quantile(h, float(q.group(1)) / 100) for h in occupancy(results.raw)])
+        values = _float_series([occupancy_quantile(h, float(q.group(1)) / 100) for h in occupancy(results.raw)])
     else:
         values = _column(_table(results, table), column, table).astype(float)
     if agg == "count":
@@ -378,7 +378,7 @@ def metric(results: Results, spec: str) -> float:
     return float(getattr(values, agg)())
 
 
-def pd_series(values: list[float]) -> pd.Series:
+def _float_series(values: list[float]) -> pd.Series:
     import pandas as pd
 
     return pd.Series(values, dtype=float)

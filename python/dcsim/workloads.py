@@ -35,6 +35,9 @@ DCTCP_BUCKETS: tuple[float, ...] = (0, 10e3, 100e3, 1e6, 10e6, float("inf"))
 # Percentiles every statistic reports, as the papers report them.
 PERCENTILES = (50, 95, 99, 99.9)
 
+# Each percentile's name in a statistic's column: median, p95, p99, p99.9.
+PERCENTILE_NAMES = tuple("median" if q == 50 else f"p{q:g}" for q in PERCENTILES)
+
 # The statistics `fct_stats` gives per bucket (beside the bucket and any `by` columns).
 FCT_COLUMNS: tuple[str, ...] = (
     "flows",
@@ -42,7 +45,7 @@ FCT_COLUMNS: tuple[str, ...] = (
     "unfinished",
     "biased",
     "timeouts",
-    *(f"{stat}_{of}" for of in ("fct_s", "slowdown") for stat in ("mean", *("median" if q == 50 else f"p{q:g}" for q in PERCENTILES))),
+    *(f"{stat}_{of}" for of in ("fct_s", "slowdown") for stat in ("mean", *PERCENTILE_NAMES)),
 )
 
 # A size bucket with more than this share of its flows unfinished at the end of the run is
@@ -163,13 +166,11 @@ def fct_stats(
             "timeouts": int((group["timeouts"] > 0).sum()),
             "mean_fct_s": float(done["fct_s"].mean()) if len(done) else float("nan"),
         }
-        for q in PERCENTILES:
-            name = "median" if q == 50 else f"p{q:g}"
+        for q, name in zip(PERCENTILES, PERCENTILE_NAMES, strict=True):
             row[f"{name}_fct_s"] = float(np.percentile(done["fct_s"], q)) if len(done) else float("nan")
         slow = done["slowdown"].dropna()
         row["mean_slowdown"] = float(slow.mean()) if len(slow) else float("nan")
-        for q in PERCENTILES:
-            name = "median" if q == 50 else f"p{q:g}"
+        for q, name in zip(PERCENTILES, PERCENTILE_NAMES, strict=True):
             row[f"{name}_slowdown"] = float(np.percentile(slow, q)) if len(slow) else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
