@@ -372,6 +372,13 @@ def report_command(directory: Path, serve: bool, port: int) -> None:
     help="Check the engine's invariants after every event (slower; sim.check_invariants).",
 )
 @click.option(
+    "--threads",
+    default=None,
+    metavar="N|auto",
+    help="Threads for one run (sim.threads): a fat-tree, leaf-spine or graph with partitions is cut and "
+    "runs its partitions in parallel, with results identical on any number; other networks use one.",
+)
+@click.option(
     "--memory-limit-gb",
     type=FloatRange(min=0.001, max=1e6),
     default=None,
@@ -389,6 +396,7 @@ def run_command(
     check_invariants: bool,
     overrides: tuple[str, ...],
     table_format: str,
+    threads: str | None,
 ) -> None:
     """Run one scenario file and write its summary and tables."""
     ports_given, flows_given = ",".join(trace_ports), ",".join(trace_flows)
@@ -406,6 +414,8 @@ def run_command(
         spec.setdefault("sim", {})["memory_limit_gb"] = memory_limit_gb
     if check_invariants:
         spec.setdefault("sim", {})["check_invariants"] = True
+    if threads is not None:
+        spec.setdefault("sim", {})["threads"] = _thread_count(threads)
     measure = spec.get("measure", {})
     traced = ports or flows or any(measure.get(f"trace_{kind}") for kind in ("ports", "flows", "queries"))
     if traced and not trace_formats:
@@ -449,6 +459,19 @@ def run_command(
 
         click.echo("\n".join(overview.lines(summary)))
     click.echo(f"wrote {out}/summary.json and {', '.join(written)}")
+
+
+def _thread_count(text: str) -> int | str:
+    """`--threads`: a count in [1, 1024] or "auto"."""
+    if text == "auto":
+        return text
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 1024:
+        raise click.BadParameter(f"expected a count in [1, 1024] or 'auto', got {text!r}", param_hint="--threads")
+    return n
 
 
 def _scenario_with_overrides(path: Path, overrides: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:

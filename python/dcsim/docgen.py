@@ -207,6 +207,10 @@ def _type(prop: dict[str, Any], defs: dict[str, Any]) -> str:
         if values and not _is_object_choice(target):
             return " / ".join(f'`"{v}"`' for v in values)
         return f"table (by `{_tag(target, defs)}`)"
+    if len(target.get("anyOf", [])) > 1:  # a number or a word, such as `sim.threads`
+        return " or ".join(_type(option, defs) for option in target["anyOf"])
+    if "enum" in target:
+        return " / ".join(f'`"{v}"`' for v in target["enum"])
     kind = target.get("type", "table")
     if isinstance(kind, list):
         kind = " or ".join(k for k in kind if k != "null") + (" (optional)" if "null" in kind else "")

@@ -32,6 +32,20 @@ def lines(summary: dict[str, Any]) -> list[str]:
     return out
 
 
+def _threads(s: dict[str, Any], scenario: dict[str, Any]) -> list[str]:
+    """How the run used threads: shown for a cut network, or when more than one was asked for."""
+    parallel = s.get("parameters", {}).get("parallel") or {}
+    asked = (scenario.get("sim") or {}).get("threads", 1)
+    if parallel.get("partitions", 1) > 1:
+        return [
+            f"  threads    {parallel['threads']} for {parallel['partitions']} partitions, in windows of "
+            f"{parallel['lookahead_us']:.3g} µs (results identical on any number)"
+        ]
+    if asked != 1:
+        return [f"  threads    1 of {asked} asked for: {parallel.get('one_thread_because', 'the network is whole')}"]
+    return []
+
+
 def _headline(s: dict[str, Any]) -> str:
     warmup = f" (the first {_num(s['warmup_s'])} s warm-up)" if s.get("warmup_s") else ""
     return f"{s['name'] or 'scenario'}: {_num(s['duration_s'])} s simulated{warmup}, {s['events']:,} events in {s['wall_seconds']:.2f} s"
@@ -54,6 +68,7 @@ def _what_ran(s: dict[str, Any], scenario: dict[str, Any]) -> list[str]:
     transport = ", ".join(f"{cc} ({n:,} flow{'s' if n != 1 else ''})" for cc, n in ccs.items()) or tcp.get("cc", "none")
     profile = tcp.get("profile")
     out.append(f"  transport  {transport}; stack profile: {profile or 'none (the [tcp] table as given)'}")
+    out += _threads(s, scenario)
     switch = scenario.get("switch") or {}
     classes = switch.get("classes")
     if classes:

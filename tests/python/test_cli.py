@@ -291,6 +291,25 @@ def _web_search(tmp_path: Path, *overrides: str) -> tuple[Result, dict[str, Any]
     return result, json.loads((out / "summary.json").read_text())
 
 
+def test_run_on_two_threads_gives_the_one_thread_results_and_says_how_it_ran(tmp_path: Path) -> None:
+    one, summary_one = _web_search(tmp_path)
+    two, summary_two = _web_search(tmp_path, "sim.threads=2")
+    assert "threads    1 for 4 partitions, in windows of 1.06 µs" in one.stdout
+    assert "threads    2 for 4 partitions" in two.stdout
+    for key in ("flows", "ports", "fct", "events", "packet_hops", "conservation"):
+        assert summary_one[key] == summary_two[key], key
+    assert summary_two["parameters"]["parallel"] == {"partitions": 4, "threads": 2, "lookahead_us": pytest.approx(1.0624)}
+
+
+def test_run_threads_flag_is_checked_and_a_network_it_cannot_cut_says_why(tmp_path: Path) -> None:
+    path = tmp_path / "star.toml"
+    path.write_text(SMALL_TOML)
+    assert_user_error(invoke("run", path, "--out", tmp_path / "out", "--threads", "0"), "--threads", "1024")
+    result = invoke("run", path, "--out", tmp_path / "out", "--threads", "auto")
+    assert result.exit_code == 0, result.output
+    assert "threads    1 of auto asked for: the network is not cut" in result.stdout
+
+
 def test_run_prints_a_screen_of_overview_with_the_slowdown_by_size(tmp_path: Path) -> None:
     result, summary = _web_search(tmp_path)
     screen = result.stdout.splitlines()

@@ -98,13 +98,7 @@ rounds = {rounds}
 /// One long flow per host to a destination drawn as a random cyclic permutation (Sattolo's
 /// algorithm, seeded: no host sends to itself).
 fn permutation_flows(hosts: u32) -> String {
-    use rand::{Rng, SeedableRng};
-    let mut dst: Vec<u32> = (0..hosts).collect();
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-    for i in (1..hosts as usize).rev() {
-        let j = rng.gen_range(0..i);
-        dst.swap(i, j);
-    }
+    let dst = dcsim::sim::traffic::cyclic_permutation(hosts, 1);
     (0..hosts)
         .map(|h| format!("[[flows]]\nsrc = {h}\ndst = {}\n", dst[h as usize]))
         .collect()
@@ -208,6 +202,12 @@ const CASES: &[Case] = &[
         label: "k=12 fat-tree, 432 hosts, 10 Gb/s, permutation, DCTCP K=15",
         build: |scale| fat_tree_permutation("bench-fattree12", 12, 0.1 * scale),
     },
+    // 1,024 hosts: about as many events as the k = 12 case in a quarter of its time.
+    Case {
+        id: "fattree16-perm",
+        label: "k=16 fat-tree, 1024 hosts, 10 Gb/s, permutation, DCTCP K=15",
+        build: |scale| fat_tree_permutation("bench-fattree16", 16, 0.025 * scale),
+    },
     Case {
         id: "fattree8-websearch",
         label: "k=8 fat-tree, 128 hosts, 10 Gb/s, web-search sizes at 50% load",
@@ -287,7 +287,16 @@ fn memory_per_queued_packet() -> f64 {
 
 /// Runs one case `runs` times (fewer when a run takes over 10 s, unless `fixed`) and returns
 /// its row.
-fn measure(id: &str, label: &str, s: &Scenario, runs: usize, fixed: bool) -> serde_json::Value {
+/// How a case runs: on how many threads, or whole (not cut, as a network that cannot be).
+#[derive(Clone, Copy)]
+struct Mode {
+    threads: usize,
+    whole: bool,
+}
+
+const ONE_THREAD: Mode = Mode { threads: 1, whole: false };
+
+fn measure(id: &str, label: &str, s: &Scenario, runs: usize, fixed: bool, mode: Mode) -> serde_json::Value {
     // Wall time on shared machines is noisy: the best of several runs (the least disturbed),
     // the median beside it.
     let mut walls = Vec::new();
@@ -295,15 +304,30 @@ fn measure(id: &str, label: &str, s: &Scenario, runs: usize, fixed: bool) -> ser
     let mut runs = runs;
     while walls.len() < runs {
         let t0 = Instant::now();
-        let r = Simulation::new(s).expect("builds").run();
+        let mut sim = Simulation::new(s).expect("builds");
+        if mode.whole {
+            sim.keep_whole();
+        }
+        sim.set_threads(mode.threads);
+        sim.record_windows();
+        let r = sim.run();
         let wall = t0.elapsed().as_secs_f64();
         walls.push(wall);
         if !fixed && wall > 10.0 {
             runs = runs.min(2);
         }
-        last = Some(r);
+        last = Some((r, sim));
     }
-    let r = last.expect("at least one run");
+    let (r, sim) = last.expect("at least one run");
+    let parallel = sim.parallel_stats().map(|p| {
+        let windows = p.window_events.first().map_or(0, Vec::len);
+        // Per window, the partitions' events: what a model of more threads needs.
+        json!({
+            "partitions": p.partitions, "threads": p.threads, "lookahead_s": p.lookahead.as_secs_f64(),
+            "windows": p.windows, "crossings": p.crossings, "hops": p.hops, "events_by_partition": p.events,
+            "window_events": (0..windows).map(|w| p.window_events.iter().map(|log| log[w]).collect::<Vec<u32>>()).collect::<Vec<_>>(),
+        })
+    });
     walls.sort_by(f64::total_cmp);
     let (best, median) = (walls[0], walls[walls.len() / 2]);
     // A query workload's simulated time is up to its last completion (the calendar empties then).
@@ -327,14 +351,17 @@ fn measure(id: &str, label: &str, s: &Scenario, runs: usize, fixed: bool) -> ser
         "runs": walls.len(), "best_wall_s": best, "median_wall_s": median,
         "ns_per_event": best * 1e9 / r.events as f64,
         "data_packets_per_s": data_packets as f64 / best, "packet_hops_per_s": r.packet_hops as f64 / best,
-        "peak_rss_bytes": proc_status("VmHWM:"),
+        "peak_rss_bytes": proc_status("VmHWM:"), "parallel": parallel,
     })
 }
 
 /// Runs case `id` in a child process (its own memory peak and allocator), returning its row.
-fn measure_in_child(id: &str, quick: bool, runs: Option<usize>) -> serde_json::Value {
+fn measure_in_child(id: &str, quick: bool, runs: Option<usize>, mode: Mode) -> serde_json::Value {
     let mut cmd = std::process::Command::new(std::env::current_exe().expect("own path"));
-    cmd.args(["--child", id]);
+    cmd.args(["--child", id, "--threads", &mode.threads.to_string()]);
+    if mode.whole {
+        cmd.arg("--whole");
+    }
     if quick {
         cmd.arg("--quick");
     }
@@ -360,11 +387,53 @@ fn memory_in_child(id: &str) -> f64 {
         .expect("the child prints a number")
 }
 
+/// `--parallel`: each fat-tree case whole, then cut on 1 and 2 threads: wall times, the
+/// speedups, and what the partitions did. The results of the cut runs must be identical.
+fn parallel_table(quick: bool, runs: Option<usize>, out: Option<&std::path::Path>) {
+    println!("| case | partitions | lookahead µs | whole s | cut, 1 thread s | cut, 2 threads s | 2 threads vs whole | 2 vs 1 thread | windows | events/window | hops crossing |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut rows = Vec::new();
+    for c in CASES.iter().filter(|c| c.id.starts_with("fattree")) {
+        let whole = measure_in_child(c.id, quick, runs, Mode { threads: 1, whole: true });
+        let one = measure_in_child(c.id, quick, runs, ONE_THREAD);
+        let two = measure_in_child(c.id, quick, runs, Mode { threads: 2, whole: false });
+        assert_eq!(one["events"], two["events"], "{}: the cut run differs with the thread count", c.id);
+        let wall = |r: &serde_json::Value| r["best_wall_s"].as_f64().unwrap_or(f64::NAN);
+        let p = &one["parallel"];
+        let windows = p["windows"].as_f64().unwrap_or(f64::NAN);
+        println!(
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.2}× | {:.2}× | {} | {:.0} | {:.1}% |",
+            c.id,
+            p["partitions"],
+            p["lookahead_s"].as_f64().unwrap_or(f64::NAN) * 1e6,
+            wall(&whole),
+            wall(&one),
+            wall(&two),
+            wall(&whole) / wall(&two),
+            wall(&one) / wall(&two),
+            p["windows"],
+            one["events"].as_f64().unwrap_or(f64::NAN) / windows,
+            100.0 * p["crossings"].as_f64().unwrap_or(f64::NAN) / p["hops"].as_f64().unwrap_or(f64::NAN),
+        );
+        rows.push(json!({"id": c.id, "whole": whole, "one_thread": one, "two_threads": two}));
+    }
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir).expect("--out directory can be written");
+        let path = dir.join("parallel.json");
+        std::fs::write(&path, serde_json::to_string(&rows).expect("serialises")).expect("parallel.json written");
+        eprintln!("wrote {}", path.display());
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let quick = args.iter().any(|a| a == "--quick");
     let memory_only = args.iter().any(|a| a == "--memory");
+    let mode = Mode {
+        threads: flag("--threads").map_or(1, |n| n.parse().expect("--threads takes a number")),
+        whole: args.iter().any(|a| a == "--whole"),
+    };
     let filters: Vec<&String> = args.windows(2).filter(|w| w[0] == "--case").map(|w| &w[1]).collect();
     let runs_wanted: Option<usize> = flag("--runs").map(|n| n.parse().expect("--runs takes a number"));
     let out = flag("--out").map(std::path::PathBuf::from);
@@ -374,7 +443,7 @@ fn main() {
         // Any scenario file (JSON), measured as a case (benchmarks/scaling.py).
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let s = Scenario::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
-        println!("{}", measure("scenario", &path, &s, runs, runs_wanted.is_some()));
+        println!("{}", measure("scenario", &path, &s, runs, runs_wanted.is_some(), mode));
         return;
     }
     if let Some(id) = flag("--child") {
@@ -386,9 +455,12 @@ fn main() {
             _ => {}
         }
         let c = CASES.iter().find(|c| c.id == id).expect("--child takes a case id");
-        let row = measure(c.id, c.label, &(c.build)(scale), runs, runs_wanted.is_some());
+        let row = measure(c.id, c.label, &(c.build)(scale), runs, runs_wanted.is_some(), mode);
         println!("{row}");
         return;
+    }
+    if args.iter().any(|a| a == "--parallel") {
+        return parallel_table(quick, runs_wanted, out.as_deref());
     }
     let cases: Vec<&Case> = CASES
         .iter()
@@ -406,7 +478,7 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let mut rows = Vec::new();
     for c in &cases {
-        let row = measure_in_child(c.id, quick, runs_wanted);
+        let row = measure_in_child(c.id, quick, runs_wanted, mode);
         let f = |k: &str| row[k].as_f64().unwrap_or(f64::NAN);
         println!(
             "| {} | {:.3} | {} | {} | {} | {:.3} | {:.3} | {:.0} | {:.2} M | {:.2} M | {:.1} |",

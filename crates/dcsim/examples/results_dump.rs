@@ -2,7 +2,9 @@
 //! scenario: the example scenarios and the test suites' networks (bulk flows, persistent and
 //! one-shot queries, with and without ICTCP, losses, traces, samples). Two engine builds that
 //! should behave alike must produce byte-identical files (`cmp -r DIR_A DIR_B`).
-//! Run with `cargo run --release -p dcsim --example results_dump OUT_DIR [SCENARIO.json ...]`:
+//! Run with `cargo run --release -p dcsim --example results_dump [--threads N] [--whole]
+//! OUT_DIR [SCENARIO.json ...]` (`--threads`: cut networks on N threads; `--whole`: cut
+//! networks run whole):
 //! scenario files given after the directory (such as the bench's, `bench --out DIR`) are
 //! dumped too, under their file names.
 
@@ -188,9 +190,21 @@ fn scenarios() -> Vec<(String, String)> {
 }
 
 fn main() {
-    let dir = std::env::args().nth(1).expect("usage: results_dump OUT_DIR");
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    // `--threads N`: cut networks on N threads (their results must not change); `--whole`:
+    // cut networks run whole, as before the parallel engine.
+    let threads = args.iter().position(|a| a == "--threads").map(|i| {
+        let n = args.remove(i + 1).parse::<usize>().expect("--threads takes a number");
+        args.remove(i);
+        n
+    });
+    let whole = args.iter().position(|a| a == "--whole").map(|i| args.remove(i)).is_some();
+    let dir = args
+        .first()
+        .cloned()
+        .expect("usage: results_dump [--threads N] [--whole] OUT_DIR [SCENARIO.json ...]");
     std::fs::create_dir_all(&dir).expect("create the output directory");
-    let files = std::env::args().skip(2).map(|path| {
+    let files = args.into_iter().skip(1).map(|path| {
         let name = Path::new(&path).file_stem().expect("a file name").to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         (name, Scenario::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}")))
@@ -200,7 +214,12 @@ fn main() {
         (name.to_string(), s)
     });
     for (name, s) in built.chain(files) {
-        let r = Simulation::new(&s).unwrap_or_else(|e| panic!("{name}: {e}")).run();
+        let mut sim = Simulation::new(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if whole {
+            sim.keep_whole();
+        }
+        sim.set_threads(threads.unwrap_or(1));
+        let r = sim.run();
         let path = Path::new(&dir).join(format!("{name}.json"));
         std::fs::write(&path, r.to_json()).expect("write the results");
         println!("{name}: {} events, {} flows, {} queries", r.events, r.flows.len(), r.queries.len());

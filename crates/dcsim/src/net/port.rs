@@ -570,6 +570,23 @@ impl Port {
         (slot.pkt, self.queue.front().map(|s| s.end + self.delay))
     }
 
+    /// The packet admitted last (a FIFO port's, as the AQM left it: marked or not).
+    #[inline]
+    pub fn last_admitted(&self) -> Packet {
+        self.queue.back().expect("a packet was admitted").pkt
+    }
+
+    /// For a link whose peer is simulated elsewhere (a parallel run's cut), which is told of
+    /// each packet when it is admitted: the packets that reached the peer by `now` leave the
+    /// wire here, as `pop_wire` would take them one by one.
+    pub fn forget_arrived(&mut self, now: Time, window_start: Time) {
+        self.drain(now, window_start);
+        while self.departed > 0 && self.queue.front().is_some_and(|s| s.end + self.delay <= now) {
+            self.queue.pop_front();
+            self.departed -= 1;
+        }
+    }
+
     /// Closes the occupancy distribution and busy time at the end of the run: of the packets
     /// still in the buffer, only the one being serialised counts, up to `end`.
     pub fn close(&mut self, end: Time, window_start: Time) {

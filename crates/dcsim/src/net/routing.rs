@@ -169,6 +169,12 @@ impl Routes {
 
     /// The port switch `node` forwards `pkt` on.
     #[inline]
+    /// Per-packet ECMP draws from `rng` from now on (a parallel run's partition, whose
+    /// switches spray from a stream of their own).
+    pub fn set_spray(&mut self, rng: ChaCha8Rng) {
+        self.spray = rng;
+    }
+
     pub fn egress(&mut self, node: NodeId, pkt: &Packet) -> PortId {
         // The last hop, down to one of the switch's own hosts, first: every packet takes it.
         let dst = HostId(pkt.dst);

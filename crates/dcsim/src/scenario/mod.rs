@@ -35,7 +35,7 @@ pub(crate) use limits::{real, whole, Bound};
 pub use measure::MeasureConfig;
 use parse::{field_path, finite_floats, toml_syntax};
 pub use profiles::StackProfile;
-pub use sim::SimConfig;
+pub use sim::{SimConfig, Threads};
 pub use switch::{
     AqmConfig, BufferConfig, ClassQueueConfig, ClassesConfig, ClassifyConfig, Ecmp, MarkAt, NonEctPolicy, SchedulerKind, SwitchConfig,
     SwitchPreset,

@@ -12,6 +12,38 @@ const MIN_MEMORY_LIMIT_GB: f64 = 0.001;
 /// The largest memory budget, GB: 1 PB, beyond any machine's memory (a budget that never
 /// refuses).
 const MAX_MEMORY_LIMIT_GB: f64 = 1e6;
+/// The most threads one run may use: beyond any machine's cores today, and more than the
+/// partitions of the largest fat-tree (k = 128 has 128 pods).
+pub const MAX_THREADS: u32 = 1024;
+
+/// How many threads one run uses: a count, or `"auto"` for the machine's cores. A network
+/// the engine can cut runs its partitions on up to this many threads, with results that do
+/// not depend on the count; one it cannot cut runs on one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Threads {
+    /// This many threads, in [1, 1024].
+    Count(#[schemars(range(min = 1, max = "MAX_THREADS"))] u32),
+    /// As many threads as the machine has cores.
+    Auto(AutoThreads),
+}
+
+/// The word `"auto"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AutoThreads {
+    Auto,
+}
+
+impl Threads {
+    /// The threads this asks for on this machine.
+    pub fn count(self) -> usize {
+        match self {
+            Threads::Count(n) => n as usize,
+            Threads::Auto(_) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+}
 
 /// Run length and randomness.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -49,6 +81,20 @@ pub struct SimConfig {
     /// move forward, windows within their bounds, no event in the past. A violation stops
     /// the run as an engine bug. It costs about one pass over the network every few events.
     pub check_invariants: bool,
+    /// Threads this run may use (`dcsim run --threads`): a count in [1, 1024] or `"auto"`
+    /// (the machine's cores). A fat-tree (cut per pod), a leaf-spine (per leaf) or a `graph`
+    /// with `partitions` runs its partitions in parallel, in windows of the shortest link
+    /// delay across a cut; its results are byte-identical whatever the count, 1 included.
+    /// Other networks, and runs with what the parallel engine does not split (query
+    /// workloads, UDP, ICTCP, flow samples, packet traces), run on one thread and the run
+    /// says why.
+    pub threads: Threads,
+    /// Cut a network that can be cut (a fat-tree, a leaf-spine, a `graph` with `partitions`)
+    /// into partitions, whatever `threads` is, so that its results are the same on any
+    /// number of threads. `false` keeps it whole, on one thread: the order of simultaneous
+    /// events of a network that cannot be cut, and one copy of the network in memory where a
+    /// cut one holds one per partition.
+    pub partition: bool,
 }
 
 impl Default for SimConfig {
@@ -61,6 +107,8 @@ impl Default for SimConfig {
             stop_when_queries_done: false,
             memory_limit_gb: 8.0,
             check_invariants: false,
+            threads: Threads::Count(1),
+            partition: true,
         }
     }
 }
@@ -81,6 +129,11 @@ impl SimConfig {
         }
         if !(self.drain_s >= 0.0 && self.drain_s < self.duration_s) {
             return err("sim.drain_s", format!("must be in [0, duration_s), got {}", self.drain_s));
+        }
+        if let Threads::Count(n) = self.threads {
+            if !(1..=MAX_THREADS).contains(&n) {
+                return err("sim.threads", format!("must be in [1, {MAX_THREADS}] or \"auto\", got {n}"));
+            }
         }
         real(
             &"sim.memory_limit_gb",

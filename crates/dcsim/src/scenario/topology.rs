@@ -191,6 +191,13 @@ pub enum Topology {
         #[serde(default)]
         link: LinkConfig,
         links: Vec<GraphLink>,
+        /// How a run may cut the network to run on several threads (`sim.threads`): lists of
+        /// switch names, one list per partition, every switch in exactly one; each host goes
+        /// with the switch it links to. At most 1,024 partitions. Empty: the network stays
+        /// whole. A cut runs in windows of the shortest delay of a link between partitions
+        /// (plus its shortest frame's serialisation), so cut along links with delay.
+        #[serde(default)]
+        partitions: Vec<Vec<String>>,
     },
 }
 

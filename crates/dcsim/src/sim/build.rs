@@ -15,7 +15,7 @@ use super::trace::Tracer;
 use super::traffic::{ArrivalPlan, Cdf, Generator, GeneratorPlan, HostView, Rule, Sizes};
 use super::udp::{UdpParams, UdpSource};
 use super::workload::{QueryPlan, QueryRole, Workload};
-use super::{memory, parameters, Event, Simulation};
+use super::{memory, parallel, parameters, Event, Simulation};
 use crate::error::ConfigError;
 use crate::ids::{ConnId, HostId, PortId, WorkloadId};
 use crate::net::topology::layout::Layout;
@@ -254,8 +254,15 @@ impl Simulation {
             sampled_ports,
             traced_ports,
         } = Self::prepare(s, consumer)?;
+        let mut layout = layout;
+        let partition = layout.partition.take();
         let net = Network::from_layout(s, &layout);
         drop(layout);
+        let (plan, why_whole) = match parallel::plan(s, partition, &net) {
+            Ok(plan) => (Some(Box::new(plan)), None),
+            Err(why) => (None, Some(why)),
+        };
+        let threads = s.sim.threads.count();
         let t = &s.tcp;
         let mut rng = ChaCha8Rng::seed_from_u64(s.sim.seed);
         rng.set_stream(RNG_STREAM_FLOW_START);
@@ -318,7 +325,13 @@ impl Simulation {
             let capacity_bps = net.ports[net.host_port[HostId(h)]].rate.bps() as f64;
             policies[h as usize] = Some(HostPolicy::Ictcp(Interface::new(s.ictcp.params(capacity_bps, t))));
         }
-        let parameters = parameters::record(s, &net);
+        let mut parameters = parameters::record(s, &net);
+        parameters["parallel"] = match &plan {
+            Some(p) => serde_json::json!({
+                "partitions": p.parts, "threads": threads.min(p.parts), "lookahead_us": p.lookahead.as_secs_f64() * 1e6,
+            }),
+            None => serde_json::json!({"partitions": 1, "threads": 1, "one_thread_because": why_whole}),
+        };
         let queue_limit = HostQueueLimit {
             bytes_per_conn: s.host.queue_bytes_per_conn,
             max_packet: s.tcp.packet_bytes() as u64,
@@ -357,6 +370,12 @@ impl Simulation {
             delivered: 0,
             checker: s.sim.check_invariants.then(Box::default),
             parameters,
+            par: Box::new(parallel::Parallel {
+                plan,
+                why_whole,
+                threads,
+                ..Default::default()
+            }),
         };
         for c in sim.conns.ids() {
             sim.hosts.attach(&mut sim.conns[c]);

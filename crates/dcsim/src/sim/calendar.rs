@@ -207,6 +207,16 @@ impl<E: Copy> Calendar<E> {
         a.into_iter().chain(b).min().map(|k| Time::from_ps((k >> 64) as u64))
     }
 
+    /// Keeps only the events `keep` accepts, in the same order.
+    pub fn retain(&mut self, keep: impl Fn(&E) -> bool) {
+        for lane in [&mut self.soon, &mut self.timers] {
+            lane.settle();
+            lane.heap.retain(|e| keep(&e.event));
+            // A sorted array is a heap.
+            lane.heap.sort_unstable_by_key(Entry::key);
+        }
+    }
+
     /// Events waiting.
     pub fn len(&self) -> usize {
         self.soon.len() + self.timers.len()

@@ -79,6 +79,21 @@ impl Conn {
         self.in_nic.as_ref()?[e].packets.front().map(|&(t, _)| t)
     }
 
+    /// Takes the receiving end and what it measured from `other`, the copy of this
+    /// connection that the receiver's partition of a parallel run simulated (this one
+    /// simulated the sender).
+    pub(super) fn join_receiver(&mut self, other: Conn) {
+        let [_, receiver] = other.ends;
+        self.ends[1] = receiver;
+        self.completion = other.completion;
+        self.delivered_at_warmup = other.delivered_at_warmup;
+        // Each copy counted its own end's retransmissions and timeouts (the other's are 0).
+        self.at_warmup.retransmits += other.at_warmup.retransmits;
+        self.at_warmup.timeouts += other.at_warmup.timeouts;
+        self.policy[1] = other.policy[1];
+        self.timer_event[1] = other.timer_event[1];
+    }
+
     /// The end that sends the connection's main data: the opener for a bulk flow, the server
     /// (which sends the responses) for a query connection.
     pub(super) fn data_sender(&self) -> usize {

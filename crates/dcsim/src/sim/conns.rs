@@ -169,6 +169,8 @@ pub(super) struct Conns {
 
 /// The bit of `Conns::ids` that marks an ended connection.
 const ENDED: u32 = 1 << 31;
+/// The `Conns::ids` entry of a connection another partition of a parallel run simulates.
+const ELSEWHERE: u32 = u32::MAX;
 
 impl Conns {
     /// Connections ever opened.
@@ -213,6 +215,18 @@ impl Conns {
         self.ids.push(slot);
     }
 
+    /// Takes the next id for a connection this partition of a parallel run does not simulate.
+    pub(super) fn push_elsewhere(&mut self) {
+        self.ids.push(ELSEWHERE);
+    }
+
+    /// Takes live connection `id`'s state out (a parallel run joining its copies).
+    pub(super) fn take(&mut self, id: ConnId) -> Conn {
+        let s = self.ids[id];
+        self.ids[id] = ELSEWHERE;
+        self.slots[s as usize].take().expect("a live connection")
+    }
+
     /// Connection `id`, unless it has ended.
     #[inline]
     pub(super) fn get(&self, id: ConnId) -> Option<&Conn> {
@@ -238,7 +252,7 @@ impl Conns {
     /// The record of connection `id` if it has ended.
     pub(super) fn ended(&self, id: ConnId) -> Option<&FlowRecord> {
         let s = self.ids[id];
-        (s & ENDED != 0).then(|| &self.records[(s & !ENDED) as usize])
+        (s & ENDED != 0 && s != ELSEWHERE).then(|| &self.records[(s & !ENDED) as usize])
     }
 
     /// Slots allocated: the most connections open at once so far.

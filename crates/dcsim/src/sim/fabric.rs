@@ -6,7 +6,7 @@
 use super::calendar::Calendar;
 use super::trace::Tracer;
 use super::Event;
-use crate::ids::{HostId, PortId};
+use crate::ids::{HostId, NodeId, PortId};
 use crate::net::buffer::Refusal;
 use crate::net::packet::{HeaderPool, Packet, Segment};
 use crate::net::port::Port;
@@ -20,7 +20,7 @@ pub(super) struct Fabric {
     pub(super) ports: Vec<Port>,
     /// Each host's NIC port.
     pub(super) host_port: Vec<PortId>,
-    routes: Routes,
+    pub(super) routes: Routes,
     /// The transport headers of the packets in the network.
     pub(super) headers: HeaderPool,
     /// The start of the measurement window, for the ports' counters.
@@ -33,6 +33,69 @@ pub(super) struct Fabric {
     /// The packet traces of the traced ports and flows (`measure.trace_*`), recorded as
     /// packets cross links and are dropped.
     pub(super) tracer: Tracer,
+    /// In a partition of a parallel run: the links that leave it, and the packets crossing
+    /// them (None in a whole network: its fast path never looks further).
+    pub(super) cut: Option<Box<Cut>>,
+}
+
+/// The partition a port's peer is in, when it is this one.
+pub(super) const HERE: u16 = u16::MAX;
+
+/// A partition's side of the cut: its ports whose peers other partitions simulate, the
+/// packets admitted to them (sent at the end of each window), and the packets from other
+/// partitions waiting for their arrival.
+#[derive(Clone)]
+pub(super) struct Cut {
+    /// Per port: its peer's partition, or `HERE`.
+    pub(super) peer_part: Vec<u16>,
+    /// Per partition: the packets on their way there, in the order they were admitted.
+    pub(super) outbox: Vec<Vec<Crossing>>,
+    /// Packets from other partitions, by the slot their `Inbound` event names.
+    inbox: Vec<Crossing>,
+    free: Vec<u32>,
+    /// Packets that left through the cut, and that came in through it and arrived.
+    pub(super) crossings: u64,
+    received: u64,
+}
+
+/// A packet crossing the cut: when it reaches the peer of `port`, and all of it (its header
+/// leaves the sender's pool and enters the receiver's).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Crossing {
+    pub(super) time: Time,
+    pub(super) port: PortId,
+    pub(super) seg: Segment,
+}
+
+impl Cut {
+    pub(super) fn new(peer_part: Vec<u16>, partitions: usize) -> Self {
+        Cut {
+            peer_part,
+            outbox: vec![Vec::new(); partitions],
+            inbox: Vec::new(),
+            free: Vec::new(),
+            crossings: 0,
+            received: 0,
+        }
+    }
+
+    /// Puts packets from other partitions in the calendar, each as an `Inbound` event at its
+    /// arrival, in the order given.
+    pub(super) fn receive(&mut self, packets: impl Iterator<Item = Crossing>, cal: &mut Calendar<Event>) {
+        for c in packets {
+            let slot = match self.free.pop() {
+                Some(s) => {
+                    self.inbox[s as usize] = c;
+                    s
+                }
+                None => {
+                    self.inbox.push(c);
+                    u32::try_from(self.inbox.len() - 1).expect("fewer than 2^32 packets crossing at once")
+                }
+            };
+            cal.schedule(c.time, Event::Inbound(slot));
+        }
+    }
 }
 
 impl Fabric {
@@ -47,6 +110,7 @@ impl Fabric {
             dropped: Vec::new(),
             hops: 0,
             tracer,
+            cut: None,
         }
     }
 
@@ -105,10 +169,64 @@ impl Fabric {
                 .expect("a port with a memory slot has a shared memory")
                 .hold(slot, size, departure);
         }
+        if self.cut.is_some() && self.cross(now, p, departure) {
+            return Some(departure);
+        }
         if let Some(arrive) = next_arrival {
             cal.schedule(arrive, Event::LinkArrive(p));
         }
         Some(departure)
+    }
+
+    /// The packet port `p` just admitted leaves this partition: it is told to the peer's
+    /// (its arrival is fixed now, a FIFO link's schedule being fixed at admission). Its slot
+    /// stays on the port, for the queue's accounting, until it has arrived.
+    /// False when `p`'s peer is in this partition.
+    #[cold]
+    #[inline(never)]
+    fn cross(&mut self, now: Time, p: PortId, departure: Time) -> bool {
+        let to = self.cut.as_ref().expect("a cut").peer_part[p];
+        if to == HERE {
+            return false;
+        }
+        // The packets that reached the peer before this one leave the wire (they left the
+        // buffer before it came, so the queue this packet met is the same).
+        self.ports[p].forget_arrived(now, self.warmup);
+        let pkt = self.ports[p].last_admitted();
+        let seg = self.headers.receive(&pkt);
+        let time = departure + self.ports[p].delay;
+        let cut = self.cut.as_mut().expect("a crossing port is on a cut");
+        cut.outbox[to as usize].push(Crossing { time, port: p, seg });
+        cut.crossings += 1;
+        true
+    }
+
+    /// A packet from another partition reaches the peer of its port (the `Inbound` event of
+    /// `slot`): as `link_arrive`, without the port, whose partition took it off its wire.
+    pub(super) fn inbound(&mut self, now: Time, slot: u32, cal: &mut Calendar<Event>) -> Option<(HostId, Segment)> {
+        let cut = self.cut.as_mut().expect("inbound packets come across a cut");
+        let c = cut.inbox[slot as usize];
+        cut.free.push(slot);
+        cut.received += 1;
+        self.hops += 1;
+        let node = self.ports[c.port].peer;
+        if self.nodes[node].is_switch {
+            let pkt = self.headers.send(&c.seg);
+            self.forward(now, node, pkt, cal);
+            return None;
+        }
+        Some((HostId(node.0), c.seg))
+    }
+
+    /// The packets on the ports of this partition's side of the cut that reached their peers
+    /// by `end` leave their wires (the end of a parallel run).
+    pub(super) fn settle_cut(&mut self, end: Time) {
+        let Some(cut) = self.cut.as_ref() else { return };
+        for (p, &to) in cut.peer_part.iter().enumerate() {
+            if to != HERE {
+                self.ports[PortId::at(p)].forget_arrived(end, self.warmup);
+            }
+        }
     }
 
     /// The switch's shared memory, if it has one, admits `pkt` to the queue of port `p`
@@ -224,12 +342,7 @@ impl Fabric {
             if let Some(t) = next {
                 cal.schedule(t, Event::LinkArrive(p));
             }
-            let egress = self.routes.egress(node, &pkt);
-            if self.ports[egress].discipline().is_some() {
-                self.enqueue_to_discipline(now, egress, pkt, cal);
-            } else {
-                self.enqueue(now, egress, pkt, cal);
-            }
+            self.forward(now, node, pkt, cal);
             return None;
         }
         // The packet leaves the network at a host's NIC, which holds it whole. Its header (a
@@ -239,6 +352,31 @@ impl Fabric {
             cal.schedule(t, Event::LinkArrive(p));
         }
         Some((HostId(node.0), seg))
+    }
+
+    /// Switch `node` forwards `pkt` to its egress port.
+    #[inline(always)]
+    fn forward(&mut self, now: Time, node: NodeId, pkt: Packet, cal: &mut Calendar<Event>) {
+        let egress = self.routes.egress(node, &pkt);
+        if self.ports[egress].discipline().is_some() {
+            self.enqueue_to_discipline(now, egress, pkt, cal);
+        } else {
+            self.enqueue(now, egress, pkt, cal);
+        }
+    }
+
+    /// A partition's traffic across the cut: packets received (arrived), packets sent, and
+    /// the sent ones still on this side's ports until they arrive (zeros in a whole network).
+    pub(super) fn cut_balance(&self) -> (u64, u64, u64) {
+        let Some(cut) = &self.cut else { return (0, 0, 0) };
+        let on_ports = cut
+            .peer_part
+            .iter()
+            .enumerate()
+            .filter(|&(_, &to)| to != HERE)
+            .map(|(p, _)| self.ports[PortId::at(p)].in_flight() as u64)
+            .sum();
+        (cut.received, cut.crossings, on_ports)
     }
 
     /// Packets on ports: queued or on a wire.

@@ -195,6 +195,14 @@ impl Hosts {
         true
     }
 
+    /// Takes host `h`'s receive path from `other` (the partition of a parallel run that
+    /// simulated it).
+    pub(super) fn take_host(&mut self, h: HostId, other: &mut Hosts) {
+        std::mem::swap(&mut self.rx_moderation[h], &mut other.rx_moderation[h]);
+        std::mem::swap(&mut self.rx_processing[h], &mut other.rx_processing[h]);
+        std::mem::swap(&mut self.nic_waiting[h], &mut other.nic_waiting[h]);
+    }
+
     /// Registers connection `conn`'s ends with the receive-window policies of their hosts.
     pub(super) fn attach(&mut self, conn: &mut Conn) {
         for e in 0..2 {

@@ -22,6 +22,9 @@ pub(super) struct Measurement {
     pool_samples: PoolSamples,
     flow_samples: FlowSamples,
     ictcp_samples: IctcpSamples,
+    /// In a partition of a parallel run: by `NodeId`, whether it simulates the node (it
+    /// samples those nodes' ports and memories only).
+    pub(super) owned_nodes: Option<Vec<bool>>,
 }
 
 impl Measurement {
@@ -34,6 +37,7 @@ impl Measurement {
             pool_samples: PoolSamples::default(),
             flow_samples: FlowSamples::default(),
             ictcp_samples: IctcpSamples::default(),
+            owned_nodes: None,
         }
     }
 
@@ -52,14 +56,22 @@ impl Measurement {
     /// Samples the sampled ports' queues and every shared memory, and schedules the next.
     pub(super) fn sample_queues(&mut self, now: Time, warmup: Time, fabric: &mut Fabric, cal: &mut Calendar<Event>) {
         let t = now.as_secs_f64();
+        let owned = |node: crate::ids::NodeId| self.owned_nodes.as_ref().is_none_or(|o| o[node]);
         for &p in &self.sampled_ports {
             let port = &mut fabric.ports[p];
+            if !owned(port.node) {
+                continue;
+            }
             self.queue_samples.port.push(p.0);
             self.queue_samples.t_s.push(t);
             self.queue_samples.packets.push(port.occupancy_packets(now, warmup));
             self.queue_samples.bytes.push(port.occupancy_bytes(now, warmup).as_u64());
         }
+        let first_switch = fabric.host_port.len();
         for (i, node) in fabric.nodes.iter_mut().filter(|n| n.is_switch).enumerate() {
+            if !owned(crate::ids::NodeId::at(first_switch + i)) {
+                continue;
+            }
             if let Some(shared) = &mut node.shared {
                 self.pool_samples.switch.push(i as u32);
                 self.pool_samples.t_s.push(t);
@@ -90,6 +102,41 @@ impl Measurement {
             }
         }
         cal.schedule(now + self.flow_sample_every, Event::FlowSample);
+    }
+
+    /// Joins the queue and memory samples of a parallel run's partitions (which all sampled
+    /// at the same times, each its own ports and memories) into the rows a whole run
+    /// records: by time, then ports in sampled order and switches in order.
+    pub(super) fn join(&mut self, parts: Vec<Measurement>, fabric: &Fabric) {
+        let mut rank = vec![usize::MAX; fabric.ports.len()];
+        for (j, &p) in self.sampled_ports.iter().enumerate() {
+            rank[p.0 as usize] = j;
+        }
+        let mut queue: Vec<(f64, usize, u32, u32, u64)> = Vec::new();
+        let mut pool: Vec<(f64, u32, u64)> = Vec::new();
+        for m in parts {
+            let q = m.queue_samples;
+            for i in 0..q.port.len() {
+                queue.push((q.t_s[i], rank[q.port[i] as usize], q.port[i], q.packets[i], q.bytes[i]));
+            }
+            let p = m.pool_samples;
+            pool.extend((0..p.switch.len()).map(|i| (p.t_s[i], p.switch[i], p.bytes[i])));
+        }
+        queue.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        pool.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let q = &mut self.queue_samples;
+        for (t, _, port, packets, bytes) in queue {
+            q.t_s.push(t);
+            q.port.push(port);
+            q.packets.push(packets);
+            q.bytes.push(bytes);
+        }
+        let p = &mut self.pool_samples;
+        for (t, switch, bytes) in pool {
+            p.t_s.push(t);
+            p.switch.push(switch);
+            p.bytes.push(bytes);
+        }
     }
 
     /// Moves the samples and the packet traces (`fabric`'s) into `results`.

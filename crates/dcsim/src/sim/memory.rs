@@ -136,6 +136,8 @@ pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
             (to - from).max(0.0) * u.rate_gbps * 1e9 / (u.packet_bytes as f64 * 8.0) + 1.0
         })
         .sum();
+    // A network a parallel run cuts is copied per partition; its connections' copies stay.
+    let cut_parts = super::parallel::partitions_of(s) as u64;
     let switch_ports = ports.saturating_sub(size.hosts);
     let sampled = sampled_ports.unwrap_or(if s.measure.queue_ports.is_empty() {
         switch_ports
@@ -176,6 +178,16 @@ pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
             field: "measure.flow_sample_us",
             what: format!("flow samples of {conns} connections"),
             bytes: conns.saturating_mul(samples(s.measure.flow_sample_us)).saturating_mul(FLOW_SAMPLE),
+        },
+        Part {
+            field: "sim.partition",
+            what: format!("{cut_parts} partition copies of the network, and connections kept to the end (a cut network; sim.partition = false keeps it whole)"),
+            bytes: if cut_parts > 1 {
+                let copy = network.saturating_sub(if python { ports.saturating_mul(PYTHON_PORT_ROW) } else { 0 });
+                copy.saturating_mul(cut_parts).saturating_add(conns.saturating_mul(2 * per_open))
+            } else {
+                0
+            },
         },
         Part {
             field: "udp",

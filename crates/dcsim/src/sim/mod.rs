@@ -18,6 +18,7 @@ mod measure;
 pub mod memory;
 #[cfg(test)]
 mod pacing_tests;
+mod parallel;
 mod parameters;
 mod trace;
 pub mod traffic;
@@ -39,6 +40,8 @@ use fabric::Fabric;
 use hosts::Hosts;
 use measure::Measurement;
 use workload::QueryRole;
+
+pub use parallel::ParallelStats;
 
 /// Everything that can happen. Small and `Copy`: packets in flight live on their link.
 #[derive(Debug, Clone, Copy)]
@@ -67,6 +70,9 @@ enum Event {
     RxInterrupt(HostId),
     /// Host h's receive path is done with the packet first in line (`host.rx_processing_us`).
     RxProcessed(HostId),
+    /// A packet from another partition of a parallel run reaches its link's peer (the
+    /// fabric's inbound slot).
+    Inbound(u32),
     QueueSample,
     FlowSample,
     WarmupEnd,
@@ -103,6 +109,8 @@ pub struct Simulation {
     checker: Option<Box<invariants::InvariantChecker>>,
     /// What this run runs with (`parameters.rs`).
     parameters: serde_json::Value,
+    /// The run across threads of a cut network (`parallel.rs`): boxed, off the hot path.
+    par: Box<parallel::Parallel>,
 }
 
 impl Simulation {
@@ -126,6 +134,13 @@ impl Simulation {
     /// time done (0..1) every `every_events` events; the run stops, returning `None`, when
     /// `observe` returns false (the user interrupted it).
     pub fn run_observed(&mut self, every_events: u64, mut observe: impl FnMut(f64) -> bool) -> Option<Results> {
+        if let Some(plan) = self.par.plan.take() {
+            if !self.run_partitioned(*plan, every_events, &mut observe) {
+                return None;
+            }
+            self.now = self.end;
+            return Some(self.results());
+        }
         let mut progress = |sim: &Simulation| observe(sim.now.as_ps() as f64 / sim.end.max(Time::from_ps(1)).as_ps() as f64);
         if !self.advance(every_events, &mut progress) {
             return None;
@@ -176,12 +191,11 @@ impl Simulation {
         match ev {
             Event::LinkArrive(p) => {
                 let at_host = self.fabric.link_arrive(now, p, &mut self.cal);
-                self.settle_drops();
-                if let Some((host, seg)) = &at_host {
-                    if self.hosts.nic_arrival(now, *host, seg, &mut self.cal) {
-                        self.host_receive(*host, seg);
-                    }
-                }
+                self.reach(at_host);
+            }
+            Event::Inbound(slot) => {
+                let at_host = self.fabric.inbound(now, slot, &mut self.cal);
+                self.reach(at_host);
             }
             Event::TxDone(p) => {
                 self.fabric.tx_done(now, p, &mut self.cal);
@@ -233,6 +247,17 @@ impl Simulation {
         }
     }
 
+    /// A packet reached a switch (`None`: forwarded, maybe dropped) or a host's NIC.
+    #[inline(always)]
+    fn reach(&mut self, at_host: Option<(HostId, Segment)>) {
+        self.settle_drops();
+        if let Some((host, seg)) = &at_host {
+            if self.hosts.nic_arrival(self.now, *host, seg, &mut self.cal) {
+                self.host_receive(*host, seg);
+            }
+        }
+    }
+
     /// Host `host` sends a packet into its NIC: its departure time if the NIC took it.
     #[inline(always)]
     fn send(&mut self, host: HostId, seg: &Segment) -> Option<Time> {
@@ -256,6 +281,11 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn tell_senders(&mut self) {
+        if self.par.part.is_some() {
+            // A partition may hold no copy of the connection; copies are kept to the end.
+            self.fabric.take_dropped(|_| {});
+            return;
+        }
         let (conns, apps, ending) = (&mut self.conns, &mut self.apps, &mut self.ending);
         self.fabric.take_dropped(|pkt| {
             if pkt.has(UDP) {
@@ -286,7 +316,13 @@ impl Simulation {
         }
         let c = ConnId(pkt.conn);
         let conn = &mut self.conns[c];
-        conn.in_flight -= 1;
+        // In a partition of a parallel run, a copy counts only what its own ends sent (and
+        // is never ended early): a receiver's copy goes below zero, harmlessly.
+        debug_assert!(
+            conn.in_flight > 0 || self.par.part.is_some(),
+            "a packet of connection {c} delivered twice"
+        );
+        conn.in_flight = conn.in_flight.wrapping_sub(1);
         let e = 1 - pkt.from_end;
         // The end's key in its host's policy (a host with none gives its ends none): the
         // connection, in cache already, answers without a look at the host's entry.
@@ -350,6 +386,41 @@ impl Simulation {
         completion(&sim).map(|done| done - r.start)
     }
 
+    /// Why this run uses one thread whatever `sim.threads` asks (None: its network is cut,
+    /// and its partitions run on up to that many threads).
+    pub fn why_one_thread(&self) -> Option<&str> {
+        self.par.why_whole.as_deref()
+    }
+
+    /// Partitions of the cut network (1 when whole).
+    pub fn partitions(&self) -> usize {
+        self.par.plan.as_ref().map_or(1, |p| p.parts)
+    }
+
+    /// Sets the threads a cut network's run uses (as `sim.threads`; the results do not
+    /// depend on it).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.par.threads = threads.max(1);
+    }
+
+    /// Runs the network whole, on one thread, even if it could be cut: the engine as it
+    /// runs a network it cannot cut (for comparing the two, in tests and benchmarks).
+    pub fn keep_whole(&mut self) {
+        if self.par.plan.take().is_some() {
+            self.par.why_whole = Some("kept whole (keep_whole)".into());
+        }
+    }
+
+    /// Has a parallel run record each window's events per partition (`parallel_stats`).
+    pub fn record_windows(&mut self) {
+        self.par.window_log = Some(Vec::new());
+    }
+
+    /// What the parallel run measured, after a cut network's run.
+    pub fn parallel_stats(&self) -> Option<&ParallelStats> {
+        self.par.stats.as_deref()
+    }
+
     /// Connections open now (not ended), a measure of the state the simulation holds.
     pub fn live_connections(&self) -> usize {
         self.conns.live()
@@ -396,7 +467,7 @@ impl Simulation {
         let host = conn.hosts[e as usize];
         let policy_key = conn.policy[e as usize];
         let class = conn.class;
-        conn.in_flight += out.len() as u32;
+        conn.in_flight = conn.in_flight.wrapping_add(out.len() as u32);
         let mut edge = None;
         for mut pkt in out.drain(..) {
             pkt.class = class; // the host marks its packets with the flow's class
@@ -441,7 +512,7 @@ impl Simulation {
             }
         }
         if conn.query.is_none() {
-            if conn.is_finished() {
+            if conn.is_finished() && self.par.part.is_none() {
                 self.ending.push(c);
             }
             return;
@@ -492,6 +563,12 @@ impl Simulation {
     fn arrive(&mut self, slot: u32) {
         let flow = self.apps.arrive(self.now, slot, &mut self.cal);
         let a = flow.arrival;
+        let (src_here, dst_here) = (self.host_here(HostId(a.src)), self.host_here(HostId(a.dst)));
+        if !(src_here || dst_here) {
+            // A partition of a parallel run that simulates neither end: the id only.
+            self.conns.push_elsewhere();
+            return;
+        }
         let mut conn = self.factory.make(
             self.conns.next_id(),
             HostId(a.src),
@@ -505,7 +582,9 @@ impl Simulation {
         conn.class = flow.class;
         conn.generator = Some(flow.generator);
         let id = self.open(conn);
-        self.drive(id, 0, |ep, now, out| ep.connect(now, out));
+        if src_here {
+            self.drive(id, 0, |ep, now, out| ep.connect(now, out));
+        }
     }
 
     /// Issues the next query of workload `w`: a request to every server, on its persistent
@@ -558,10 +637,10 @@ impl Simulation {
         let window = (self.end - self.warmup).as_secs_f64();
         let queries = self.apps.query_stats(&self.conns);
         let conservation = self.conservation();
-        // Packets on ports hold headers, and only those do (hosts' NICs hold whole segments).
-        debug_assert_eq!(
-            self.fabric.in_flight(),
-            self.fabric.headers.in_network() as u64,
+        // Packets on ports hold headers, and only those do (hosts' NICs hold whole segments);
+        // a parallel run's partitions each checked their own.
+        debug_assert!(
+            self.par.stats.is_some() || self.fabric.in_flight() == self.fabric.headers.in_network() as u64,
             "packets on ports against headers held"
         );
         let ports = measure::port_stats(&mut self.fabric, self.end, self.warmup);

@@ -69,6 +69,19 @@ impl Cdf {
     }
 }
 
+/// Each host's destination in a random cyclic permutation of `hosts` hosts (Sattolo's
+/// algorithm, seeded: no host sends to itself): the permutation traffic of benchmarks.
+pub fn cyclic_permutation(hosts: u32, seed: u64) -> Vec<u32> {
+    use rand::SeedableRng;
+    let mut dst: Vec<u32> = (0..hosts).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for i in (1..hosts as usize).rev() {
+        let j = rng.gen_range(0..i);
+        dst.swap(i, j);
+    }
+    dst
+}
+
 /// Points of a built-in distribution.
 pub fn builtin_points(name: &str) -> Option<Vec<[f64; 2]>> {
     let text = match name {

@@ -42,6 +42,9 @@ pub struct Layout {
     pub host_down: Vec<PortId>,
     /// Every switch port that leads to another switch, in port order.
     pub switch_links: Vec<SwitchLink>,
+    /// By `NodeId`: its partition, when the topology can be cut for a parallel run
+    /// (`Topology::partitions`).
+    pub partition: Option<Vec<u16>>,
 }
 
 /// The transmit rate of host NIC `nic` on a link of `rate`, and the NIC's random stream after
@@ -56,7 +59,9 @@ impl Layout {
     /// The layout of `s`'s topology; refuses a graph the topology kind cannot make and a
     /// network where some host cannot reach another.
     pub fn of(s: &Scenario) -> Result<Layout, ConfigError> {
-        let Graph { hosts, switches, links } = s.topology.graph()?;
+        let graph = s.topology.graph()?;
+        let partition = s.topology.partitions(&graph)?;
+        let Graph { hosts, switches, links } = graph;
         let mut node_names: Vec<String> = (0..hosts).map(|h| format!("h{h}")).collect();
         node_names.extend(switches);
         let mut l = Layout {
@@ -68,6 +73,7 @@ impl Layout {
             host_switch: vec![NodeId(u32::MAX); hosts as usize],
             host_down: vec![PortId(u32::MAX); hosts as usize],
             switch_links: Vec::new(),
+            partition,
         };
         for (i, link) in links.iter().enumerate() {
             for (from, to) in [(NodeId(link.a), NodeId(link.b)), (NodeId(link.b), NodeId(link.a))] {

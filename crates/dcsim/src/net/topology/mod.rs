@@ -32,6 +32,9 @@ pub const RNG_STREAM_WORKLOAD_BASE: u64 = 1_000_000;
 pub const RNG_STREAM_TRAFFIC_BASE: u64 = 1 << 22;
 /// Ports past the 999,000th, which would reach the workloads' streams from the first base.
 pub const RNG_STREAM_MANY_PORTS_BASE: u64 = 1 << 40;
+/// Partition q of a parallel run sprays packets (per-packet ECMP) from stream
+/// `RNG_STREAM_PARTITION_SPRAY_BASE + q`: its own, as its switches are its own.
+pub const RNG_STREAM_PARTITION_SPRAY_BASE: u64 = 1 << 42;
 
 pub fn rng_stream(seed: u64, stream: u64) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

@@ -345,10 +345,98 @@ impl Topology {
                 switches,
                 link,
                 links,
+                ..
             } => return explicit_graph(*hosts, switches, link, links),
         }
         Ok(g)
     }
+}
+
+/// The most partitions a network may be cut into (`topology.partitions`; a leaf-spine with
+/// more leaves stays whole): every window, each partition looks at a mailbox from each other.
+pub const MAX_PARTITIONS: usize = 1024;
+
+impl Topology {
+    /// The partition of each node of `g` (hosts first, then switches, as `graph` numbers
+    /// them) when the network can be cut for a parallel run: a fat-tree per pod (its edge
+    /// and aggregation switches with their hosts; core switch `j` with pod `j mod k`, which
+    /// spreads the cores evenly), a leaf-spine per leaf (spine `j` with leaf `j mod leaves`),
+    /// a `graph` as its `partitions` list. None for the other kinds, or one partition.
+    pub fn partitions(&self, g: &Graph) -> Result<Option<Vec<u16>>, ConfigError> {
+        let nodes = (g.hosts as usize) + g.switches.len();
+        let part: Vec<u16> = match self {
+            Topology::FatTree { k, .. } => {
+                let (k, half) = (*k, *k / 2);
+                let hosts_per_pod = half * half;
+                let hosts = (0..g.hosts).map(|h| h / hosts_per_pod);
+                // Switches in `graph`'s order: k·half edges, k·half aggregations, half² cores.
+                let pods = (0..2 * k * half).map(|i| (i % (k * half)) / half);
+                let cores = (0..half * half).map(|c| c % k);
+                hosts.chain(pods).chain(cores).map(|p| p as u16).collect()
+            }
+            Topology::LeafSpine {
+                leaves,
+                hosts_per_leaf,
+                spines,
+                ..
+            } => {
+                let hosts = (0..g.hosts).map(|h| h / hosts_per_leaf);
+                let leaf = 0..*leaves;
+                let spine = (0..*spines).map(|j| j % leaves);
+                hosts.chain(leaf).chain(spine).map(|p| p as u16).collect()
+            }
+            Topology::Graph { partitions, switches, .. } if !partitions.is_empty() => graph_partitions(g, switches, partitions)?,
+            _ => return Ok(None),
+        };
+        debug_assert_eq!(part.len(), nodes);
+        let parts = part.iter().map(|&p| p as usize + 1).max().unwrap_or(1);
+        Ok((parts > 1 && parts <= MAX_PARTITIONS).then_some(part))
+    }
+}
+
+/// `topology.partitions` of an explicit graph, checked: each switch in exactly one list,
+/// each host with its switch.
+fn graph_partitions(g: &Graph, switches: &[String], lists: &[Vec<String>]) -> Result<Vec<u16>, ConfigError> {
+    if lists.len() > MAX_PARTITIONS {
+        return Err(ConfigError::new(
+            "topology.partitions".into(),
+            format!("at most {MAX_PARTITIONS} partitions, got {}", lists.len()),
+        ));
+    }
+    let index: HashMap<&str, usize> = switches.iter().enumerate().map(|(i, s)| (s.as_str(), i)).collect();
+    let mut of_switch: Vec<Option<u16>> = vec![None; switches.len()];
+    for (p, list) in lists.iter().enumerate() {
+        if list.is_empty() {
+            return Err(ConfigError::new(
+                format!("topology.partitions[{p}]"),
+                "a partition needs a switch".into(),
+            ));
+        }
+        for (j, name) in list.iter().enumerate() {
+            let field = format!("topology.partitions[{p}][{j}]");
+            let Some(&i) = index.get(name.as_str()) else {
+                return Err(ConfigError::new(field, format!("no switch named {name:?}")));
+            };
+            if let Some(q) = of_switch[i].replace(p as u16) {
+                return Err(ConfigError::new(field, format!("{name:?} is in partition {q} already")));
+            }
+        }
+    }
+    if let Some(i) = of_switch.iter().position(Option::is_none) {
+        return Err(ConfigError::new(
+            "topology.partitions".into(),
+            format!("switch {:?} is in no partition (list every switch once)", switches[i]),
+        ));
+    }
+    let mut part: Vec<u16> = vec![0; g.hosts as usize];
+    for l in &g.links {
+        let (host, switch) = if l.a < g.hosts { (l.a, l.b) } else { (l.b, l.a) };
+        if host < g.hosts {
+            part[host as usize] = of_switch[(switch - g.hosts) as usize].expect("every switch listed");
+        }
+    }
+    part.extend(of_switch.into_iter().map(|p| p.expect("every switch listed")));
+    Ok(part)
 }
 
 /// Checks a link rate derived from other fields.
