@@ -82,6 +82,13 @@ fn a_graph_is_cut_as_listed() {
         shifted_flows(4, 2)
     ));
     same_at_1_2_3_threads(&g);
+    let mut no_delay = g.clone();
+    if let dcsim::scenario::Topology::Graph { links, .. } = &mut no_delay.topology {
+        links[4].delay_us = Some(0.0);
+    }
+    let (_, sim) = run_on(&no_delay, 2);
+    let why = sim.why_one_thread();
+    assert!(why.is_some_and(|w| w.contains("a->b across the cut has no delay")), "{why:?}");
     let (_, sim) = run_on(&g, 2);
     let stats = sim.parallel_stats().expect("cut");
     assert_eq!(stats.partitions, 2);
