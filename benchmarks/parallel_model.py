@@ -77,7 +77,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("parallel_json", type=Path, help="bench --parallel's parallel.json")
     ap.add_argument("--fit", default="fattree12-perm", help="case whose two-thread run fixes the barrier cost")
-    ap.add_argument("--extra", action="append", default=[], metavar="NAME=ROW.json", help="a one-thread cut run (bench --scenario)")
+    ap.add_argument(
+        "--extra",
+        action="append",
+        default=[],
+        metavar="NAME=CUT,WHOLE,WHOLE_SETUP,CUT_SETUP",
+        help="a network measured by bench --scenario: its one-thread cut and whole runs, and the same with almost no simulated time",
+    )
     args = ap.parse_args()
     rows = json.loads(args.parallel_json.read_text())
     # The idle-network replays for slowdown run whole, after the run: not the model's.

@@ -249,12 +249,11 @@ impl Simulation {
     /// counts (the Python bindings pass `Consumer::Python`).
     pub fn for_consumer(s: &Scenario, consumer: memory::Consumer) -> Result<Self, ConfigError> {
         let Prepared {
-            layout,
+            mut layout,
             generators,
             sampled_ports,
             traced_ports,
         } = Self::prepare(s, consumer)?;
-        let mut layout = layout;
         let partition = layout.partition.take();
         let net = Network::from_layout(s, &layout);
         drop(layout);

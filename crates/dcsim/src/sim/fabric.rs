@@ -79,6 +79,15 @@ impl Cut {
         }
     }
 
+    /// The ports whose peers other partitions simulate.
+    fn crossing_ports(&self) -> impl Iterator<Item = PortId> + '_ {
+        self.peer_part
+            .iter()
+            .enumerate()
+            .filter(|&(_, &to)| to != HERE)
+            .map(|(p, _)| PortId::at(p))
+    }
+
     /// Puts packets from other partitions in the calendar, each as an `Inbound` event at its
     /// arrival, in the order given.
     pub(super) fn receive(&mut self, packets: impl Iterator<Item = Crossing>, cal: &mut Calendar<Event>) {
@@ -169,7 +178,8 @@ impl Fabric {
                 .expect("a port with a memory slot has a shared memory")
                 .hold(slot, size, departure);
         }
-        if self.cut.is_some() && self.cross(now, p, departure) {
+        if self.cut.as_ref().is_some_and(|c| c.peer_part[p] != HERE) {
+            self.cross(now, p, departure);
             return Some(departure);
         }
         if let Some(arrive) = next_arrival {
@@ -180,15 +190,10 @@ impl Fabric {
 
     /// The packet port `p` just admitted leaves this partition: it is told to the peer's
     /// (its arrival is fixed now, a FIFO link's schedule being fixed at admission). Its slot
-    /// stays on the port, for the queue's accounting, until it has arrived.
-    /// False when `p`'s peer is in this partition.
-    #[cold]
+    /// stays on the port, for the queue's accounting, until it has arrived. Out of line:
+    /// a whole network never comes here.
     #[inline(never)]
-    fn cross(&mut self, now: Time, p: PortId, departure: Time) -> bool {
-        let to = self.cut.as_ref().expect("a cut").peer_part[p];
-        if to == HERE {
-            return false;
-        }
+    fn cross(&mut self, now: Time, p: PortId, departure: Time) {
         // The packets that reached the peer before this one leave the wire (they left the
         // buffer before it came, so the queue this packet met is the same).
         self.ports[p].forget_arrived(now, self.warmup);
@@ -196,9 +201,8 @@ impl Fabric {
         let seg = self.headers.receive(&pkt);
         let time = departure + self.ports[p].delay;
         let cut = self.cut.as_mut().expect("a crossing port is on a cut");
-        cut.outbox[to as usize].push(Crossing { time, port: p, seg });
+        cut.outbox[cut.peer_part[p] as usize].push(Crossing { time, port: p, seg });
         cut.crossings += 1;
-        true
     }
 
     /// A packet from another partition reaches the peer of its port (the `Inbound` event of
@@ -222,10 +226,8 @@ impl Fabric {
     /// by `end` leave their wires (the end of a parallel run).
     pub(super) fn settle_cut(&mut self, end: Time) {
         let Some(cut) = self.cut.as_ref() else { return };
-        for (p, &to) in cut.peer_part.iter().enumerate() {
-            if to != HERE {
-                self.ports[PortId::at(p)].forget_arrived(end, self.warmup);
-            }
+        for p in cut.crossing_ports() {
+            self.ports[p].forget_arrived(end, self.warmup);
         }
     }
 
@@ -369,13 +371,7 @@ impl Fabric {
     /// the sent ones still on this side's ports until they arrive (zeros in a whole network).
     pub(super) fn cut_balance(&self) -> (u64, u64, u64) {
         let Some(cut) = &self.cut else { return (0, 0, 0) };
-        let on_ports = cut
-            .peer_part
-            .iter()
-            .enumerate()
-            .filter(|&(_, &to)| to != HERE)
-            .map(|(p, _)| self.ports[PortId::at(p)].in_flight() as u64)
-            .sum();
+        let on_ports = cut.crossing_ports().map(|p| self.ports[p].in_flight() as u64).sum();
         (cut.received, cut.crossings, on_ports)
     }
 

@@ -88,8 +88,9 @@ pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
         let n = c.queues.len() as u64;
         per_port += size_of::<Discipline>() as u64 + n * (size_of::<ClassQueue>() + size_of::<ClassStats>()) as u64;
     }
-    let mut network =
+    let one_copy =
         size.hosts * per_host + size.switches * (size_of::<Node>() as u64 + NAME + leaves * 4) + ports * per_port + size.links * 64;
+    let mut network = one_copy;
     if s.measure.ideal_fct && (!s.traffic.is_empty() || s.flows.iter().any(|f| f.bytes.is_some())) {
         network = network.saturating_mul(2); // a second, idle copy to run flows alone
     }
@@ -183,8 +184,7 @@ pub fn estimate(s: &Scenario, known: Known) -> Vec<Part> {
             field: "sim.partition",
             what: format!("{cut_parts} partition copies of the network, and connections kept to the end (a cut network; sim.partition = false keeps it whole)"),
             bytes: if cut_parts > 1 {
-                let copy = network.saturating_sub(if python { ports.saturating_mul(PYTHON_PORT_ROW) } else { 0 });
-                copy.saturating_mul(cut_parts).saturating_add(conns.saturating_mul(2 * per_open))
+                one_copy.saturating_mul(cut_parts).saturating_add(conns.saturating_mul(2 * per_open))
             } else {
                 0
             },

@@ -392,11 +392,6 @@ impl Simulation {
         self.par.why_whole.as_deref()
     }
 
-    /// Partitions of the cut network (1 when whole).
-    pub fn partitions(&self) -> usize {
-        self.par.plan.as_ref().map_or(1, |p| p.parts)
-    }
-
     /// Sets the threads a cut network's run uses (as `sim.threads`; the results do not
     /// depend on it).
     pub fn set_threads(&mut self, threads: usize) {
@@ -638,7 +633,7 @@ impl Simulation {
         let queries = self.apps.query_stats(&self.conns);
         let conservation = self.conservation();
         // Packets on ports hold headers, and only those do (hosts' NICs hold whole segments);
-        // a parallel run's partitions each checked their own.
+        // a parallel run checked each partition's when it joined them (`join`).
         debug_assert!(
             self.par.stats.is_some() || self.fabric.in_flight() == self.fabric.headers.in_network() as u64,
             "packets on ports against headers held"

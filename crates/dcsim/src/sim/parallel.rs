@@ -376,11 +376,17 @@ impl Simulation {
         let part = &plan.node_part;
         for p in parts.iter_mut() {
             p.fabric.settle_cut(self.end);
+            // Packets on a partition's ports hold its headers, but for those that crossed.
+            let (_, _, crossed_on_ports) = p.fabric.cut_balance();
+            debug_assert_eq!(
+                p.fabric.in_flight() - crossed_on_ports,
+                p.fabric.headers.in_network() as u64,
+                "packets on ports against headers held"
+            );
         }
-        let owner_of_port = |port: PortId, fabric: &super::fabric::Fabric| part[fabric.ports[port].node] as usize;
         for i in 0..self.fabric.ports.len() {
             let p = PortId::at(i);
-            let q = owner_of_port(p, &self.fabric);
+            let q = part[self.fabric.ports[p].node] as usize;
             std::mem::swap(&mut self.fabric.ports[p], &mut parts[q].fabric.ports[p]);
         }
         for (i, &q) in part.iter().enumerate() {
